@@ -1,0 +1,42 @@
+// CleanupLog: what cleanups failed to remove, so that nothing is left behind silently.
+//
+// Removing spill files and directories happens in destructors, which cannot return an
+// error. Instead every failed removal is recorded here with its Status (errno, operation,
+// path). One log is shared by a manager, its files and its directories, and it outlives
+// all of them, so it can be read after everything has been dropped. A caller may give
+// several managers one log.
+//
+// Thread safety: all methods may be called concurrently.
+#ifndef SPILLWAY_SPILL_CLEANUP_LOG_H_
+#define SPILLWAY_SPILL_CLEANUP_LOG_H_
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "spillway/vfs/status.h"
+
+namespace spillway {
+
+class CleanupLog {
+ public:
+  // Records a failed removal. REQUIRES: !failure.ok() and failure.path() is the path that
+  // was left behind.
+  void Record(const Status& failure);
+
+  // Failed removals recorded so far.
+  uint64_t failure_count() const;
+  // The failures, in the order recorded.
+  std::vector<Status> failures() const;
+  // The paths left behind, in the order recorded (a path may appear more than once).
+  std::vector<std::string> left_behind() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<Status> failures_;
+};
+
+}  // namespace spillway
+
+#endif  // SPILLWAY_SPILL_CLEANUP_LOG_H_

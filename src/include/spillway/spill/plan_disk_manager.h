@@ -1,0 +1,104 @@
+// PlanDiskManager: Comet's per-plan disk manager with lazy spill directories
+// (plan_disk_manager in Comet PR #7066).
+//
+// Every native plan gets one. Building it touches the filesystem zero times. The plan's
+// first spill file builds the plan's own kDirectories DiskManager (its directories, its
+// limit, its cleanup) and every later file goes through that manager. So a plan that never
+// spills costs nothing, and an unusable local dir fails the plan at its first spill (with
+// the errno and path), not when the plan is built. A first spill that fails leaves no
+// partial directory behind, and the next spill tries again.
+//
+// Unlike upstream's outer manager, used_disk_space(), spilling_progress() and the limit of
+// a PlanDiskManager are the real ones (those of the inner manager once it exists); the
+// kOuterAccounting quirk restores the upstream behaviour.
+//
+// Thread safety: every method may be called concurrently. No process-wide lock is taken on
+// the path of a plan that never spills (only the plan's own).
+#ifndef SPILLWAY_SPILL_PLAN_DISK_MANAGER_H_
+#define SPILLWAY_SPILL_PLAN_DISK_MANAGER_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "spillway/spill/disk_manager.h"
+#include "spillway/spill/quirks.h"
+#include "spillway/spill/spill_manager.h"
+#include "spillway/vfs/file_system.h"
+
+namespace spillway {
+
+// The kSharedLimit quirk's process-wide cache: one DiskManager per (local dirs, limit),
+// never evicted. A caller can give plans a cache of its own (a scenario run does), so that
+// runs in one process do not see each other's; without one, a process-wide cache is used,
+// as upstream. Thread safety: safe for concurrent use.
+class SharedManagerCache {
+ public:
+  using Key = std::pair<std::vector<std::string>, uint64_t>;
+
+  // Returns the manager cached under `key`, building it with `build` on a miss.
+  StatusOr<std::shared_ptr<DiskManager>> GetOrBuild(
+      const Key& key, const std::function<StatusOr<std::shared_ptr<DiskManager>>()>& build);
+
+  static const std::shared_ptr<SharedManagerCache>& ProcessWide();
+
+ private:
+  std::mutex mu_;
+  std::map<Key, std::shared_ptr<DiskManager>> managers_;
+};
+
+struct PlanDiskManagerOptions {
+  // The executor's local dirs. REQUIRES: non-empty.
+  std::vector<std::string> local_dirs;
+  uint64_t max_temp_directory_size = kDefaultMaxTempDirectorySize;
+  // Comet passes "spark.comet.maxTempDirectorySize".
+  std::string limit_config_key = std::string(kDataFusionLimitKey);
+  MissingDirPolicy missing_dir = MissingDirPolicy::kFail;
+  Quirks quirks;
+  std::optional<uint64_t> seed;
+  std::shared_ptr<CleanupLog> cleanup_log;
+  // Used only with the kSharedLimit quirk; null means SharedManagerCache::ProcessWide().
+  std::shared_ptr<SharedManagerCache> shared_cache;
+};
+
+class PlanDiskManager final : public SpillManager {
+ public:
+  // Builds a plan's manager without touching `fs` (unless the kEagerDirs or kSharedLimit
+  // quirk is on, which build the inner manager now and may fail as DiskManager::Build).
+  // Errors: kInvalidArgument (no local dirs, a bad path); with those quirks, kErrno.
+  static StatusOr<std::shared_ptr<PlanDiskManager>> Create(std::shared_ptr<FileSystem> fs,
+                                                           PlanDiskManagerOptions options);
+
+  ~PlanDiskManager() override;
+
+  StatusOr<SpillFile> CreateTempFile(std::string_view description) override;
+  uint64_t used_disk_space() const override;
+  uint64_t max_temp_directory_size() const override;
+  Status SetMaxTempDirectorySize(uint64_t bytes) override;
+  SpillingProgress spilling_progress() const override;
+  bool tmp_files_enabled() const override { return true; }
+  const std::shared_ptr<CleanupLog>& cleanup_log() const override;
+
+  // The inner kDirectories manager, or null before the first successful spill.
+  std::shared_ptr<DiskManager> inner() const;
+
+  struct Private;
+  PlanDiskManager(Private, std::shared_ptr<FileSystem> fs, PlanDiskManagerOptions options);
+
+ private:
+  // (Implementation members are declared by the implementation's author.)
+  std::shared_ptr<FileSystem> fs_;
+  PlanDiskManagerOptions options_;
+  mutable std::mutex mu_;  // Guards inner_ and the first spill.
+  std::shared_ptr<DiskManager> inner_;
+};
+
+}  // namespace spillway
+
+#endif  // SPILLWAY_SPILL_PLAN_DISK_MANAGER_H_

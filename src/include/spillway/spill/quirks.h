@@ -1,0 +1,72 @@
+// Quirks: emulated upstream defects, switchable per manager and all off by default.
+//
+// spillway is a reference for correct spill behaviour, and a correct reference is only
+// convincing when its tests can be shown to catch the known ways to get it wrong. Each
+// quirk turns on one defect found in Apache DataFusion or in the first version of Apache
+// DataFusion Comet PR #7066, reproduced faithfully, so that a property test, a sweep or a
+// scenario can demonstrate that it notices.
+#ifndef SPILLWAY_SPILL_QUIRKS_H_
+#define SPILLWAY_SPILL_QUIRKS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace spillway {
+
+enum class Quirk : uint32_t {
+  // DataFusion #24228 (case A) and #24230: the spill writer adds `len` to used_disk_space
+  // before writing and does not give it back when the write fails; the file's own size is
+  // not updated either, so dropping the file gives back too little. The counter drifts up
+  // and the budget shrinks.
+  kWriteLeak = 1u << 0,
+  // DataFusion 54.1's update_disk_usage: a size update that takes the manager over its
+  // limit returns the error but keeps the new size counted (no rollback).
+  kNoRollback = 1u << 1,
+  // The active-files count is raised before the file is created and not lowered when the
+  // creation fails.
+  kCountLeak = 1u << 2,
+  // DataFusion's eager Directories mode under PlanDiskManager: the spill directories are
+  // created when the plan is built, whether or not it ever spills.
+  kEagerDirs = 1u << 3,
+  // The first version of Comet PR #7066: one cached manager per (local dirs, limit) for
+  // the whole process, so plans share one budget, its directories are never removed, and
+  // a directory removed by a tmp cleaner breaks every later spill.
+  kSharedLimit = 1u << 4,
+  // Comet PR #7066 as merged: the plan's outer manager only carries the factory, so it
+  // reports used_disk_space() == 0 and never checks its own limit; the inner manager holds
+  // the accounting.
+  kOuterAccounting = 1u << 5,
+};
+
+// A set of quirks. Thread safety: a value; safe to copy and read concurrently.
+class Quirks {
+ public:
+  constexpr Quirks() = default;
+  constexpr Quirks(Quirk q) : bits_(static_cast<uint32_t>(q)) {}  // NOLINT: implicit
+
+  constexpr bool Has(Quirk q) const { return (bits_ & static_cast<uint32_t>(q)) != 0; }
+  constexpr Quirks With(Quirk q) const { return Quirks(bits_ | static_cast<uint32_t>(q)); }
+  constexpr bool empty() const { return bits_ == 0; }
+  constexpr friend bool operator==(Quirks, Quirks) = default;
+
+  // "write_leak,count_leak"; "" for none.
+  std::string ToString() const;
+
+ private:
+  constexpr explicit Quirks(uint32_t bits) : bits_(bits) {}
+  uint32_t bits_ = 0;
+};
+
+// Every quirk, in declaration order.
+const std::vector<Quirk>& AllQuirks();
+// "write_leak", "no_rollback", "count_leak", "eager_dirs", "shared_limit",
+// "outer_accounting".
+std::string_view QuirkName(Quirk q);
+std::optional<Quirk> QuirkFromName(std::string_view name);
+
+}  // namespace spillway
+
+#endif  // SPILLWAY_SPILL_QUIRKS_H_

@@ -1,0 +1,64 @@
+// SpillFile: a reference-counted spill file (DataFusion's RefCountedTempFile).
+//
+// A SpillFile is a copyable handle; copies share one file, one open file handle and one
+// size. The handle keeps the file open for its whole life, so a writer that spills many
+// batches into one file (a shuffle writer) keeps working even after a tmp cleaner unlinked
+// it. When the last copy goes: the file's bytes leave its manager's used_disk_space, the
+// manager's active-file count drops, the file is closed and removed, and, when the manager
+// and all its other files are gone too, the manager's spill directories are removed. A
+// removal that fails then is recorded in the manager's CleanupLog (disk_manager.h).
+//
+// Thread safety: copies may be used and destroyed from different threads concurrently.
+#ifndef SPILLWAY_SPILL_SPILL_FILE_H_
+#define SPILLWAY_SPILL_SPILL_FILE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "spillway/vfs/status.h"
+
+namespace spillway {
+
+namespace internal {
+struct SpillFileState;
+}  // namespace internal
+
+// DataFusion's SpillingProgress.
+struct SpillingProgress {
+  uint64_t current_bytes = 0;
+  uint64_t active_files_count = 0;
+  friend bool operator==(const SpillingProgress&, const SpillingProgress&) = default;
+};
+
+class SpillFile {
+ public:
+  // REQUIRES: state != nullptr. Made by managers, not by users.
+  explicit SpillFile(std::shared_ptr<internal::SpillFileState> state);
+
+  // The file's path (within its manager's FileSystem).
+  const std::string& path() const;
+  // The bytes of this file counted in its manager's used_disk_space
+  // (current_disk_usage).
+  uint64_t size() const;
+
+  // DataFusion's update_disk_usage: reads the file's size from its open handle and moves
+  // the difference into the manager's used_disk_space. When that takes the manager over
+  // its limit, the update is rolled back and kLimitExceeded is returned (unless the
+  // kNoRollback quirk is on). Errors: a failed size read (kErrno), kLimitExceeded.
+  Status UpdateDiskUsage();
+
+  // How many SpillFile copies share this file.
+  long use_count() const;
+
+  // For SpillWriter and tests in this library.
+  internal::SpillFileState& state() const { return *state_; }
+
+ private:
+  std::shared_ptr<internal::SpillFileState> state_;
+};
+
+}  // namespace spillway
+
+#endif  // SPILLWAY_SPILL_SPILL_FILE_H_

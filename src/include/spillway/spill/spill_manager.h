@@ -1,0 +1,53 @@
+// SpillManager: what a plan spills through. DiskManager (DataFusion's, every mode) and
+// PlanDiskManager (Comet's lazy per-plan manager) both implement it, so an operator, a test
+// or the scenario runner can use either.
+//
+// Thread safety: every method may be called concurrently from any thread.
+#ifndef SPILLWAY_SPILL_SPILL_MANAGER_H_
+#define SPILLWAY_SPILL_SPILL_MANAGER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "spillway/spill/cleanup_log.h"
+#include "spillway/spill/spill_file.h"
+#include "spillway/vfs/status.h"
+
+namespace spillway {
+
+// DataFusion's default max_temp_directory_size: 100 GiB.
+inline constexpr uint64_t kDefaultMaxTempDirectorySize = uint64_t{100} << 30;
+// The configuration key named in limit errors unless the caller names another.
+inline constexpr std::string_view kDataFusionLimitKey =
+    "datafusion.runtime.max_temp_directory_size";
+
+class SpillManager {
+ public:
+  virtual ~SpillManager() = default;
+
+  // Creates a new, empty spill file (create_tmp_file). `description` says what is being
+  // spilled ("sort", "hash join build side"); it is escaped into the file name and named
+  // in errors. The file holds a reference that keeps the manager's directories alive.
+  // Errors: kDisabled (naming `description`), kErrno (with the path that failed).
+  virtual StatusOr<SpillFile> CreateTempFile(std::string_view description) = 0;
+
+  // Bytes held by this manager's live spill files.
+  virtual uint64_t used_disk_space() const = 0;
+  // The limit on used_disk_space.
+  virtual uint64_t max_temp_directory_size() const = 0;
+  // Changes the limit while files are being written; later writes are checked against
+  // the new value, bytes already written stay. A disabled manager accepts only 0.
+  // Errors: kDisabled.
+  virtual Status SetMaxTempDirectorySize(uint64_t bytes) = 0;
+  // Bytes and number of live spill files.
+  virtual SpillingProgress spilling_progress() const = 0;
+  // False for a disabled manager.
+  virtual bool tmp_files_enabled() const = 0;
+  // Where this manager, its files and its directories record removals that failed.
+  virtual const std::shared_ptr<CleanupLog>& cleanup_log() const = 0;
+};
+
+}  // namespace spillway
+
+#endif  // SPILLWAY_SPILL_SPILL_MANAGER_H_

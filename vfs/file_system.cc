@@ -1,0 +1,105 @@
+#include "spillway/vfs/file_system.h"
+
+#include <cerrno>
+#include <utility>
+
+namespace spillway {
+
+Status RemoveTreeByParts(FileSystem& fs, const std::string& path) {
+  StatusOr<std::vector<DirEntry>> entries = fs.ListDir(path);
+  if (!entries.ok()) {
+    // A file or symlink is removed as itself; anything else is the listing's error.
+    if (entries.status().IsErrno(ENOTDIR)) return fs.RemoveFile(path);
+    return entries.status();
+  }
+  for (const DirEntry& entry : *entries) {
+    const std::string child = JoinPath(path, entry.name);
+    SPILLWAY_RETURN_IF_ERROR(entry.type == FileType::kDirectory ? RemoveTreeByParts(fs, child)
+                                                                : fs.RemoveFile(child));
+  }
+  return fs.RemoveDir(path);
+}
+
+FileSystemWrapper::FileSystemWrapper(std::shared_ptr<FileSystem> target)
+    : target_(std::move(target)) {}
+
+Status FileSystemWrapper::CreateDir(const std::string& path) {
+  return target_->CreateDir(path);
+}
+StatusOr<std::string> FileSystemWrapper::CreateUniqueDir(const std::string& parent,
+                                                         std::string_view prefix) {
+  return target_->CreateUniqueDir(parent, prefix);
+}
+StatusOr<std::unique_ptr<WritableFile>> FileSystemWrapper::CreateFile(const std::string& path) {
+  return target_->CreateFile(path);
+}
+StatusOr<std::unique_ptr<WritableFile>> FileSystemWrapper::CreateUniqueFile(
+    const std::string& dir, std::string_view prefix) {
+  return target_->CreateUniqueFile(dir, prefix);
+}
+StatusOr<std::unique_ptr<WritableFile>> FileSystemWrapper::OpenForAppend(
+    const std::string& path) {
+  return target_->OpenForAppend(path);
+}
+StatusOr<std::string> FileSystemWrapper::ReadFile(const std::string& path) {
+  return target_->ReadFile(path);
+}
+StatusOr<std::vector<DirEntry>> FileSystemWrapper::ListDir(const std::string& path) {
+  return target_->ListDir(path);
+}
+StatusOr<FileStat> FileSystemWrapper::Stat(const std::string& path) {
+  return target_->Stat(path);
+}
+Status FileSystemWrapper::RemoveFile(const std::string& path) {
+  return target_->RemoveFile(path);
+}
+Status FileSystemWrapper::RemoveDir(const std::string& path) { return target_->RemoveDir(path); }
+Status FileSystemWrapper::RemoveTree(const std::string& path) {
+  return target_->RemoveTree(path);
+}
+Status FileSystemWrapper::SetPermissions(const std::string& path, uint32_t mode) {
+  return target_->SetPermissions(path, mode);
+}
+std::string FileSystemWrapper::TempDir() { return target_->TempDir(); }
+
+Status ValidatePath(std::string_view path) {
+  auto bad = [&](std::string_view why) {
+    return Status::InvalidArgument("bad path \"" + std::string(path) + "\": " +
+                                   std::string(why));
+  };
+  if (path.empty() || path.front() != '/') return bad("not absolute");
+  if (path == "/") return OkStatus();
+  if (path.back() == '/') return bad("trailing '/'");
+  size_t start = 1;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    std::string_view part = path.substr(start, end - start);
+    if (part.empty()) return bad("empty component");
+    if (part == "." || part == "..") return bad("'.' or '..' component");
+    if (part.find('\0') != std::string_view::npos) return bad("NUL byte");
+    start = end + 1;
+  }
+  return OkStatus();
+}
+
+std::string ParentPath(std::string_view path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos || slash == 0) return "/";
+  return std::string(path.substr(0, slash));
+}
+
+std::string BaseName(std::string_view path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return std::string(path);
+  return std::string(path.substr(slash + 1));
+}
+
+std::string JoinPath(std::string_view dir, std::string_view name) {
+  std::string out(dir);
+  if (out.empty() || out.back() != '/') out.push_back('/');
+  out.append(name);
+  return out;
+}
+
+}  // namespace spillway
