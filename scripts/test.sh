@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds spillway and runs its whole default test suite: unit, property and scenario tests
+# on the default build, again under AddressSanitizer + UndefinedBehaviorSanitizer, the
+# concurrency tests under ThreadSanitizer, and the scenario-parser fuzzer (clang).
+# Long soaks are left out; run them with `scripts/test.sh --soak`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+soak=0
+for arg in "$@"; do
+  case "$arg" in
+    --soak) soak=1 ;;
+    *) echo "usage: $0 [--soak]" >&2; exit 2 ;;
+  esac
+done
+
+scripts/install-deps.sh test
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+
+step() { echo; echo "==> $*"; }
+
+step "default build"
+cmake --preset default "${launcher[@]}" >/dev/null
+cmake --build --preset default
+ctest --preset default
+
+step "asan-ubsan build"
+cmake --preset asan-ubsan "${launcher[@]}" >/dev/null
+cmake --build --preset asan-ubsan
+ctest --preset asan-ubsan
+
+step "tsan build (concurrency tests)"
+cmake --preset tsan "${launcher[@]}" >/dev/null
+cmake --build --preset tsan
+ctest --preset tsan
+
+if command -v clang++ >/dev/null; then
+  step "scenario parser fuzzer (clang)"
+  cmake --preset fuzz "${launcher[@]}" >/dev/null
+  cmake --build --preset fuzz
+  ctest --test-dir build/fuzz --output-on-failure --no-tests=error
+else
+  step "clang++ not found: the fuzzer run is skipped"
+fi
+
+if [ "$soak" -eq 1 ]; then
+  step "soak tests"
+  cmake --preset default -DSPILLWAY_ENABLE_SOAK=ON >/dev/null
+  cmake --build --preset default
+  ctest --preset soak
+fi
+echo
+echo "all test runs passed"
