@@ -1,1 +1,334 @@
-// (empty: being written)
+#include "spillway/vfs/fault_injecting_file_system.h"
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <cerrno>
+#include <mutex>
+#include <random>
+#include <utility>
+
+#include "spillway/vfs/glob.h"
+
+namespace spillway {
+namespace {
+
+struct OpKindInfo {
+  OpKind kind;
+  std::string_view name;    // In scenario files and reports.
+  std::string_view sys_op;  // The op a failed call reports, as the real filesystems do.
+};
+
+constexpr std::array<OpKindInfo, kOpKindCount> kOpKinds = {{
+    {OpKind::kMkdir, "mkdir", "mkdir"},
+    {OpKind::kCreate, "create", "open"},
+    {OpKind::kOpen, "open", "open"},
+    {OpKind::kWrite, "write", "write"},
+    {OpKind::kSync, "sync", "fsync"},
+    {OpKind::kSize, "size", "fstat"},
+    {OpKind::kClose, "close", "close"},
+    {OpKind::kRead, "read", "read"},
+    {OpKind::kList, "list", "opendir"},
+    {OpKind::kStat, "stat", "stat"},
+    {OpKind::kRemove, "remove", "unlink"},
+    {OpKind::kRmdir, "rmdir", "rmdir"},
+    {OpKind::kChmod, "chmod", "chmod"},
+}};
+
+size_t Index(OpKind kind) { return static_cast<size_t>(kind); }
+
+// The table is indexed by OpKind, so every entry must sit at its enumerator's value.
+constexpr bool OpKindTableIsInOrder() {
+  for (size_t i = 0; i < kOpKinds.size(); ++i) {
+    if (static_cast<size_t>(kOpKinds[i].kind) != i) return false;
+  }
+  return true;
+}
+static_assert(OpKindTableIsInOrder());
+
+}  // namespace
+
+std::string_view OpKindName(OpKind kind) { return kOpKinds[Index(kind)].name; }
+
+std::optional<OpKind> OpKindFromName(std::string_view name) {
+  for (const OpKindInfo& info : kOpKinds) {
+    if (info.name == name) return info.kind;
+  }
+  return std::nullopt;
+}
+
+// Everything the faults depend on, behind one mutex. Shared by the filesystem and every
+// file wrapper it hands out.
+class FaultInjectingFileSystem::State {
+ public:
+  explicit State(uint64_t seed) : rng_(seed) {}
+
+  void AddRule(FaultRule rule) {
+    assert(rule.error_number != 0);
+    std::lock_guard<std::mutex> lock(mu_);
+    rules_.push_back(RuleState{std::move(rule)});
+  }
+
+  void SetRandomFaults(std::optional<OpKind> op, int error_number, uint32_t one_in) {
+    assert(one_in == 0 || error_number != 0);
+    std::lock_guard<std::mutex> lock(mu_);
+    random_op_ = op;
+    random_error_ = error_number;
+    random_one_in_ = one_in;
+  }
+
+  void AddShortWrite(std::string path_glob, uint64_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    short_writes_.push_back(ShortWrite{std::move(path_glob), bytes});
+  }
+
+  void ClearFaults() {
+    std::lock_guard<std::mutex> lock(mu_);
+    rules_.clear();
+    random_one_in_ = 0;
+    short_writes_.clear();
+  }
+
+  uint64_t calls(OpKind kind) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls_[Index(kind)];
+  }
+
+  uint64_t total_calls() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    uint64_t total = 0;
+    for (uint64_t n : calls_) total += n;
+    return total;
+  }
+
+  void ResetCounters() {
+    std::lock_guard<std::mutex> lock(mu_);
+    calls_.fill(0);
+    injected_.clear();
+  }
+
+  std::vector<InjectedFault> injected() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return injected_;
+  }
+
+  // Counts a call of `kind` on `path` and decides its fate: OK lets it through, anything
+  // else is the error to return instead of calling the target.
+  Status Check(OpKind kind, const std::string& path) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++calls_[Index(kind)];
+    for (RuleState& state : rules_) {
+      const FaultRule& rule = state.rule;
+      if (rule.op.has_value() && *rule.op != kind) continue;
+      if (!rule.path_glob.empty() && !GlobMatch(rule.path_glob, path)) continue;
+      ++state.matched;
+      if (state.matched <= rule.after) continue;                            // Letting through.
+      if (rule.times.has_value() && state.failed >= *rule.times) continue;  // Spent.
+      ++state.failed;
+      return InjectLocked(kind, path, rule.error_number);
+    }
+    if (random_one_in_ != 0 && (!random_op_.has_value() || *random_op_ == kind)) {
+      // Plain modulo rather than a distribution: mt19937_64's output is fixed by the
+      // standard, so a seed replays the same faults with any standard library.
+      if (rng_() % random_one_in_ == 0) return InjectLocked(kind, path, random_error_);
+    }
+    return OkStatus();
+  }
+
+  // For an Append of `size` bytes to `path`: consumes the first pending short write whose
+  // glob matches and returns how many bytes it lets through; nullopt when none matches.
+  std::optional<uint64_t> TakeShortWrite(const std::string& path, uint64_t size) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = short_writes_.begin(); it != short_writes_.end(); ++it) {
+      if (!it->path_glob.empty() && !GlobMatch(it->path_glob, path)) continue;
+      const uint64_t allowed = std::min(it->bytes, size);
+      short_writes_.erase(it);
+      return allowed;
+    }
+    return std::nullopt;
+  }
+
+  void RecordShortWrite(const std::string& path, uint64_t bytes_stored) {
+    std::lock_guard<std::mutex> lock(mu_);
+    injected_.push_back(InjectedFault{OpKind::kWrite, path, EIO, bytes_stored});
+  }
+
+ private:
+  struct RuleState {
+    FaultRule rule;
+    uint64_t matched = 0;  // Matching calls this rule has seen.
+    uint64_t failed = 0;   // Of those, the ones it failed.
+  };
+  struct ShortWrite {
+    std::string path_glob;
+    uint64_t bytes = 0;
+  };
+
+  // REQUIRES: mu_ held.
+  Status InjectLocked(OpKind kind, const std::string& path, int error_number) {
+    injected_.push_back(InjectedFault{kind, path, error_number, 0});
+    return Status::FromErrno(error_number, kOpKinds[Index(kind)].sys_op, path);
+  }
+
+  mutable std::mutex mu_;
+  std::vector<RuleState> rules_;
+  std::optional<OpKind> random_op_;
+  int random_error_ = 0;
+  uint32_t random_one_in_ = 0;  // 0: no random faults.
+  std::mt19937_64 rng_;
+  std::vector<ShortWrite> short_writes_;
+  std::array<uint64_t, kOpKindCount> calls_{};
+  std::vector<InjectedFault> injected_;
+};
+
+// Checks every call against the shared state before it reaches the target's file.
+// Destroying it destroys the target's file, whose implicit close is not counted.
+class FaultInjectingFileSystem::File final : public WritableFile {
+ public:
+  File(std::shared_ptr<State> state, std::unique_ptr<WritableFile> target)
+      : state_(std::move(state)), target_(std::move(target)) {}
+
+  const std::string& path() const override { return target_->path(); }
+
+  AppendResult Append(std::string_view data) override {
+    Status fault = state_->Check(OpKind::kWrite, path());
+    if (!fault.ok()) return AppendResult{0, std::move(fault)};
+    const std::optional<uint64_t> allowed = state_->TakeShortWrite(path(), data.size());
+    if (!allowed.has_value()) return target_->Append(data);
+
+    uint64_t stored = 0;
+    if (*allowed > 0) {
+      AppendResult prefix = target_->Append(data.substr(0, *allowed));
+      // A real error on the prefix is the more useful answer; report it as it is.
+      if (!prefix.status.ok()) return prefix;
+      stored = prefix.bytes_written;
+    }
+    state_->RecordShortWrite(path(), stored);
+    return AppendResult{stored, Status::FromErrno(EIO, "write", path())};
+  }
+
+  Status Sync() override {
+    SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kSync, path()));
+    return target_->Sync();
+  }
+
+  StatusOr<uint64_t> Size() override {
+    SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kSize, path()));
+    return target_->Size();
+  }
+
+  Status Close() override {
+    SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kClose, path()));
+    return target_->Close();
+  }
+
+ private:
+  const std::shared_ptr<State> state_;
+  const std::unique_ptr<WritableFile> target_;
+};
+
+FaultInjectingFileSystem::FaultInjectingFileSystem(std::shared_ptr<FileSystem> target,
+                                                   uint64_t seed)
+    : FileSystemWrapper(std::move(target)), state_(std::make_shared<State>(seed)) {}
+
+FaultInjectingFileSystem::~FaultInjectingFileSystem() = default;
+
+void FaultInjectingFileSystem::AddRule(FaultRule rule) { state_->AddRule(std::move(rule)); }
+
+void FaultInjectingFileSystem::SetRandomFaults(std::optional<OpKind> op, int error_number,
+                                               uint32_t one_in) {
+  state_->SetRandomFaults(op, error_number, one_in);
+}
+
+void FaultInjectingFileSystem::AddShortWrite(std::string path_glob, uint64_t bytes) {
+  state_->AddShortWrite(std::move(path_glob), bytes);
+}
+
+void FaultInjectingFileSystem::ClearFaults() { state_->ClearFaults(); }
+
+uint64_t FaultInjectingFileSystem::calls(OpKind kind) const { return state_->calls(kind); }
+
+uint64_t FaultInjectingFileSystem::total_calls() const { return state_->total_calls(); }
+
+void FaultInjectingFileSystem::ResetCounters() { state_->ResetCounters(); }
+
+std::vector<InjectedFault> FaultInjectingFileSystem::injected() const { return state_->injected(); }
+
+Status FaultInjectingFileSystem::RemoveTreeFromOutside(const std::string& path) {
+  return target().RemoveTree(path);
+}
+
+Status FaultInjectingFileSystem::SetPermissionsFromOutside(const std::string& path, uint32_t mode) {
+  return target().SetPermissions(path, mode);
+}
+
+StatusOr<std::unique_ptr<WritableFile>> FaultInjectingFileSystem::Wrap(
+    StatusOr<std::unique_ptr<WritableFile>> file) {
+  if (!file.ok()) return file;
+  return std::unique_ptr<WritableFile>(std::make_unique<File>(state_, std::move(*file)));
+}
+
+Status FaultInjectingFileSystem::CreateDir(const std::string& path) {
+  SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kMkdir, path));
+  return target().CreateDir(path);
+}
+
+StatusOr<std::string> FaultInjectingFileSystem::CreateUniqueDir(const std::string& parent,
+                                                                std::string_view prefix) {
+  SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kMkdir, parent));
+  return target().CreateUniqueDir(parent, prefix);
+}
+
+StatusOr<std::unique_ptr<WritableFile>> FaultInjectingFileSystem::CreateFile(
+    const std::string& path) {
+  SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kCreate, path));
+  return Wrap(target().CreateFile(path));
+}
+
+StatusOr<std::unique_ptr<WritableFile>> FaultInjectingFileSystem::CreateUniqueFile(
+    const std::string& dir, std::string_view prefix) {
+  SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kCreate, dir));
+  return Wrap(target().CreateUniqueFile(dir, prefix));
+}
+
+StatusOr<std::unique_ptr<WritableFile>> FaultInjectingFileSystem::OpenForAppend(
+    const std::string& path) {
+  SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kOpen, path));
+  return Wrap(target().OpenForAppend(path));
+}
+
+StatusOr<std::string> FaultInjectingFileSystem::ReadFile(const std::string& path) {
+  SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kRead, path));
+  return target().ReadFile(path);
+}
+
+StatusOr<std::vector<DirEntry>> FaultInjectingFileSystem::ListDir(const std::string& path) {
+  SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kList, path));
+  return target().ListDir(path);
+}
+
+StatusOr<FileStat> FaultInjectingFileSystem::Stat(const std::string& path) {
+  SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kStat, path));
+  return target().Stat(path);
+}
+
+Status FaultInjectingFileSystem::RemoveFile(const std::string& path) {
+  SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kRemove, path));
+  return target().RemoveFile(path);
+}
+
+Status FaultInjectingFileSystem::RemoveDir(const std::string& path) {
+  SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kRmdir, path));
+  return target().RemoveDir(path);
+}
+
+Status FaultInjectingFileSystem::RemoveTree(const std::string& path) {
+  return RemoveTreeByParts(*this, path);
+}
+
+Status FaultInjectingFileSystem::SetPermissions(const std::string& path, uint32_t mode) {
+  SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kChmod, path));
+  return target().SetPermissions(path, mode);
+}
+
+}  // namespace spillway

@@ -7,17 +7,28 @@
 // It also acts from outside, as a tmp cleaner or an operator would, without counting or
 // faulting those actions. Every injected fault is recorded.
 //
+// Every FileSystem call except TempDir(), and every call on a WritableFile it returns, is
+// counted by OpKind and checked against the faults before it reaches the target. A call
+// that is failed does not reach the target; it returns Status::FromErrno(errno, op, path)
+// with the op name the real implementations use for that kind ("mkdir", "open", "write",
+// "fsync", "fstat", "close", "read", "opendir", "stat", "unlink", "rmdir", "chmod").
+//
+// The path a call is matched on is its path argument, with two exceptions:
+// CreateUniqueDir and CreateUniqueFile match on their parent directory (the new name is
+// not known before the call), and a WritableFile call matches on the file's path().
+//
+// Order of checks for one call: the rules, in the order added; then the random faults;
+// then, for an Append, the pending short writes.
+//
 // Thread safety: all methods may be called concurrently. Rules are tried, and counters
-// advanced, under one internal lock, so the same sequence of calls meets the same faults.
+// advanced, under one internal lock that is never held while the target runs, so the same
+// sequence of calls meets the same faults.
 #ifndef SPILLWAY_VFS_FAULT_INJECTING_FILE_SYSTEM_H_
 #define SPILLWAY_VFS_FAULT_INJECTING_FILE_SYSTEM_H_
 
-#include <array>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,7 +46,7 @@ enum class OpKind {
   kWrite,   // WritableFile::Append
   kSync,    // WritableFile::Sync
   kSize,    // WritableFile::Size
-  kClose,   // WritableFile::Close (and the implicit close of a destroyed open file)
+  kClose,   // WritableFile::Close (not the implicit close of a destroyed file)
   kRead,    // ReadFile
   kList,    // ListDir
   kStat,    // Stat (and so Exists)
@@ -73,36 +84,56 @@ struct InjectedFault {
 
 class FaultInjectingFileSystem final : public FileSystemWrapper {
  public:
-  // `seed` drives the random faults (SetRandomFaults).
+  // `seed` drives the random faults (SetRandomFaults). REQUIRES: target != nullptr.
   explicit FaultInjectingFileSystem(std::shared_ptr<FileSystem> target, uint64_t seed = 0);
   ~FaultInjectingFileSystem() override;
 
-  // Adds a rule. Rules are tried in the order added; the first one that is due fails the
-  // call (a rule that matches a call but is still in its `after` phase counts the call).
+  // Adds a rule. Rules are tried in the order added, each seeing only the calls that the
+  // rules before it let through. A rule that matches a call counts it; while it has
+  // counted no more than `after` calls it lets them through, then it is due and fails the
+  // next `times` matching calls (every later one when times is nullopt), then it is spent.
+  // The first rule that is due fails the call, and the rules after it do not see it.
+  // REQUIRES: rule.error_number != 0.
   void AddRule(FaultRule rule);
-  // Fails each call of kind `op` (every kind when nullopt) with probability 1/`one_in`,
-  // with `error_number`, drawn from the seeded generator. one_in == 0 turns it off.
+  // Fails each call of kind `op` (every kind when nullopt) that no rule failed with
+  // probability 1/`one_in`, with `error_number`. Each such call draws once from a
+  // std::mt19937_64 seeded with the constructor's seed, so the same seed and the same
+  // sequence of calls give the same faults. one_in == 0 turns random faults off; one_in
+  // == 1 fails every such call. Replaces an earlier setting; the generator is not
+  // reseeded. REQUIRES: error_number != 0 unless one_in == 0.
   void SetRandomFaults(std::optional<OpKind> op, int error_number, uint32_t one_in);
-  // The next Append that reaches a file whose path matches `path_glob` stores only
-  // min(bytes, size of the append) bytes and then fails with EIO. Queued in order.
+  // The next Append that reaches a file whose path matches `path_glob` (empty matches
+  // every file) and that no rule or random fault failed stores only min(bytes, size of
+  // the append) bytes, by appending that prefix through the target, and then fails with
+  // EIO, returning AppendResult{stored, EIO}. Pending short writes are consumed in the
+  // order added; the first one whose glob matches is used. If the target itself fails
+  // the prefix, its result is returned (the short write is still used up).
   void AddShortWrite(std::string path_glob, uint64_t bytes);
-  // Removes every rule, random fault and pending short write.
+  // Removes every rule, random fault and pending short write. Counters, injected() and
+  // the random generator's state are kept.
   void ClearFaults();
 
   // Calls seen (let through or failed), by kind and in total.
   uint64_t calls(OpKind kind) const;
   uint64_t total_calls() const;
+  // Zeroes the call counters and forgets injected(). Rules keep their own progress.
   void ResetCounters();
-  // Every fault injected so far, in order.
+  // Every fault injected since construction or the last ResetCounters(), in order.
   std::vector<InjectedFault> injected() const;
 
   // Actions from outside: they reach the target directly, are not counted and never fail
   // by injection.
-  // Removes a tree as a tmp cleaner would.
+  // Removes a tree as a tmp cleaner would (the target's RemoveTree).
   Status RemoveTreeFromOutside(const std::string& path);
   // Changes permissions as an operator would (e.g. make a directory read-only).
   Status SetPermissionsFromOutside(const std::string& path, uint32_t mode);
 
+  // The FileSystem calls, counted and checked as the file comment describes. A returned
+  // WritableFile is a wrapper whose Append, Sync, Size and Close are counted and checked
+  // too; destroying it closes the target's file without counting or faulting that
+  // implicit close. A Close() that is failed does not reach the target, so the file stays
+  // open (a later Close() may succeed) until the wrapper is destroyed. A wrapper may
+  // outlive this FaultInjectingFileSystem; its calls are still counted and checked.
   Status CreateDir(const std::string& path) override;
   StatusOr<std::string> CreateUniqueDir(const std::string& parent,
                                         std::string_view prefix) override;
@@ -119,35 +150,19 @@ class FaultInjectingFileSystem final : public FileSystemWrapper {
   // can fail on its own.
   Status RemoveTree(const std::string& path) override;
   Status SetPermissions(const std::string& path, uint32_t mode) override;
-
-  // For the wrapped WritableFile (implementation detail, public so it can call back).
-  // Counts a call of `kind` on `path` and returns the fault to inject, if any (OK means
-  // let it through).
-  Status Check(OpKind kind, const std::string& path);
-  // Returns the number of bytes a pending short write allows for an append of `size`
-  // bytes to `path`, consuming it; nullopt when none is pending.
-  std::optional<uint64_t> TakeShortWrite(const std::string& path, uint64_t size);
+  // TempDir() is inherited: forwarded, not counted, never failed.
 
  private:
-  struct RuleState {
-    FaultRule rule;
-    uint64_t matched = 0;  // Matching calls seen so far.
-    uint64_t failed = 0;   // Matching calls failed so far.
-  };
-  struct ShortWrite {
-    std::string path_glob;
-    uint64_t bytes = 0;
-  };
+  // Rules, counters and the generator, shared with the WritableFile wrappers so that a
+  // file may outlive the FaultInjectingFileSystem. Defined in the .cc file.
+  class State;
+  // The WritableFile wrapper. Defined in the .cc file.
+  class File;
 
-  mutable std::mutex mu_;
-  std::vector<RuleState> rules_;
-  std::optional<OpKind> random_op_;
-  int random_error_ = 0;
-  uint32_t random_one_in_ = 0;
-  std::mt19937_64 rng_;
-  std::vector<ShortWrite> short_writes_;
-  std::array<uint64_t, kOpKindCount> calls_{};
-  std::vector<InjectedFault> injected_;
+  // Wraps a file the target returned (an error passes through unchanged).
+  StatusOr<std::unique_ptr<WritableFile>> Wrap(StatusOr<std::unique_ptr<WritableFile>> file);
+
+  std::shared_ptr<State> state_;
 };
 
 }  // namespace spillway
