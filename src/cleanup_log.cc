@@ -1,1 +1,31 @@
-// (empty: being written)
+#include "spillway/spill/cleanup_log.h"
+
+#include <cassert>
+
+namespace spillway {
+
+void CleanupLog::Record(const Status& failure) {
+  assert(!failure.ok());
+  std::lock_guard<std::mutex> lock(mu_);
+  failures_.push_back(failure);
+}
+
+uint64_t CleanupLog::failure_count() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return failures_.size();
+}
+
+std::vector<Status> CleanupLog::failures() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return failures_;
+}
+
+std::vector<std::string> CleanupLog::left_behind() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> paths;
+  paths.reserve(failures_.size());
+  for (const Status& failure : failures_) paths.push_back(failure.path());
+  return paths;
+}
+
+}  // namespace spillway

@@ -1,1 +1,420 @@
-// (empty: being written)
+// DiskManager: DataFusion's DiskManager (datafusion/execution/src/disk_manager.rs) over a
+// FileSystem, plus the accounting and spill directories its files share
+// (spill_internal.h).
+#include "spillway/spill/disk_manager.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cassert>
+#include <cerrno>
+#include <limits>
+#include <mutex>
+#include <random>
+#include <utility>
+
+#include "spill_internal.h"
+
+namespace spillway {
+namespace internal {
+
+// ---------------------------------------------------------------------------------------
+// SpillAccounting
+
+SpillAccounting::SpillAccounting(uint64_t limit, std::string limit_config_key, Quirks quirks,
+                                 std::shared_ptr<CleanupLog> cleanup_log)
+    : limit_(limit),
+      quirks_(quirks),
+      limit_config_key_(std::move(limit_config_key)),
+      cleanup_log_(std::move(cleanup_log)) {
+  assert(cleanup_log_ != nullptr);
+}
+
+Status SpillAccounting::Reserve(uint64_t bytes) {
+  uint64_t used = used_.load();
+  while (true) {
+    const uint64_t limit = limit_.load();
+    // used + bytes > limit, written so that it cannot overflow.
+    if (used > limit || bytes > limit - used) return LimitError(used, bytes);
+    // On failure compare_exchange_weak reloads `used`, and the check runs again.
+    if (used_.compare_exchange_weak(used, used + bytes)) return OkStatus();
+  }
+}
+
+uint64_t SpillAccounting::Add(uint64_t bytes) { return used_.fetch_add(bytes) + bytes; }
+
+void SpillAccounting::Release(uint64_t bytes) {
+  [[maybe_unused]] const uint64_t before = used_.fetch_sub(bytes);
+  assert(before >= bytes);
+}
+
+Status SpillAccounting::LimitError(uint64_t used, uint64_t bytes) const {
+  const uint64_t total = bytes > std::numeric_limits<uint64_t>::max() - used
+                             ? std::numeric_limits<uint64_t>::max()
+                             : used + bytes;
+  return Status::LimitExceeded(fmt::format(
+      "spilling {} more would take used disk space to {}, over the limit of {}; raise {}",
+      HumanBytes(bytes), HumanBytes(total), HumanBytes(limit_.load()), limit_config_key_));
+}
+
+// ---------------------------------------------------------------------------------------
+// SpillDir
+
+SpillDir::SpillDir(std::shared_ptr<FileSystem> fs, std::string path,
+                   std::shared_ptr<CleanupLog> cleanup_log)
+    : fs_(std::move(fs)), path_(std::move(path)), cleanup_log_(std::move(cleanup_log)) {}
+
+SpillDir::~SpillDir() {
+  // TempDir's Drop: remove the directory and whatever is left in it. As for files, every
+  // failure is recorded (ENOENT too: a cleaner's removal and a fault look the same).
+  if (Status removed = fs_->RemoveTree(path_); !removed.ok()) cleanup_log_->Record(removed);
+}
+
+StatusOr<std::shared_ptr<SpillDir>> MakeSpillDir(const std::shared_ptr<FileSystem>& fs,
+                                                 const std::string& parent, bool create_parent,
+                                                 const std::shared_ptr<CleanupLog>& log) {
+  if (create_parent) {
+    // DataFusion: `if !Path::new(root).exists() { std::fs::create_dir(root)? }`. Only a
+    // missing parent is created; any other Stat error (EACCES, ENOTDIR) is the answer.
+    StatusOr<FileStat> stat = fs->Stat(parent);
+    if (!stat.ok()) {
+      if (!stat.status().IsErrno(ENOENT)) return stat.status();
+      Status made = fs->CreateDir(parent);
+      if (!made.ok() && !made.IsErrno(EEXIST)) return made;  // EEXIST: another plan won.
+    }
+  }
+  StatusOr<std::string> path = fs->CreateUniqueDir(parent, kSpillDirPrefix);
+  if (!path.ok()) return path.status();
+  return std::make_shared<SpillDir>(fs, std::move(*path), log);
+}
+
+// ---------------------------------------------------------------------------------------
+// DiskManagerCore: everything a DiskManager is. DiskManager is a handle to it.
+
+class DiskManagerCore final {
+ public:
+  DiskManagerCore(std::shared_ptr<FileSystem> fs, DiskManagerOptions options,
+                  std::shared_ptr<SpillAccounting> accounting, uint64_t seed)
+      : fs_(std::move(fs)),
+        options_(std::move(options)),
+        accounting_(std::move(accounting)),
+        rng_(seed) {}
+
+  // kDirectories: makes one spill directory per local dir. On a failure the directories
+  // made so far are dropped, which removes them (failures recorded), and the error is
+  // returned.
+  Status CreateLocalDirs() {
+    std::vector<std::shared_ptr<SpillDir>> made;
+    for (const std::string& local_dir : options_.local_dirs) {
+      StatusOr<std::shared_ptr<SpillDir>> dir =
+          MakeSpillDir(fs_, local_dir, /*create_parent=*/true, accounting_->cleanup_log());
+      if (!dir.ok()) return dir.status();  // `made` goes out of scope: removed.
+      made.push_back(std::move(*dir));
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    dirs_ = std::move(made);
+    parents_ = options_.local_dirs;
+    return OkStatus();
+  }
+
+  StatusOr<SpillFile> CreateTempFile(std::string_view description) {
+    switch (options_.mode) {
+      case DiskManagerMode::kDisabled:
+        return Status::Disabled(fmt::format(
+            "cannot spill {}: spilling is disabled for this disk manager", description));
+      case DiskManagerMode::kCustom:
+        // Files come from the factory and count against its accounting, not ours.
+        return options_.factory->CreateTempFile(description);
+      case DiskManagerMode::kOsTmpDirectory:
+      case DiskManagerMode::kDirectories:
+        break;
+    }
+
+    size_t slot = 0;
+    std::shared_ptr<SpillDir> dir;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (dirs_.empty()) {
+        // kOsTmpDirectory creates its one directory on the first file (kDirectories made
+        // its directories in Build, so dirs_ is never empty there).
+        SPILLWAY_RETURN_IF_ERROR(CreateOsTmpDirLocked());
+      }
+      slot = std::uniform_int_distribution<size_t>(0, dirs_.size() - 1)(rng_);
+      dir = dirs_[slot];
+    }
+
+    const std::string prefix = ".tmp." + EscapeDescription(description) + ".";
+    const bool count_leak = accounting_->quirks().Has(Quirk::kCountLeak);
+    if (count_leak) accounting_->FileCreated();  // Counted before the file exists.
+
+    StatusOr<std::unique_ptr<WritableFile>> file = fs_->CreateUniqueFile(dir->path(), prefix);
+    if (!file.ok() && file.status().IsErrno(ENOENT) &&
+        options_.missing_dir == MissingDirPolicy::kRecreate) {
+      // The spill directory was removed from outside. Put a new one in its slot and try
+      // once more; files already made keep the old SpillDir alive through their handles.
+      StatusOr<std::shared_ptr<SpillDir>> fresh = ReplaceDir(slot, dir);
+      if (!fresh.ok()) return fresh.status();
+      dir = std::move(*fresh);
+      file = fs_->CreateUniqueFile(dir->path(), prefix);
+    }
+    if (!file.ok()) return file.status();  // With kCountLeak the count stays raised.
+
+    if (!count_leak) accounting_->FileCreated();
+    return SpillFile(
+        std::make_shared<SpillFileState>(accounting_, std::move(dir), fs_, std::move(*file)));
+  }
+
+  Status SetMaxTempDirectorySize(uint64_t bytes) {
+    if (options_.mode == DiskManagerMode::kDisabled && bytes != 0) {
+      return Status::Disabled(
+          fmt::format("cannot set max_temp_directory_size to {} for a disk manager with spilling "
+                      "disabled (only 0 is accepted)",
+                      HumanBytes(bytes)));
+    }
+    accounting_->set_limit(bytes);
+    return OkStatus();
+  }
+
+  std::vector<std::string> spill_dirs() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<std::string> paths;
+    paths.reserve(dirs_.size());
+    for (const std::shared_ptr<SpillDir>& dir : dirs_) paths.push_back(dir->path());
+    return paths;
+  }
+
+  DiskManagerMode mode() const { return options_.mode; }
+  const SpillAccounting& accounting() const { return *accounting_; }
+
+ private:
+  // REQUIRES: mu_ held, mode kOsTmpDirectory, no directory yet.
+  Status CreateOsTmpDirLocked() {
+    const std::string parent = fs_->TempDir();
+    // tempfile::tempdir() does not create the temp dir itself.
+    StatusOr<std::shared_ptr<SpillDir>> dir =
+        MakeSpillDir(fs_, parent, /*create_parent=*/false, accounting_->cleanup_log());
+    if (!dir.ok()) return dir.status();
+    dirs_.push_back(std::move(*dir));
+    parents_.push_back(parent);
+    return OkStatus();
+  }
+
+  // Replaces dirs_[slot], which was `stale` when the caller found its directory missing,
+  // with a new spill directory in the same parent, made as Build makes one. If another
+  // thread already replaced it, uses that one. Returns the directory now in the slot.
+  StatusOr<std::shared_ptr<SpillDir>> ReplaceDir(size_t slot,
+                                                 const std::shared_ptr<SpillDir>& stale) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (dirs_[slot] != stale) return dirs_[slot];
+    StatusOr<std::shared_ptr<SpillDir>> fresh =
+        MakeSpillDir(fs_, parents_[slot], options_.mode == DiskManagerMode::kDirectories,
+                     accounting_->cleanup_log());
+    if (!fresh.ok()) return fresh.status();
+    dirs_[slot] = *fresh;
+    return fresh;
+  }
+
+  const std::shared_ptr<FileSystem> fs_;
+  const DiskManagerOptions options_;
+  const std::shared_ptr<SpillAccounting> accounting_;
+
+  mutable std::mutex mu_;
+  // One spill directory per slot, and the directory each slot's is made in: the local
+  // dirs (kDirectories), or the temp dir once the first file needed it (kOsTmpDirectory).
+  std::vector<std::shared_ptr<SpillDir>> dirs_;  // Guarded by mu_.
+  std::vector<std::string> parents_;             // Guarded by mu_.
+  std::mt19937_64 rng_;                          // Guarded by mu_.
+};
+
+}  // namespace internal
+
+namespace {
+
+Status ValidateOptions(const DiskManagerOptions& options) {
+  const bool directories = options.mode == DiskManagerMode::kDirectories;
+  const bool custom = options.mode == DiskManagerMode::kCustom;
+  if (directories && options.local_dirs.empty()) {
+    return Status::InvalidArgument("kDirectories mode needs at least one local dir");
+  }
+  if (!directories && !options.local_dirs.empty()) {
+    return Status::InvalidArgument("local dirs are only used in kDirectories mode");
+  }
+  if (custom && options.factory == nullptr) {
+    return Status::InvalidArgument("kCustom mode needs a TempFileFactory");
+  }
+  if (!custom && options.factory != nullptr) {
+    return Status::InvalidArgument("a TempFileFactory is only used in kCustom mode");
+  }
+  for (const std::string& dir : options.local_dirs) {
+    SPILLWAY_RETURN_IF_ERROR(ValidatePath(dir));
+  }
+  return OkStatus();
+}
+
+uint64_t RandomSeed() {
+  std::random_device device;
+  return (uint64_t{device()} << 32) | device();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// DiskManager
+
+StatusOr<std::shared_ptr<DiskManager>> DiskManager::Build(std::shared_ptr<FileSystem> fs,
+                                                          DiskManagerOptions options) {
+  if (fs == nullptr) return Status::InvalidArgument("DiskManager::Build needs a FileSystem");
+  SPILLWAY_RETURN_IF_ERROR(ValidateOptions(options));
+  if (options.cleanup_log == nullptr) options.cleanup_log = std::make_shared<CleanupLog>();
+  // A disabled manager's limit is 0, and only 0 can be set.
+  const uint64_t limit =
+      options.mode == DiskManagerMode::kDisabled ? 0 : options.max_temp_directory_size;
+  auto accounting = std::make_shared<internal::SpillAccounting>(
+      limit, options.limit_config_key, options.quirks, options.cleanup_log);
+  const uint64_t seed = options.seed.value_or(RandomSeed());
+  const bool directories = options.mode == DiskManagerMode::kDirectories;
+
+  auto core = std::make_shared<internal::DiskManagerCore>(std::move(fs), std::move(options),
+                                                          std::move(accounting), seed);
+  if (directories) SPILLWAY_RETURN_IF_ERROR(core->CreateLocalDirs());
+  return std::make_shared<DiskManager>(std::move(core));
+}
+
+DiskManager::DiskManager(std::shared_ptr<internal::DiskManagerCore> core)
+    : core_(std::move(core)) {}
+
+DiskManager::~DiskManager() = default;
+
+StatusOr<SpillFile> DiskManager::CreateTempFile(std::string_view description) {
+  return core_->CreateTempFile(description);
+}
+
+uint64_t DiskManager::used_disk_space() const { return core_->accounting().used(); }
+
+uint64_t DiskManager::max_temp_directory_size() const { return core_->accounting().limit(); }
+
+Status DiskManager::SetMaxTempDirectorySize(uint64_t bytes) {
+  return core_->SetMaxTempDirectorySize(bytes);
+}
+
+SpillingProgress DiskManager::spilling_progress() const {
+  const internal::SpillAccounting& accounting = core_->accounting();
+  return SpillingProgress{accounting.used(), accounting.active_files()};
+}
+
+bool DiskManager::tmp_files_enabled() const { return core_->mode() != DiskManagerMode::kDisabled; }
+
+const std::shared_ptr<CleanupLog>& DiskManager::cleanup_log() const {
+  return core_->accounting().cleanup_log();
+}
+
+DiskManagerMode DiskManager::mode() const { return core_->mode(); }
+
+std::vector<std::string> DiskManager::spill_dirs() const { return core_->spill_dirs(); }
+
+// ---------------------------------------------------------------------------------------
+// DiskManagerBuilder. Each mode setter clears what the other modes use, so the last mode
+// chosen wins, as with DataFusion's with_mode.
+
+DiskManagerBuilder& DiskManagerBuilder::WithOsTmpDirectory() {
+  options_.mode = DiskManagerMode::kOsTmpDirectory;
+  options_.local_dirs.clear();
+  options_.factory.reset();
+  return *this;
+}
+
+DiskManagerBuilder& DiskManagerBuilder::WithDirectories(std::vector<std::string> local_dirs) {
+  options_.mode = DiskManagerMode::kDirectories;
+  options_.local_dirs = std::move(local_dirs);
+  options_.factory.reset();
+  return *this;
+}
+
+DiskManagerBuilder& DiskManagerBuilder::WithDisabled() {
+  options_.mode = DiskManagerMode::kDisabled;
+  options_.local_dirs.clear();
+  options_.factory.reset();
+  return *this;
+}
+
+DiskManagerBuilder& DiskManagerBuilder::WithFactory(std::shared_ptr<TempFileFactory> factory) {
+  options_.mode = DiskManagerMode::kCustom;
+  options_.local_dirs.clear();
+  options_.factory = std::move(factory);
+  return *this;
+}
+
+DiskManagerBuilder& DiskManagerBuilder::WithMaxTempDirectorySize(uint64_t bytes) {
+  options_.max_temp_directory_size = bytes;
+  return *this;
+}
+
+DiskManagerBuilder& DiskManagerBuilder::WithLimitConfigKey(std::string key) {
+  options_.limit_config_key = std::move(key);
+  return *this;
+}
+
+DiskManagerBuilder& DiskManagerBuilder::WithMissingDirPolicy(MissingDirPolicy policy) {
+  options_.missing_dir = policy;
+  return *this;
+}
+
+DiskManagerBuilder& DiskManagerBuilder::WithQuirks(Quirks quirks) {
+  options_.quirks = quirks;
+  return *this;
+}
+
+DiskManagerBuilder& DiskManagerBuilder::WithSeed(uint64_t seed) {
+  options_.seed = seed;
+  return *this;
+}
+
+DiskManagerBuilder& DiskManagerBuilder::WithCleanupLog(std::shared_ptr<CleanupLog> log) {
+  options_.cleanup_log = std::move(log);
+  return *this;
+}
+
+StatusOr<std::shared_ptr<DiskManager>> DiskManagerBuilder::Build(
+    std::shared_ptr<FileSystem> fs) const {
+  return DiskManager::Build(std::move(fs), options_);
+}
+
+// ---------------------------------------------------------------------------------------
+// Names and sizes
+
+std::string HumanBytes(uint64_t bytes) {
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  static constexpr std::array<std::string_view, 6> kUnits = {"KiB", "MiB", "GiB",
+                                                             "TiB", "PiB", "EiB"};
+  double value = static_cast<double>(bytes) / 1024.0;
+  size_t unit = 0;
+  // Move up while the value would print as 1024.0 or more (rounding included).
+  while (unit + 1 < kUnits.size() && value >= 1023.95) {
+    value /= 1024.0;
+    ++unit;
+  }
+  return fmt::format("{:.1f} {}", value, kUnits[unit]);
+}
+
+std::string EscapeDescription(std::string_view description) {
+  std::string out;
+  bool in_other_run = false;
+  for (char c : description) {
+    // ASCII only, and independent of the locale.
+    const bool lower = c >= 'a' && c <= 'z';
+    const bool upper = c >= 'A' && c <= 'Z';
+    const bool digit = c >= '0' && c <= '9';
+    if (lower || upper || digit) {
+      out.push_back(upper ? static_cast<char>(c - 'A' + 'a') : c);
+      in_other_run = false;
+    } else if (!in_other_run) {
+      out.push_back('_');
+      in_other_run = true;
+    }
+    if (out.size() >= kMaxDescriptionLength) break;
+  }
+  if (out.empty()) return "spill";
+  return out;
+}
+
+}  // namespace spillway

@@ -1,1 +1,59 @@
-// (empty: being written)
+#include "spillway/spill/quirks.h"
+
+#include <array>
+#include <utility>
+
+namespace spillway {
+namespace {
+
+struct QuirkEntry {
+  Quirk quirk;
+  std::string_view name;
+};
+
+// Declaration order, which is also the order ToString() lists them in.
+constexpr std::array kQuirkNames = {
+    QuirkEntry{Quirk::kWriteLeak, "write_leak"},
+    QuirkEntry{Quirk::kNoRollback, "no_rollback"},
+    QuirkEntry{Quirk::kCountLeak, "count_leak"},
+    QuirkEntry{Quirk::kEagerDirs, "eager_dirs"},
+    QuirkEntry{Quirk::kSharedLimit, "shared_limit"},
+    QuirkEntry{Quirk::kOuterAccounting, "outer_accounting"},
+};
+
+}  // namespace
+
+std::string Quirks::ToString() const {
+  std::string out;
+  for (const QuirkEntry& e : kQuirkNames) {
+    if (!Has(e.quirk)) continue;
+    if (!out.empty()) out.push_back(',');
+    out.append(e.name);
+  }
+  return out;
+}
+
+const std::vector<Quirk>& AllQuirks() {
+  static const std::vector<Quirk> kAll = [] {
+    std::vector<Quirk> all;
+    for (const QuirkEntry& e : kQuirkNames) all.push_back(e.quirk);
+    return all;
+  }();
+  return kAll;
+}
+
+std::string_view QuirkName(Quirk q) {
+  for (const QuirkEntry& e : kQuirkNames) {
+    if (e.quirk == q) return e.name;
+  }
+  return "unknown";
+}
+
+std::optional<Quirk> QuirkFromName(std::string_view name) {
+  for (const QuirkEntry& e : kQuirkNames) {
+    if (e.name == name) return e.quirk;
+  }
+  return std::nullopt;
+}
+
+}  // namespace spillway

@@ -1,1 +1,81 @@
-// (empty: being written)
+// SpillFile and its shared state: DataFusion's RefCountedTempFile, its Drop and
+// update_disk_usage.
+#include "spillway/spill/spill_file.h"
+
+#include <cassert>
+#include <utility>
+
+#include "spill_internal.h"
+
+namespace spillway {
+namespace internal {
+
+SpillFileState::SpillFileState(std::shared_ptr<SpillAccounting> accounting_in,
+                               std::shared_ptr<SpillDir> dir_in, std::shared_ptr<FileSystem> fs_in,
+                               std::unique_ptr<WritableFile> file_in)
+    : accounting(std::move(accounting_in)),
+      dir(std::move(dir_in)),
+      fs(std::move(fs_in)),
+      file(std::move(file_in)),
+      path(file->path()) {}
+
+// The last SpillFile copy is gone (RefCountedTempFile's Drop, plus NamedTempFile's
+// removal). The order matters: the accounting first, so a reader never sees a removed
+// file still counted; then close before unlink; the directory last, since it may be the
+// last thing keeping the spill directory alive.
+SpillFileState::~SpillFileState() {
+  accounting->Release(size.load());
+  accounting->FileRemoved();
+  file.reset();  // Closes the file; a close error has nothing left to lose.
+  // Every failure is recorded, ENOENT included: an ENOENT may be a tmp cleaner's doing or
+  // an injected fault, and the manager cannot tell which, so nothing is dropped silently.
+  if (Status removed = fs->RemoveFile(path); !removed.ok()) {
+    accounting->cleanup_log()->Record(removed);
+  }
+  dir.reset();
+}
+
+Status UpdateDiskUsageLocked(SpillFileState& state) {
+  StatusOr<uint64_t> on_disk = state.file->Size();
+  if (!on_disk.ok()) return on_disk.status();
+  const uint64_t before = state.size.load();
+  const uint64_t after = *on_disk;
+  SpillAccounting& accounting = *state.accounting;
+
+  if (after <= before) {  // Never happens to an append-only file; handled for safety.
+    accounting.Release(before - after);
+    state.size.store(after);
+    return OkStatus();
+  }
+  const uint64_t delta = after - before;
+  if (accounting.quirks().Has(Quirk::kNoRollback)) {
+    // DataFusion 54.1: count first, check afterwards, and keep the count either way.
+    const uint64_t used = accounting.Add(delta);
+    state.size.store(after);
+    if (used > accounting.limit()) return accounting.LimitError(used - delta, delta);
+    return OkStatus();
+  }
+  // Reserve counts nothing when the bytes do not fit: that is the rollback.
+  SPILLWAY_RETURN_IF_ERROR(accounting.Reserve(delta));
+  state.size.store(after);
+  return OkStatus();
+}
+
+}  // namespace internal
+
+SpillFile::SpillFile(std::shared_ptr<internal::SpillFileState> state) : state_(std::move(state)) {
+  assert(state_ != nullptr);
+}
+
+const std::string& SpillFile::path() const { return state_->path; }
+
+uint64_t SpillFile::size() const { return state_->size.load(); }
+
+Status SpillFile::UpdateDiskUsage() {
+  std::lock_guard<std::mutex> lock(state_->write_mu);
+  return internal::UpdateDiskUsageLocked(*state_);
+}
+
+long SpillFile::use_count() const { return state_.use_count(); }
+
+}  // namespace spillway

@@ -92,11 +92,19 @@ class PlanDiskManager final : public SpillManager {
   PlanDiskManager(Private, std::shared_ptr<FileSystem> fs, PlanDiskManagerOptions options);
 
  private:
-  // (Implementation members are declared by the implementation's author.)
-  std::shared_ptr<FileSystem> fs_;
-  PlanDiskManagerOptions options_;
-  mutable std::mutex mu_;  // Guards inner_ and the first spill.
+  // The options the inner manager is built from: the plan's, without the plan-level quirks.
+  DiskManagerOptions InnerOptions(uint64_t limit) const;
+
+  const std::shared_ptr<FileSystem> fs_;
+  // As given to Create, with cleanup_log filled in; never changed afterwards.
+  const PlanDiskManagerOptions options_;
+  mutable std::mutex mu_;  // Guards inner_, limit_ and the first spill.
+  // The plan's kDirectories manager: built by the first spill (or by Create under the
+  // kEagerDirs and kSharedLimit quirks). Once set, never reset.
   std::shared_ptr<DiskManager> inner_;
+  // The plan's limit as last set. The inner manager's is authoritative once it exists,
+  // except under kOuterAccounting, where this value is only stored and never checked.
+  uint64_t limit_;
 };
 
 }  // namespace spillway
