@@ -10,8 +10,8 @@
 // Every FileSystem call except TempDir(), and every call on a WritableFile it returns, is
 // counted by OpKind and checked against the faults before it reaches the target. A call
 // that is failed does not reach the target; it returns Status::FromErrno(errno, op, path)
-// with the op name the real implementations use for that kind ("mkdir", "open", "write",
-// "fsync", "fstat", "close", "read", "opendir", "stat", "unlink", "rmdir", "chmod").
+// whose op is OpKindName(kind), the op the real implementations report for a call of
+// that kind ("mkdir", "create", "write", "list", "remove", ...).
 //
 // The path a call is matched on is its path argument, with two exceptions:
 // CreateUniqueDir and CreateUniqueFile match on their parent directory (the new name is
