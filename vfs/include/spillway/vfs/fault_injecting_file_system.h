@@ -10,8 +10,9 @@
 // Every FileSystem call except TempDir(), and every call on a WritableFile it returns, is
 // counted by OpKind and checked against the faults before it reaches the target. A call
 // that is failed does not reach the target; it returns Status::FromErrno(errno, op, path)
-// whose op is OpKindName(kind), the op the real implementations report for a call of
-// that kind ("mkdir", "create", "write", "list", "remove", ...).
+// whose op names the system call a real implementation would have failed in: "mkdir"
+// (kMkdir), "open" (kCreate, kOpen), "write", "fsync" (kSync), "fstat" (kSize), "close",
+// "read", "opendir" (kList), "stat", "unlink" (kRemove), "rmdir", "chmod".
 //
 // The path a call is matched on is its path argument, with two exceptions:
 // CreateUniqueDir and CreateUniqueFile match on their parent directory (the new name is
