@@ -41,7 +41,7 @@ constexpr size_t kPathMax = 4096;  // PATH_MAX: longest path, counting its NUL.
 // collision as mkdtemp(3) does.
 constexpr std::string_view kUniqueAlphabet =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-constexpr int kUniqueSuffixLength = 10;
+constexpr int kUniqueSuffixLength = 12;
 constexpr int kUniqueAttempts = 100;
 
 constexpr std::string_view kTempDir = "/tmp";
@@ -181,13 +181,13 @@ class MemWritableFile final : public WritableFile {
 
   Status Sync() override {
     std::lock_guard<std::mutex> lock(state_->mu);
-    if (closed_) return Status::FromErrno(EBADF, "fsync", path_);
+    if (closed_) return Status::FromErrno(EBADF, "sync", path_);
     return OkStatus();
   }
 
   StatusOr<uint64_t> Size() override {
     std::lock_guard<std::mutex> lock(state_->mu);
-    if (closed_) return Status::FromErrno(EBADF, "fstat", path_);
+    if (closed_) return Status::FromErrno(EBADF, "size", path_);
     return inode_->size;
   }
 
@@ -235,7 +235,8 @@ class MemFileSystemImpl final : public MemFileSystem {
       if (status.ok()) return path;
       if (!status.IsErrno(EEXIST)) break;
     }
-    return status;
+    // Errors concern the parent (missing, not a directory, not writable), so they name it.
+    return Status::FromErrno(status.error_number(), "mkdir", parent);
   }
 
   StatusOr<std::unique_ptr<WritableFile>> CreateFile(const std::string& path) override {
@@ -257,7 +258,7 @@ class MemFileSystemImpl final : public MemFileSystem {
       status = file.status();
       if (!status.IsErrno(EEXIST)) break;
     }
-    return status;
+    return Status::FromErrno(status.error_number(), "create", dir);
   }
 
   StatusOr<std::unique_ptr<WritableFile>> OpenForAppend(const std::string& path) override {
@@ -276,10 +277,10 @@ class MemFileSystemImpl final : public MemFileSystem {
     SPILLWAY_RETURN_IF_ERROR(ValidatePath(path));
     std::lock_guard<std::mutex> lock(state_->mu);
     Resolved r;
-    SPILLWAY_RETURN_IF_ERROR(Resolve(*state_, path, "open", &r));
-    if (r.node == nullptr) return Status::FromErrno(ENOENT, "open", path);
-    if (state_->Denied(*r.node, kOwnerRead)) return Status::FromErrno(EACCES, "open", path);
-    // A directory opens read-only on Linux; it is read(2) that fails.
+    SPILLWAY_RETURN_IF_ERROR(Resolve(*state_, path, "read", &r));
+    if (r.node == nullptr) return Status::FromErrno(ENOENT, "read", path);
+    if (state_->Denied(*r.node, kOwnerRead)) return Status::FromErrno(EACCES, "read", path);
+    // A directory opens read-only on Linux (so EACCES comes first); reading it fails.
     if (r.node->type == FileType::kDirectory) return Status::FromErrno(EISDIR, "read", path);
     if (!state_->options.keep_contents) return std::string(r.node->size, '\0');
     return r.node->data;
@@ -362,9 +363,9 @@ class MemFileSystemImpl final : public MemFileSystem {
   // open(2) with O_CREAT|O_EXCL: EEXIST when anything is there, then EACCES.
   StatusOr<std::unique_ptr<WritableFile>> CreateFileLocked(const std::string& path) {
     Resolved r;
-    SPILLWAY_RETURN_IF_ERROR(Resolve(*state_, path, "open", &r));
-    if (r.node != nullptr) return Status::FromErrno(EEXIST, "open", path);
-    if (state_->Denied(*r.parent, kOwnerWrite)) return Status::FromErrno(EACCES, "open", path);
+    SPILLWAY_RETURN_IF_ERROR(Resolve(*state_, path, "create", &r));
+    if (r.node != nullptr) return Status::FromErrno(EEXIST, "create", path);
+    if (state_->Denied(*r.parent, kOwnerWrite)) return Status::FromErrno(EACCES, "create", path);
     auto inode = std::make_shared<Inode>(FileType::kRegular, kFileMode);
     r.parent->children.emplace(std::string(r.name), inode);
     return OpenLocked(std::move(inode), path);
@@ -378,10 +379,10 @@ class MemFileSystemImpl final : public MemFileSystem {
   // opendir(3) (open with O_DIRECTORY|O_NOFOLLOW): ENOTDIR before EACCES.
   StatusOr<std::vector<DirEntry>> ListDirLocked(const std::string& path) {
     Resolved r;
-    SPILLWAY_RETURN_IF_ERROR(Resolve(*state_, path, "opendir", &r));
-    if (r.node == nullptr) return Status::FromErrno(ENOENT, "opendir", path);
-    if (r.node->type != FileType::kDirectory) return Status::FromErrno(ENOTDIR, "opendir", path);
-    if (state_->Denied(*r.node, kOwnerRead)) return Status::FromErrno(EACCES, "opendir", path);
+    SPILLWAY_RETURN_IF_ERROR(Resolve(*state_, path, "list", &r));
+    if (r.node == nullptr) return Status::FromErrno(ENOENT, "list", path);
+    if (r.node->type != FileType::kDirectory) return Status::FromErrno(ENOTDIR, "list", path);
+    if (state_->Denied(*r.node, kOwnerRead)) return Status::FromErrno(EACCES, "list", path);
     std::vector<DirEntry> entries;
     entries.reserve(r.node->children.size());
     for (const auto& [name, child] : r.node->children) entries.push_back({name, child->type});
@@ -390,12 +391,12 @@ class MemFileSystemImpl final : public MemFileSystem {
 
   // unlink(2): ENOENT, then EACCES on the parent, then EISDIR (may_delete's order).
   Status RemoveFileLocked(const std::string& path) {
-    if (path == "/") return Status::FromErrno(EISDIR, "unlink", path);
+    if (path == "/") return Status::FromErrno(EISDIR, "remove", path);
     Resolved r;
-    SPILLWAY_RETURN_IF_ERROR(Resolve(*state_, path, "unlink", &r));
-    if (r.node == nullptr) return Status::FromErrno(ENOENT, "unlink", path);
-    if (state_->Denied(*r.parent, kOwnerWrite)) return Status::FromErrno(EACCES, "unlink", path);
-    if (r.node->type == FileType::kDirectory) return Status::FromErrno(EISDIR, "unlink", path);
+    SPILLWAY_RETURN_IF_ERROR(Resolve(*state_, path, "remove", &r));
+    if (r.node == nullptr) return Status::FromErrno(ENOENT, "remove", path);
+    if (state_->Denied(*r.parent, kOwnerWrite)) return Status::FromErrno(EACCES, "remove", path);
+    if (r.node->type == FileType::kDirectory) return Status::FromErrno(EISDIR, "remove", path);
     r.parent->children.erase(r.parent->children.find(r.name));
     r.node->linked = false;
     if (r.node->open_handles == 0) state_->Release(*r.node);
