@@ -114,6 +114,12 @@ std::variant<Scenario, ParseError> Parse(std::string_view text, std::string_view
 // Prints a scenario, one command a line.
 std::string ToText(const std::vector<Command>& commands);
 
+// True when `a` and `b` mean the same: the same verb and equal values in every field that
+// verb uses (see Verb). `line` and PlanSpec's *_written flags are ignored, and an empty
+// spill description equals "spill". For a command `c` that Parse accepted or a generator
+// built with valid fields, CommandsEquivalent(c, Parse(c.ToString()).commands[0]) holds.
+bool CommandsEquivalent(const Command& a, const Command& b);
+
 enum class FsKind { kMem, kPosix };
 
 struct RunnerOptions {
