@@ -71,6 +71,8 @@ MATCHER(IsInvalidArgument, "is kInvalidArgument") {
 
 enum class FsKind { kPosix, kMem };
 
+void PrintTo(FsKind kind, std::ostream* os) { *os << (kind == FsKind::kPosix ? "Posix" : "Mem"); }
+
 std::string FsKindName(const ::testing::TestParamInfo<FsKind>& info) {
   return info.param == FsKind::kPosix ? "Posix" : "Mem";
 }
