@@ -50,13 +50,13 @@ TEST(FileSystemWrapperTest, ForwardsEveryCallWithItsArgumentsAndReturnsTheAnswer
         .WillOnce(Return(StatusOr<std::string>("/a/datafusion-x1")));
     EXPECT_CALL(*target, CreateFile("/a/f")).WillOnce(ReturnFile(std::move(created)));
     EXPECT_CALL(*target, CreateUniqueFile("/a", "spill-"))
-        .WillOnce(Return(ByMove(FileOr(Status::FromErrno(ENOSPC, "open", "/a")))));
+        .WillOnce(Return(ByMove(FileOr(Status::FromErrno(ENOSPC, "create", "/a")))));
     EXPECT_CALL(*target, OpenForAppend("/a/g")).WillOnce(ReturnFile(std::move(opened)));
     EXPECT_CALL(*target, ReadFile("/a/f")).WillOnce(Return(StatusOr<std::string>("bytes")));
     EXPECT_CALL(*target, ListDir("/a")).WillOnce(Return(StatusOr<std::vector<DirEntry>>(entries)));
     EXPECT_CALL(*target, Stat("/a")).WillOnce(Return(StatusOr<FileStat>(stat)));
     EXPECT_CALL(*target, RemoveFile("/a/f"))
-        .WillOnce(Return(Status::FromErrno(ENOENT, "unlink", "/a/f")));
+        .WillOnce(Return(Status::FromErrno(ENOENT, "remove", "/a/f")));
     EXPECT_CALL(*target, RemoveDir("/a"))
         .WillOnce(Return(Status::FromErrno(ENOTEMPTY, "rmdir", "/a")));
     EXPECT_CALL(*target, RemoveTree("/a/sub")).WillOnce(Return(OkStatus()));
@@ -73,7 +73,7 @@ TEST(FileSystemWrapperTest, ForwardsEveryCallWithItsArgumentsAndReturnsTheAnswer
   ASSERT_TRUE(file.ok());
   EXPECT_EQ(file->get(), created_raw);  // The target's own file, not a copy or a wrapper.
   EXPECT_EQ(wrapper.CreateUniqueFile("/a", "spill-").status(),
-            Status::FromErrno(ENOSPC, "open", "/a"));
+            Status::FromErrno(ENOSPC, "create", "/a"));
   FileOr reopened = wrapper.OpenForAppend("/a/g");
   ASSERT_TRUE(reopened.ok());
   EXPECT_EQ(reopened->get(), opened_raw);
@@ -86,7 +86,7 @@ TEST(FileSystemWrapperTest, ForwardsEveryCallWithItsArgumentsAndReturnsTheAnswer
   StatusOr<FileStat> stated = wrapper.Stat("/a");
   ASSERT_TRUE(stated.ok());
   EXPECT_EQ(*stated, stat);
-  EXPECT_EQ(wrapper.RemoveFile("/a/f"), Status::FromErrno(ENOENT, "unlink", "/a/f"));
+  EXPECT_EQ(wrapper.RemoveFile("/a/f"), Status::FromErrno(ENOENT, "remove", "/a/f"));
   EXPECT_EQ(wrapper.RemoveDir("/a"), Status::FromErrno(ENOTEMPTY, "rmdir", "/a"));
   EXPECT_TRUE(wrapper.RemoveTree("/a/sub").ok());
   EXPECT_EQ(wrapper.SetPermissions("/a", 0500), Status::FromErrno(EPERM, "chmod", "/a"));

@@ -13,26 +13,27 @@
 namespace spillway {
 namespace {
 
+// Each kind's name is also the op of a Status for a failed call of that kind, as the real
+// filesystems report it ("list", not "opendir").
 struct OpKindInfo {
   OpKind kind;
-  std::string_view name;    // In scenario files and reports.
-  std::string_view sys_op;  // The op a failed call reports, as the real filesystems do.
+  std::string_view name;
 };
 
 constexpr std::array<OpKindInfo, kOpKindCount> kOpKinds = {{
-    {OpKind::kMkdir, "mkdir", "mkdir"},
-    {OpKind::kCreate, "create", "open"},
-    {OpKind::kOpen, "open", "open"},
-    {OpKind::kWrite, "write", "write"},
-    {OpKind::kSync, "sync", "fsync"},
-    {OpKind::kSize, "size", "fstat"},
-    {OpKind::kClose, "close", "close"},
-    {OpKind::kRead, "read", "read"},
-    {OpKind::kList, "list", "opendir"},
-    {OpKind::kStat, "stat", "stat"},
-    {OpKind::kRemove, "remove", "unlink"},
-    {OpKind::kRmdir, "rmdir", "rmdir"},
-    {OpKind::kChmod, "chmod", "chmod"},
+    {OpKind::kMkdir, "mkdir"},
+    {OpKind::kCreate, "create"},
+    {OpKind::kOpen, "open"},
+    {OpKind::kWrite, "write"},
+    {OpKind::kSync, "sync"},
+    {OpKind::kSize, "size"},
+    {OpKind::kClose, "close"},
+    {OpKind::kRead, "read"},
+    {OpKind::kList, "list"},
+    {OpKind::kStat, "stat"},
+    {OpKind::kRemove, "remove"},
+    {OpKind::kRmdir, "rmdir"},
+    {OpKind::kChmod, "chmod"},
 }};
 
 size_t Index(OpKind kind) { return static_cast<size_t>(kind); }
@@ -167,7 +168,7 @@ class FaultInjectingFileSystem::State {
   // REQUIRES: mu_ held.
   Status InjectLocked(OpKind kind, const std::string& path, int error_number) {
     injected_.push_back(InjectedFault{kind, path, error_number, 0});
-    return Status::FromErrno(error_number, kOpKinds[Index(kind)].sys_op, path);
+    return Status::FromErrno(error_number, OpKindName(kind), path);
   }
 
   mutable std::mutex mu_;

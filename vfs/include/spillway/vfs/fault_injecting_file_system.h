@@ -10,9 +10,9 @@
 // Every FileSystem call except TempDir(), and every call on a WritableFile it returns, is
 // counted by OpKind and checked against the faults before it reaches the target. A call
 // that is failed does not reach the target; it returns Status::FromErrno(errno, op, path)
-// whose op names the system call a real implementation would have failed in: "mkdir"
-// (kMkdir), "open" (kCreate, kOpen), "write", "fsync" (kSync), "fstat" (kSize), "close",
-// "read", "opendir" (kList), "stat", "unlink" (kRemove), "rmdir", "chmod".
+// whose op is OpKindName(kind), as the real implementations report a failure of that
+// kind of call ("mkdir", "create", "open", "write", "sync", "size", "close", "read",
+// "list", "stat", "remove", "rmdir", "chmod").
 //
 // The path a call is matched on is its path argument, with two exceptions:
 // CreateUniqueDir and CreateUniqueFile match on their parent directory (the new name is
@@ -73,6 +73,7 @@ struct FaultRule {
   std::optional<uint64_t> times = 1;
   // Only calls on a path matching this glob (glob.h) match; empty matches every path.
   std::string path_glob;
+  friend bool operator==(const FaultRule&, const FaultRule&) = default;
 };
 
 struct InjectedFault {
@@ -81,6 +82,7 @@ struct InjectedFault {
   int error_number = 0;
   // For a short write: the bytes stored before the error; 0 otherwise.
   uint64_t bytes_stored = 0;
+  friend bool operator==(const InjectedFault&, const InjectedFault&) = default;
 };
 
 class FaultInjectingFileSystem final : public FileSystemWrapper {
