@@ -70,6 +70,10 @@ SpillDir::~SpillDir() {
   if (Status removed = fs_->RemoveTree(path_); !removed.ok()) cleanup_log_->Record(removed);
 }
 
+SpillDirSet::~SpillDirSet() {
+  for (std::shared_ptr<SpillDir>& dir : dirs) dir.reset();
+}
+
 StatusOr<std::shared_ptr<SpillDir>> MakeSpillDir(const std::shared_ptr<FileSystem>& fs,
                                                  const std::string& parent, bool create_parent,
                                                  const std::shared_ptr<CleanupLog>& log) {
@@ -112,8 +116,8 @@ class DiskManagerCore final {
       made.push_back(std::move(*dir));
     }
     std::lock_guard<std::mutex> lock(mu_);
-    dirs_ = std::move(made);
-    parents_ = options_.local_dirs;
+    dirs_->dirs = std::move(made);
+    dirs_->parents = options_.local_dirs;
     return OkStatus();
   }
 
@@ -134,13 +138,13 @@ class DiskManagerCore final {
     std::shared_ptr<SpillDir> dir;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (dirs_.empty()) {
+      if (dirs_->dirs.empty()) {
         // kOsTmpDirectory creates its one directory on the first file (kDirectories made
         // its directories in Build, so dirs_ is never empty there).
         SPILLWAY_RETURN_IF_ERROR(CreateOsTmpDirLocked());
       }
-      slot = std::uniform_int_distribution<size_t>(0, dirs_.size() - 1)(rng_);
-      dir = dirs_[slot];
+      slot = std::uniform_int_distribution<size_t>(0, dirs_->dirs.size() - 1)(rng_);
+      dir = dirs_->dirs[slot];
     }
 
     const std::string prefix = ".tmp." + EscapeDescription(description) + ".";
@@ -160,8 +164,8 @@ class DiskManagerCore final {
     if (!file.ok()) return file.status();  // With kCountLeak the count stays raised.
 
     if (!count_leak) accounting_->FileCreated();
-    return SpillFile(
-        std::make_shared<SpillFileState>(accounting_, std::move(dir), fs_, std::move(*file)));
+    return SpillFile(std::make_shared<SpillFileState>(accounting_, std::move(dir), dirs_, fs_,
+                                                      std::move(*file)));
   }
 
   Status SetMaxTempDirectorySize(uint64_t bytes) {
@@ -178,8 +182,8 @@ class DiskManagerCore final {
   std::vector<std::string> spill_dirs() const {
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<std::string> paths;
-    paths.reserve(dirs_.size());
-    for (const std::shared_ptr<SpillDir>& dir : dirs_) paths.push_back(dir->path());
+    paths.reserve(dirs_->dirs.size());
+    for (const std::shared_ptr<SpillDir>& dir : dirs_->dirs) paths.push_back(dir->path());
     return paths;
   }
 
@@ -194,23 +198,23 @@ class DiskManagerCore final {
     StatusOr<std::shared_ptr<SpillDir>> dir =
         MakeSpillDir(fs_, parent, /*create_parent=*/false, accounting_->cleanup_log());
     if (!dir.ok()) return dir.status();
-    dirs_.push_back(std::move(*dir));
-    parents_.push_back(parent);
+    dirs_->dirs.push_back(std::move(*dir));
+    dirs_->parents.push_back(parent);
     return OkStatus();
   }
 
-  // Replaces dirs_[slot], which was `stale` when the caller found its directory missing,
-  // with a new spill directory in the same parent, made as Build makes one. If another
+  // Replaces the directory in `slot`, which was `stale` when the caller found its directory
+  // missing, with a new spill directory in the same parent, made as Build makes one. If another
   // thread already replaced it, uses that one. Returns the directory now in the slot.
   StatusOr<std::shared_ptr<SpillDir>> ReplaceDir(size_t slot,
                                                  const std::shared_ptr<SpillDir>& stale) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (dirs_[slot] != stale) return dirs_[slot];
+    if (dirs_->dirs[slot] != stale) return dirs_->dirs[slot];
     StatusOr<std::shared_ptr<SpillDir>> fresh =
-        MakeSpillDir(fs_, parents_[slot], options_.mode == DiskManagerMode::kDirectories,
+        MakeSpillDir(fs_, dirs_->parents[slot], options_.mode == DiskManagerMode::kDirectories,
                      accounting_->cleanup_log());
     if (!fresh.ok()) return fresh.status();
-    dirs_[slot] = *fresh;
+    dirs_->dirs[slot] = *fresh;
     return fresh;
   }
 
@@ -219,11 +223,11 @@ class DiskManagerCore final {
   const std::shared_ptr<SpillAccounting> accounting_;
 
   mutable std::mutex mu_;
-  // One spill directory per slot, and the directory each slot's is made in: the local
-  // dirs (kDirectories), or the temp dir once the first file needed it (kOsTmpDirectory).
-  std::vector<std::shared_ptr<SpillDir>> dirs_;  // Guarded by mu_.
-  std::vector<std::string> parents_;             // Guarded by mu_.
-  std::mt19937_64 rng_;                          // Guarded by mu_.
+  // The spill directories, one per slot: a local dir's (kDirectories), or the temp dir's
+  // once the first file needed it (kOsTmpDirectory). Its contents are guarded by mu_;
+  // files only hold it, to keep the directories alive.
+  const std::shared_ptr<SpillDirSet> dirs_ = std::make_shared<SpillDirSet>();
+  std::mt19937_64 rng_;  // Guarded by mu_.
 };
 
 }  // namespace internal

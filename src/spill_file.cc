@@ -11,18 +11,21 @@ namespace spillway {
 namespace internal {
 
 SpillFileState::SpillFileState(std::shared_ptr<SpillAccounting> accounting_in,
-                               std::shared_ptr<SpillDir> dir_in, std::shared_ptr<FileSystem> fs_in,
+                               std::shared_ptr<SpillDir> dir_in,
+                               std::shared_ptr<SpillDirSet> manager_dirs_in,
+                               std::shared_ptr<FileSystem> fs_in,
                                std::unique_ptr<WritableFile> file_in)
     : accounting(std::move(accounting_in)),
       dir(std::move(dir_in)),
+      manager_dirs(std::move(manager_dirs_in)),
       fs(std::move(fs_in)),
       file(std::move(file_in)),
       path(file->path()) {}
 
 // The last SpillFile copy is gone (RefCountedTempFile's Drop, plus NamedTempFile's
 // removal). The order matters: the accounting first, so a reader never sees a removed
-// file still counted; then close before unlink; the directory last, since it may be the
-// last thing keeping the spill directory alive.
+// file still counted; then close before unlink; the directories last, since this file
+// may be the last thing keeping them alive.
 SpillFileState::~SpillFileState() {
   accounting->Release(size.load());
   accounting->FileRemoved();
@@ -33,6 +36,7 @@ SpillFileState::~SpillFileState() {
     accounting->cleanup_log()->Record(removed);
   }
   dir.reset();
+  manager_dirs.reset();  // If this was the last holder, every spill directory goes now.
 }
 
 Status UpdateDiskUsageLocked(SpillFileState& state) {

@@ -3,14 +3,16 @@
 //
 // Ownership (DataFusion's DiskManager / TempDir / RefCountedTempFile, in C++):
 //
-//   DiskManager ──> DiskManagerCore ──> SpillDir (one per local dir) ──┐
-//                          │                   ▲                       │
-//                          ▼                   │ shared_ptr            ▼
-//                    SpillAccounting <── SpillFileState <── SpillFile  CleanupLog
-//                                              (one per file; SpillFile copies share it)
+//   DiskManager ──> DiskManagerCore ──> SpillDirSet ──> SpillDir (one per slot)
+//                          │                 ▲              ▲
+//                          ▼                 │              │
+//                    SpillAccounting <── SpillFileState ────┘ <── SpillFile (copies share
+//                                                                 one SpillFileState)
 //
-// A file holds its accounting and its directory, never the manager, so files may outlive
-// the manager; a directory goes only when the manager and all its files are gone.
+// A file holds its accounting, its directory and its manager's directory set, never the
+// manager itself, so files may outlive the manager; the directories are removed together
+// when the manager and all its files are gone. Every failed removal goes to the
+// CleanupLog that the accounting carries.
 #ifndef SPILLWAY_SRC_SPILL_INTERNAL_H_
 #define SPILLWAY_SRC_SPILL_INTERNAL_H_
 
@@ -20,6 +22,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "spillway/spill/cleanup_log.h"
 #include "spillway/spill/quirks.h"
@@ -97,6 +100,23 @@ class SpillDir {
   const std::shared_ptr<CleanupLog> cleanup_log_;
 };
 
+// The spill directories a manager uses now, one per slot (a local dir, or the temp dir),
+// and the directory each slot's is made in. The manager changes them (under its mutex);
+// every file also holds the set, so that all of them are removed together, once the
+// manager and every file it made are gone. A directory replaced in its slot (kRecreate)
+// lives on as long as the files made in it.
+struct SpillDirSet {
+  SpillDirSet() = default;
+  // Removes the directories in slot order.
+  ~SpillDirSet();
+
+  SpillDirSet(const SpillDirSet&) = delete;
+  SpillDirSet& operator=(const SpillDirSet&) = delete;
+
+  std::vector<std::shared_ptr<SpillDir>> dirs;
+  std::vector<std::string> parents;
+};
+
 // Makes a new spill directory ("datafusion-" + random) in `parent`, as DataFusion's
 // create_local_dirs does for one local dir: when `create_parent` is set, a missing parent
 // is created first (one level deep; EEXIST from a concurrent creator is fine). Errors: the
@@ -108,21 +128,23 @@ StatusOr<std::shared_ptr<SpillDir>> MakeSpillDir(const std::shared_ptr<FileSyste
 // What every copy of one SpillFile shares (RefCountedTempFile's fields). Destroying it,
 // when the last copy goes, gives the file's bytes back to the accounting, lowers the
 // active-file count, closes the file, removes it (recording a failure in the CleanupLog),
-// and lets go of the directory.
+// and lets go of its directory and of its manager's directory set.
 //
 // Thread safety: `size` may be read at any time; changes to it, and the appends they
 // account for, happen under `write_mu`.
 struct SpillFileState {
   // REQUIRES: every pointer non-null; the file was created at file->path().
   SpillFileState(std::shared_ptr<SpillAccounting> accounting, std::shared_ptr<SpillDir> dir,
-                 std::shared_ptr<FileSystem> fs, std::unique_ptr<WritableFile> file);
+                 std::shared_ptr<SpillDirSet> manager_dirs, std::shared_ptr<FileSystem> fs,
+                 std::unique_ptr<WritableFile> file);
   ~SpillFileState();
 
   SpillFileState(const SpillFileState&) = delete;
   SpillFileState& operator=(const SpillFileState&) = delete;
 
   const std::shared_ptr<SpillAccounting> accounting;
-  std::shared_ptr<SpillDir> dir;
+  std::shared_ptr<SpillDir> dir;              // The directory the file is in.
+  std::shared_ptr<SpillDirSet> manager_dirs;  // Keeps its siblings alive too.
   const std::shared_ptr<FileSystem> fs;
   // Open for the file's whole life, so it stays writable after a cleaner unlinked it.
   std::unique_ptr<WritableFile> file;

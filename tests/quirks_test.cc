@@ -1,1 +1,435 @@
-// (empty: being written)
+// Quirks: their names, and for each one the upstream behaviour it reproduces next to the
+// same scenario without it, behaving correctly.
+#include "spillway/spill/quirks.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "spillway/spill/disk_manager.h"
+#include "spillway/spill/plan_disk_manager.h"
+#include "spillway/spill/spill_writer.h"
+#include "spillway/vfs/fault_injecting_file_system.h"
+#include "spillway/vfs/glob.h"
+#include "spillway/vfs/mem_file_system.h"
+
+namespace spillway {
+namespace {
+
+using ::testing::ElementsAre;
+
+#define ASSERT_OK(expr)                                                  \
+  do {                                                                   \
+    const ::spillway::Status assert_ok_status_ = (expr);                 \
+    ASSERT_TRUE(assert_ok_status_.ok()) << assert_ok_status_.ToString(); \
+  } while (0)
+#define EXPECT_OK(expr)                                                  \
+  do {                                                                   \
+    const ::spillway::Status expect_ok_status_ = (expr);                 \
+    EXPECT_TRUE(expect_ok_status_.ok()) << expect_ok_status_.ToString(); \
+  } while (0)
+#define SPILLWAY_TEST_CONCAT_(a, b) a##b
+#define SPILLWAY_TEST_CONCAT(a, b) SPILLWAY_TEST_CONCAT_(a, b)
+#define ASSERT_OK_AND_ASSIGN(lhs, expr) \
+  ASSERT_OK_AND_ASSIGN_IMPL_(SPILLWAY_TEST_CONCAT(status_or_, __LINE__), lhs, expr)
+#define ASSERT_OK_AND_ASSIGN_IMPL_(tmp, lhs, expr)  \
+  auto tmp = (expr);                                \
+  ASSERT_TRUE(tmp.ok()) << tmp.status().ToString(); \
+  lhs = std::move(tmp).value()
+
+// A fault rule failing calls of `op` (every kind when nullopt) on paths matching `glob`
+// (every path when empty) with `error`: `times` of them (every one when nullopt), after
+// letting `after` through.
+FaultRule Fail(std::optional<OpKind> op, int error, std::string glob = "",
+               std::optional<uint64_t> times = 1, uint64_t after = 0) {
+  FaultRule rule;
+  rule.op = op;
+  rule.error_number = error;
+  rule.path_glob = std::move(glob);
+  rule.times = times;
+  rule.after = after;
+  return rule;
+}
+
+std::shared_ptr<MemFileSystem> NewMemFileSystem(uint64_t seed) {
+  MemFileSystemOptions options;
+  options.seed = seed;
+  return MemFileSystem::Create(options);
+}
+
+// ---------------------------------------------------------------------------------------
+// Names
+
+TEST(QuirksTest, EveryQuirkHasANameThatMapsBack) {
+  EXPECT_EQ(AllQuirks().size(), 6u);
+  for (Quirk q : AllQuirks()) {
+    const std::optional<Quirk> back = QuirkFromName(QuirkName(q));
+    ASSERT_TRUE(back.has_value()) << QuirkName(q);
+    EXPECT_EQ(*back, q);
+  }
+  EXPECT_EQ(QuirkName(Quirk::kWriteLeak), "write_leak");
+  EXPECT_EQ(QuirkName(Quirk::kOuterAccounting), "outer_accounting");
+  EXPECT_EQ(QuirkFromName("no_rollback"), Quirk::kNoRollback);
+  EXPECT_EQ(QuirkFromName("NO_ROLLBACK"), std::nullopt);
+  EXPECT_EQ(QuirkFromName(""), std::nullopt);
+}
+
+TEST(QuirksTest, AllQuirksAreInDeclarationOrder) {
+  EXPECT_THAT(AllQuirks(),
+              ElementsAre(Quirk::kWriteLeak, Quirk::kNoRollback, Quirk::kCountLeak,
+                          Quirk::kEagerDirs, Quirk::kSharedLimit, Quirk::kOuterAccounting));
+}
+
+TEST(QuirksTest, SetsCombineAndPrintInDeclarationOrder) {
+  Quirks none;
+  EXPECT_TRUE(none.empty());
+  EXPECT_EQ(none.ToString(), "");
+
+  const Quirks two = Quirks(Quirk::kCountLeak).With(Quirk::kWriteLeak);
+  EXPECT_FALSE(two.empty());
+  EXPECT_TRUE(two.Has(Quirk::kWriteLeak));
+  EXPECT_TRUE(two.Has(Quirk::kCountLeak));
+  EXPECT_FALSE(two.Has(Quirk::kNoRollback));
+  EXPECT_EQ(two.ToString(), "write_leak,count_leak");
+  EXPECT_EQ(two, Quirks(Quirk::kWriteLeak).With(Quirk::kCountLeak).With(Quirk::kWriteLeak));
+
+  Quirks all;
+  for (Quirk q : AllQuirks()) all = all.With(q);
+  EXPECT_EQ(all.ToString(),
+            "write_leak,no_rollback,count_leak,eager_dirs,shared_limit,outer_accounting");
+}
+
+// ---------------------------------------------------------------------------------------
+// Behaviour
+
+class QuirkBehaviourTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_OK(mem_->CreateDir("/local0"));
+    ASSERT_OK(mem_->CreateDir("/local1"));
+  }
+
+  StatusOr<std::shared_ptr<DiskManager>> Manager(Quirks quirks, uint64_t limit = 10) {
+    return DiskManagerBuilder()
+        .WithDirectories({"/local0"})
+        .WithMaxTempDirectorySize(limit)
+        .WithQuirks(quirks)
+        .WithSeed(1)
+        .Build(fs_);
+  }
+
+  PlanDiskManagerOptions PlanOptions(Quirks quirks, uint64_t limit = 10) {
+    PlanDiskManagerOptions options;
+    options.local_dirs = {"/local0", "/local1"};
+    options.max_temp_directory_size = limit;
+    options.quirks = quirks;
+    options.seed = 1;
+    options.shared_cache = cache_;
+    return options;
+  }
+
+  size_t Count(std::string_view glob) { return ExpandGlob(*mem_, glob).size(); }
+
+  uint64_t OnDisk(const std::string& path) {
+    StatusOr<std::string> contents = mem_->ReadFile(path);
+    EXPECT_TRUE(contents.ok()) << contents.status().ToString();
+    return contents.ok() ? contents->size() : 0;
+  }
+
+  std::shared_ptr<MemFileSystem> mem_ = NewMemFileSystem(23);
+  std::shared_ptr<FaultInjectingFileSystem> fs_ = std::make_shared<FaultInjectingFileSystem>(mem_);
+  // This test's own kSharedLimit cache, so tests do not see each other's managers.
+  std::shared_ptr<SharedManagerCache> cache_ = std::make_shared<SharedManagerCache>();
+};
+
+// kWriteLeak. A write of 8 bytes fails with EIO under a 10-byte limit; the file is then
+// dropped and a new file tries to write 8 bytes.
+struct WriteLeakOutcome {
+  Status failed_write;
+  uint64_t used_after_failure = 0;
+  uint64_t size_after_failure = 0;
+  uint64_t used_after_drop = 0;
+  Status later_write;
+};
+
+class WriteLeakTest : public QuirkBehaviourTest {
+ protected:
+  void Run(Quirks quirks, WriteLeakOutcome* out) {
+    ASSERT_OK_AND_ASSIGN(auto dm, Manager(quirks));
+    {
+      ASSERT_OK_AND_ASSIGN(SpillFile file, dm->CreateTempFile("sort"));
+      fs_->AddRule(Fail(OpKind::kWrite, EIO));
+      out->failed_write = SpillWriter(file).Write(std::string(8, 'x'));
+      out->used_after_failure = dm->used_disk_space();
+      out->size_after_failure = file.size();
+    }
+    out->used_after_drop = dm->used_disk_space();
+    ASSERT_OK_AND_ASSIGN(SpillFile next, dm->CreateTempFile("sort"));
+    out->later_write = SpillWriter(next).Write(std::string(8, 'x'));
+  }
+};
+
+TEST_F(WriteLeakTest, UpstreamKeepsAFailedWritesBytesCountedForever) {
+  WriteLeakOutcome out;
+  ASSERT_NO_FATAL_FAILURE(Run(Quirk::kWriteLeak, &out));
+  EXPECT_TRUE(out.failed_write.IsErrno(EIO)) << out.failed_write.ToString();
+  EXPECT_EQ(out.used_after_failure, 8u);
+  EXPECT_EQ(out.size_after_failure, 0u);  // The file's own size was not updated...
+  EXPECT_EQ(out.used_after_drop, 8u);     // ...so dropping it gives back nothing.
+  EXPECT_EQ(out.later_write.code(), StatusCode::kLimitExceeded);  // The budget shrank.
+}
+
+TEST_F(WriteLeakTest, FixedGivesAFailedWritesReservationBack) {
+  WriteLeakOutcome out;
+  ASSERT_NO_FATAL_FAILURE(Run(Quirks(), &out));
+  EXPECT_TRUE(out.failed_write.IsErrno(EIO)) << out.failed_write.ToString();
+  EXPECT_EQ(out.used_after_failure, 0u);
+  EXPECT_EQ(out.size_after_failure, 0u);
+  EXPECT_EQ(out.used_after_drop, 0u);
+  EXPECT_OK(out.later_write);
+}
+
+// kNoRollback. Under a 10-byte limit, 8 bytes are written, then 8 more.
+struct NoRollbackOutcome {
+  Status second_write;
+  uint64_t used = 0;
+  uint64_t size = 0;
+  uint64_t on_disk = 0;
+  uint64_t used_after_drop = 0;
+};
+
+class NoRollbackTest : public QuirkBehaviourTest {
+ protected:
+  void Run(Quirks quirks, NoRollbackOutcome* out) {
+    ASSERT_OK_AND_ASSIGN(auto dm, Manager(quirks));
+    {
+      ASSERT_OK_AND_ASSIGN(SpillFile file, dm->CreateTempFile("sort"));
+      SpillWriter writer(file);
+      ASSERT_OK(writer.Write(std::string(8, 'x')));
+      out->second_write = writer.Write(std::string(8, 'y'));
+      out->used = dm->used_disk_space();
+      out->size = file.size();
+      out->on_disk = OnDisk(file.path());
+    }
+    out->used_after_drop = dm->used_disk_space();
+  }
+};
+
+TEST_F(NoRollbackTest, UpstreamWritesFirstAndKeepsTheOverflowCounted) {
+  NoRollbackOutcome out;
+  ASSERT_NO_FATAL_FAILURE(Run(Quirk::kNoRollback, &out));
+  EXPECT_EQ(out.second_write.code(), StatusCode::kLimitExceeded);
+  EXPECT_EQ(out.on_disk, 16u);  // No pre-check: the bytes went to disk.
+  EXPECT_EQ(out.used, 16u);     // And stay counted over the limit.
+  EXPECT_EQ(out.size, 16u);
+  EXPECT_EQ(out.used_after_drop, 0u);
+}
+
+TEST_F(NoRollbackTest, FixedRefusesBeforeWriting) {
+  NoRollbackOutcome out;
+  ASSERT_NO_FATAL_FAILURE(Run(Quirks(), &out));
+  EXPECT_EQ(out.second_write.code(), StatusCode::kLimitExceeded);
+  EXPECT_EQ(out.on_disk, 8u);
+  EXPECT_EQ(out.used, 8u);
+  EXPECT_EQ(out.size, 8u);
+  EXPECT_EQ(out.used_after_drop, 0u);
+}
+
+TEST_F(NoRollbackTest, UpstreamUpdateDiskUsageKeepsTheNewSizeOverTheLimit) {
+  for (const bool quirk : {true, false}) {
+    SCOPED_TRACE(quirk ? "no_rollback" : "fixed");
+    ASSERT_OK_AND_ASSIGN(auto dm, Manager(quirk ? Quirks(Quirk::kNoRollback) : Quirks()));
+    ASSERT_OK_AND_ASSIGN(SpillFile file, dm->CreateTempFile("sort"));
+    ASSERT_OK_AND_ASSIGN(auto behind, mem_->OpenForAppend(file.path()));
+    ASSERT_OK(behind->Append(std::string(12, 'x')).status);
+    EXPECT_EQ(file.UpdateDiskUsage().code(), StatusCode::kLimitExceeded);
+    EXPECT_EQ(dm->used_disk_space(), quirk ? 12u : 0u);
+    EXPECT_EQ(file.size(), quirk ? 12u : 0u);
+  }
+}
+
+TEST_F(NoRollbackTest, UpstreamDoesNotCountTheBytesOfAFailedAppend) {
+  for (const bool quirk : {true, false}) {
+    SCOPED_TRACE(quirk ? "no_rollback" : "fixed");
+    ASSERT_OK_AND_ASSIGN(auto dm, Manager(quirk ? Quirks(Quirk::kNoRollback) : Quirks()));
+    ASSERT_OK_AND_ASSIGN(SpillFile file, dm->CreateTempFile("sort"));
+    fs_->AddShortWrite(file.path(), 3);
+    EXPECT_TRUE(SpillWriter(file).Write(std::string(5, 'x')).IsErrno(EIO));
+    EXPECT_EQ(OnDisk(file.path()), 3u);
+    EXPECT_EQ(dm->used_disk_space(), quirk ? 0u : 3u);
+  }
+}
+
+// kCountLeak. Creating a file fails once with ENOSPC; then a file is made and dropped.
+TEST_F(QuirkBehaviourTest, CountLeakKeepsAFailedCreateInTheActiveFileCount) {
+  for (const bool quirk : {true, false}) {
+    SCOPED_TRACE(quirk ? "count_leak" : "fixed");
+    ASSERT_OK_AND_ASSIGN(auto dm, Manager(quirk ? Quirks(Quirk::kCountLeak) : Quirks()));
+    fs_->AddRule(Fail(OpKind::kCreate, ENOSPC));
+    EXPECT_TRUE(dm->CreateTempFile("sort").status().IsErrno(ENOSPC));
+    EXPECT_EQ(dm->spilling_progress().active_files_count, quirk ? 1u : 0u);
+    {
+      ASSERT_OK_AND_ASSIGN(SpillFile file, dm->CreateTempFile("sort"));
+      EXPECT_EQ(dm->spilling_progress().active_files_count, quirk ? 2u : 1u);
+    }
+    EXPECT_EQ(dm->spilling_progress().active_files_count, quirk ? 1u : 0u);
+  }
+}
+
+// kEagerDirs. A plan is built and never spills.
+TEST_F(QuirkBehaviourTest, EagerDirsCreatesDirectoriesForAPlanThatNeverSpills) {
+  {
+    ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, PlanOptions(Quirk::kEagerDirs)));
+    EXPECT_NE(plan->inner(), nullptr);
+    EXPECT_EQ(Count("/local*/datafusion-*"), 2u);
+    EXPECT_GT(fs_->total_calls(), 0u);
+  }
+  EXPECT_EQ(Count("/local*/*"), 0u);  // And removes them again.
+  fs_->ResetCounters();
+  {
+    ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, PlanOptions(Quirks())));
+    EXPECT_EQ(plan->inner(), nullptr);
+    EXPECT_EQ(Count("/local*/*"), 0u);
+  }
+  EXPECT_EQ(fs_->total_calls(), 0u);
+}
+
+TEST_F(QuirkBehaviourTest, EagerDirsFailsAPlanThatNeverSpillsOnAnUnusableLocalDir) {
+  fs_->AddRule(Fail(OpKind::kMkdir, EACCES, "/local1", std::nullopt));
+  StatusOr<std::shared_ptr<PlanDiskManager>> eager =
+      PlanDiskManager::Create(fs_, PlanOptions(Quirk::kEagerDirs));
+  ASSERT_FALSE(eager.ok());
+  EXPECT_TRUE(eager.status().IsErrno(EACCES)) << eager.status().ToString();
+  EXPECT_EQ(Count("/local*/*"), 0u);
+
+  ASSERT_OK_AND_ASSIGN(auto lazy, PlanDiskManager::Create(fs_, PlanOptions(Quirks())));
+  EXPECT_TRUE(lazy->CreateTempFile("sort").status().IsErrno(EACCES));  // At its first spill.
+}
+
+// kSharedLimit. Two plans with the same local dirs and a 10-byte limit each write 8 bytes.
+TEST_F(QuirkBehaviourTest, SharedLimitMakesPlansShareOneBudgetAndKeepsItsDirectories) {
+  // Fixed first: the quirk's cached manager keeps its directories to the end of the test.
+  for (const bool quirk : {false, true}) {
+    SCOPED_TRACE(quirk ? "shared_limit" : "fixed");
+    const Quirks quirks = quirk ? Quirks(Quirk::kSharedLimit) : Quirks();
+    {
+      ASSERT_OK_AND_ASSIGN(auto plan1, PlanDiskManager::Create(fs_, PlanOptions(quirks)));
+      ASSERT_OK_AND_ASSIGN(auto plan2, PlanDiskManager::Create(fs_, PlanOptions(quirks)));
+      ASSERT_OK_AND_ASSIGN(SpillFile file1, plan1->CreateTempFile("sort"));
+      ASSERT_OK_AND_ASSIGN(SpillFile file2, plan2->CreateTempFile("sort"));
+      EXPECT_EQ(plan1->inner() == plan2->inner(), quirk);
+      ASSERT_OK(SpillWriter(file1).Write(std::string(8, 'x')));
+      const Status second = SpillWriter(file2).Write(std::string(8, 'x'));
+      if (quirk) {
+        EXPECT_EQ(second.code(), StatusCode::kLimitExceeded);  // Plan 1 used plan 2's budget.
+        EXPECT_EQ(plan2->used_disk_space(), 8u);
+      } else {
+        EXPECT_OK(second);
+      }
+    }
+    // Both plans and their files are gone: the cached manager's directories are not.
+    EXPECT_EQ(Count("/local*/datafusion-*"), quirk ? 2u : 0u);
+  }
+}
+
+TEST_F(QuirkBehaviourTest, SharedLimitKeysOnTheLimitToo) {
+  ASSERT_OK_AND_ASSIGN(auto plan10,
+                       PlanDiskManager::Create(fs_, PlanOptions(Quirk::kSharedLimit, 10)));
+  ASSERT_OK_AND_ASSIGN(auto plan20,
+                       PlanDiskManager::Create(fs_, PlanOptions(Quirk::kSharedLimit, 20)));
+  EXPECT_NE(plan10->inner(), plan20->inner());
+  EXPECT_EQ(plan20->max_temp_directory_size(), 20u);
+}
+
+TEST_F(QuirkBehaviourTest, SharedLimitBreaksEveryLaterSpillOnceACleanerRemovedItsDir) {
+  for (const bool quirk : {true, false}) {
+    SCOPED_TRACE(quirk ? "shared_limit" : "fixed");
+    PlanDiskManagerOptions options = PlanOptions(quirk ? Quirks(Quirk::kSharedLimit) : Quirks());
+    options.local_dirs = {"/local0"};
+    options.missing_dir = MissingDirPolicy::kRecreate;  // Ignored by the cached manager.
+    {
+      ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
+      ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
+      ASSERT_OK(fs_->RemoveTreeFromOutside(ParentPath(file.path())));
+    }
+    // A new plan, as the next task on the executor would build.
+    ASSERT_OK_AND_ASSIGN(auto next, PlanDiskManager::Create(fs_, options));
+    StatusOr<SpillFile> file = next->CreateTempFile("sort");
+    if (quirk) {
+      EXPECT_TRUE(file.status().IsErrno(ENOENT)) << file.status().ToString();
+    } else {
+      EXPECT_OK(file.status());
+    }
+  }
+}
+
+TEST_F(QuirkBehaviourTest, SharedLimitUsesTheProcessWideCacheWhenGivenNone) {
+  ASSERT_OK(mem_->CreateDir("/process-wide"));
+  PlanDiskManagerOptions options = PlanOptions(Quirk::kSharedLimit);
+  options.local_dirs = {"/process-wide"};
+  options.shared_cache = nullptr;
+  ASSERT_OK_AND_ASSIGN(auto plan1, PlanDiskManager::Create(fs_, options));
+  ASSERT_OK_AND_ASSIGN(auto plan2, PlanDiskManager::Create(fs_, options));
+  EXPECT_EQ(plan1->inner(), plan2->inner());
+  ASSERT_NE(SharedManagerCache::ProcessWide(), nullptr);
+  EXPECT_EQ(SharedManagerCache::ProcessWide(), SharedManagerCache::ProcessWide());
+}
+
+// kOuterAccounting. A plan with a 10-byte limit writes 8 bytes; its limit is then raised.
+TEST_F(QuirkBehaviourTest, OuterAccountingReportsZeroAndNeverAppliesTheOuterLimit) {
+  for (const bool quirk : {true, false}) {
+    SCOPED_TRACE(quirk ? "outer_accounting" : "fixed");
+    ASSERT_OK_AND_ASSIGN(auto plan,
+                         PlanDiskManager::Create(
+                             fs_, PlanOptions(quirk ? Quirks(Quirk::kOuterAccounting) : Quirks())));
+    ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
+    SpillWriter writer(file);
+    ASSERT_OK(writer.Write(std::string(8, 'x')));
+    EXPECT_EQ(plan->inner()->used_disk_space(), 8u);  // The inner manager counts.
+    EXPECT_EQ(plan->used_disk_space(), quirk ? 0u : 8u);
+    EXPECT_EQ(plan->spilling_progress(), quirk ? SpillingProgress{} : (SpillingProgress{8, 1}));
+
+    ASSERT_OK(plan->SetMaxTempDirectorySize(100));
+    EXPECT_EQ(plan->max_temp_directory_size(), 100u);
+    const Status more = writer.Write(std::string(8, 'x'));
+    if (quirk) {
+      EXPECT_EQ(more.code(), StatusCode::kLimitExceeded);  // The inner still has 10.
+    } else {
+      EXPECT_OK(more);
+    }
+  }
+}
+
+TEST_F(QuirkBehaviourTest, OuterAccountingBuildsTheInnerWithTheLimitThePlanWasCreatedWith) {
+  for (const bool quirk : {true, false}) {
+    SCOPED_TRACE(quirk ? "outer_accounting" : "fixed");
+    ASSERT_OK_AND_ASSIGN(auto plan,
+                         PlanDiskManager::Create(
+                             fs_, PlanOptions(quirk ? Quirks(Quirk::kOuterAccounting) : Quirks())));
+    ASSERT_OK(plan->SetMaxTempDirectorySize(4));
+    ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
+    EXPECT_EQ(plan->inner()->max_temp_directory_size(), quirk ? 10u : 4u);
+    EXPECT_EQ(plan->max_temp_directory_size(), 4u);
+  }
+}
+
+// The plan-level quirks stay with the plan; the others reach its inner manager.
+TEST_F(QuirkBehaviourTest, WriterQuirksReachAPlansInnerManager) {
+  ASSERT_OK_AND_ASSIGN(
+      auto plan, PlanDiskManager::Create(
+                     fs_, PlanOptions(Quirks(Quirk::kWriteLeak).With(Quirk::kOuterAccounting))));
+  ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
+  fs_->AddRule(Fail(OpKind::kWrite, EIO));
+  EXPECT_TRUE(SpillWriter(file).Write(std::string(4, 'x')).IsErrno(EIO));
+  EXPECT_EQ(plan->inner()->used_disk_space(), 4u);
+  EXPECT_EQ(plan->used_disk_space(), 0u);
+}
+
+}  // namespace
+}  // namespace spillway
