@@ -1,8 +1,460 @@
-// Not written yet: registers nothing, so `spillway bench` is an unknown subcommand.
+// `spillway bench`: what a plan's spill directories cost, eager against lazy, measured
+// side by side on the user's own disk.
+//
+// For every (local dirs, threads) pair it runs batches of plans built and dropped without
+// spilling, eager (DiskManager::Build in kDirectories mode: a spill directory per local
+// dir, created at build and removed at drop) and lazy (PlanDiskManager::Create: nothing
+// until a first spill). The two modes alternate within every repetition (eager first on
+// even repetitions, lazy first on odd ones), so a noisy machine disturbs both alike. The
+// table reports medians over the repetitions. Filesystem calls per plan are counted in a
+// separate single-threaded pass over a FaultInjectingFileSystem, never in the timed one.
+#include <fmt/format.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <latch>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <utility>
+#include <vector>
+
 #include "commands.h"
+#include "spillway/spill/disk_manager.h"
+#include "spillway/spill/plan_disk_manager.h"
+#include "spillway/vfs/fault_injecting_file_system.h"
+#include "spillway/vfs/file_system.h"
+#include "spillway/vfs/mem_file_system.h"
+#include "spillway/vfs/posix_file_system.h"
+#include "spillway/vfs/status.h"
 
 namespace spillway::tools {
+namespace {
 
-void AddBenchCommand(CLI::App& /*app*/, int& /*exit_code*/) {}
+using Clock = std::chrono::steady_clock;
+
+enum class Mode { kEager, kLazy };
+
+const char* ModeName(Mode mode) { return mode == Mode::kEager ? "eager" : "lazy"; }
+
+// Plans built by the counting pass of each configuration.
+constexpr uint64_t kCountedPlans = 20;
+// Unless --lazy-plans says otherwise, a lazy batch builds this many times --plans: a lazy
+// plan costs about a thousandth of an eager one, and a batch must run long enough (some
+// milliseconds) for its clock and the scheduler not to dominate.
+constexpr uint64_t kLazyPlansFactor = 500;
+
+struct BenchFlags {
+  std::vector<int> dirs{1, 4, 8};
+  std::vector<int> threads{1, 2, 8};
+  std::string fs = "posix";
+  std::string root;
+  int plans = 200;
+  int lazy_plans = 0;  // 0: plans * kLazyPlansFactor.
+  int repetitions = 5;
+  bool json = false;
+};
+
+// One mode of one configuration, over its repetitions.
+struct ModeResult {
+  std::vector<double> ns_per_plan;  // One sample per repetition.
+  std::vector<double> plans_per_s;
+  double fs_calls_per_plan = 0;
+  uint64_t plans_per_thread = 0;
+};
+
+struct ConfigResult {
+  int dirs = 0;
+  int threads = 0;
+  ModeResult eager;
+  ModeResult lazy;
+};
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The filesystem under test, a private directory on it, and the local dirs inside that.
+// The destructor removes the private directory.
+class BenchArea final {
+ public:
+  static StatusOr<std::unique_ptr<BenchArea>> Make(std::shared_ptr<FileSystem> fs,
+                                                   const std::string& parent, int local_dirs) {
+    StatusOr<std::string> base = fs->CreateUniqueDir(parent, "spillway-bench-");
+    if (!base.ok()) return base.status();
+    auto area = std::unique_ptr<BenchArea>(new BenchArea(std::move(fs), *base));
+    for (int i = 0; i < local_dirs; ++i) {
+      std::string dir = JoinPath(area->base_, "local" + std::to_string(i));
+      SPILLWAY_RETURN_IF_ERROR(area->fs_->CreateDir(dir));
+      area->local_dirs_.push_back(std::move(dir));
+    }
+    return area;
+  }
+
+  ~BenchArea() {
+    Status s = fs_->RemoveTree(base_);
+    if (!s.ok()) std::fprintf(stderr, "spillway bench: left behind: %s\n", s.ToString().c_str());
+  }
+
+  const std::shared_ptr<FileSystem>& fs() const { return fs_; }
+  const std::string& base() const { return base_; }
+  std::vector<std::string> LocalDirs(int n) const {
+    return std::vector<std::string>(local_dirs_.begin(), local_dirs_.begin() + n);
+  }
+
+  // Checks that every local dir is empty: every plan removed its spill directories.
+  Status CheckNothingLeft() const {
+    for (const std::string& dir : local_dirs_) {
+      StatusOr<std::vector<DirEntry>> entries = fs_->ListDir(dir);
+      if (!entries.ok()) return entries.status();
+      if (!entries->empty()) {
+        return Status::InvalidArgument("left behind after its plan was dropped: " +
+                                       JoinPath(dir, entries->front().name));
+      }
+    }
+    return OkStatus();
+  }
+
+ private:
+  BenchArea(std::shared_ptr<FileSystem> fs, std::string base)
+      : fs_(std::move(fs)), base_(std::move(base)) {}
+
+  std::shared_ptr<FileSystem> fs_;
+  std::string base_;
+  std::vector<std::string> local_dirs_;
+};
+
+// Builds and drops `count` plans of `mode` on `fs`. Options are copied for each plan, as
+// a caller that keeps the executor's configuration does.
+Status BuildAndDrop(const std::shared_ptr<FileSystem>& fs, Mode mode,
+                    const DiskManagerOptions& eager, const PlanDiskManagerOptions& lazy,
+                    uint64_t count) {
+  for (uint64_t i = 0; i < count; ++i) {
+    if (mode == Mode::kEager) {
+      StatusOr<std::shared_ptr<DiskManager>> plan = DiskManager::Build(fs, eager);
+      if (!plan.ok()) return plan.status();
+    } else {
+      StatusOr<std::shared_ptr<PlanDiskManager>> plan = PlanDiskManager::Create(fs, lazy);
+      if (!plan.ok()) return plan.status();
+    }
+  }
+  return OkStatus();
+}
+
+struct BatchTiming {
+  double ns_per_plan = 0;  // Mean over threads of each thread's time per plan.
+  double plans_per_s = 0;  // All plans over the wall time from first start to last end.
+};
+
+// Runs one batch: `threads` threads, released together, each building and dropping
+// `per_thread` plans.
+StatusOr<BatchTiming> RunBatch(const std::shared_ptr<FileSystem>& fs, Mode mode,
+                               const DiskManagerOptions& eager, const PlanDiskManagerOptions& lazy,
+                               int threads, uint64_t per_thread) {
+  struct PerThread {
+    Clock::time_point start;
+    Clock::time_point end;
+    Status status;
+  };
+  std::vector<PerThread> out(static_cast<size_t>(threads));
+  std::latch ready(threads);
+  std::latch go(1);
+  std::vector<std::thread> workers;
+  workers.reserve(out.size());
+  for (PerThread& mine : out) {
+    workers.emplace_back([&, m = &mine] {
+      ready.count_down();
+      go.wait();
+      m->start = Clock::now();
+      m->status = BuildAndDrop(fs, mode, eager, lazy, per_thread);
+      m->end = Clock::now();
+    });
+  }
+  ready.wait();
+  go.count_down();
+  for (std::thread& t : workers) t.join();
+
+  Clock::time_point first = out.front().start;
+  Clock::time_point last = out.front().end;
+  double ns_sum = 0;
+  for (const PerThread& t : out) {
+    if (!t.status.ok()) return t.status;
+    first = std::min(first, t.start);
+    last = std::max(last, t.end);
+    ns_sum += std::chrono::duration<double, std::nano>(t.end - t.start).count() /
+              static_cast<double>(per_thread);
+  }
+  const double wall_s = std::chrono::duration<double>(last - first).count();
+  BatchTiming timing;
+  timing.ns_per_plan = ns_sum / threads;
+  timing.plans_per_s = wall_s > 0 ? static_cast<double>(per_thread) * threads / wall_s : 0;
+  return timing;
+}
+
+// FileSystem calls per plan of `mode`, from a single-threaded pass over a counting
+// wrapper of `fs` (not timed).
+StatusOr<double> CountCalls(const std::shared_ptr<FileSystem>& fs, Mode mode,
+                            const DiskManagerOptions& eager, const PlanDiskManagerOptions& lazy) {
+  auto counter = std::make_shared<FaultInjectingFileSystem>(fs);
+  SPILLWAY_RETURN_IF_ERROR(BuildAndDrop(counter, mode, eager, lazy, kCountedPlans));
+  return static_cast<double>(counter->total_calls()) / kCountedPlans;
+}
+
+StatusOr<ConfigResult> MeasureConfig(const BenchArea& area, int dirs, int threads,
+                                     const BenchFlags& flags) {
+  DiskManagerOptions eager;
+  eager.mode = DiskManagerMode::kDirectories;
+  eager.local_dirs = area.LocalDirs(dirs);
+  PlanDiskManagerOptions lazy;
+  lazy.local_dirs = area.LocalDirs(dirs);
+
+  ConfigResult result;
+  result.dirs = dirs;
+  result.threads = threads;
+  result.eager.plans_per_thread = static_cast<uint64_t>(flags.plans);
+  result.lazy.plans_per_thread = flags.lazy_plans > 0
+                                     ? static_cast<uint64_t>(flags.lazy_plans)
+                                     : static_cast<uint64_t>(flags.plans) * kLazyPlansFactor;
+
+  // Warm-up (caches, allocator, dentries), not recorded.
+  for (Mode mode : {Mode::kEager, Mode::kLazy}) {
+    ModeResult& r = mode == Mode::kEager ? result.eager : result.lazy;
+    StatusOr<BatchTiming> warm = RunBatch(area.fs(), mode, eager, lazy, threads,
+                                          std::max<uint64_t>(1, r.plans_per_thread / 10));
+    if (!warm.ok()) return warm.status();
+  }
+  for (int rep = 0; rep < flags.repetitions; ++rep) {
+    const Mode order[2] = {rep % 2 == 0 ? Mode::kEager : Mode::kLazy,
+                           rep % 2 == 0 ? Mode::kLazy : Mode::kEager};
+    for (Mode mode : order) {
+      ModeResult& r = mode == Mode::kEager ? result.eager : result.lazy;
+      StatusOr<BatchTiming> t = RunBatch(area.fs(), mode, eager, lazy, threads, r.plans_per_thread);
+      if (!t.ok()) return t.status();
+      r.ns_per_plan.push_back(t->ns_per_plan);
+      r.plans_per_s.push_back(t->plans_per_s);
+    }
+  }
+  for (Mode mode : {Mode::kEager, Mode::kLazy}) {
+    StatusOr<double> calls = CountCalls(area.fs(), mode, eager, lazy);
+    if (!calls.ok()) return calls.status();
+    (mode == Mode::kEager ? result.eager : result.lazy).fs_calls_per_plan = *calls;
+  }
+  SPILLWAY_RETURN_IF_ERROR(area.CheckNothingLeft());
+  return result;
+}
+
+// The first "model name" of /proc/cpuinfo, or "unknown".
+std::string CpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      size_t colon = line.find(':');
+      if (colon != std::string::npos) {
+        size_t start = line.find_first_not_of(' ', colon + 1);
+        return start == std::string::npos ? "unknown" : line.substr(start);
+      }
+    }
+  }
+  return "unknown";
+}
+
+std::string Kernel() {
+  struct utsname u {};
+  if (uname(&u) != 0) return "unknown";
+  return std::string(u.sysname) + " " + u.release;
+}
+
+// The type of the filesystem holding `path`, from statfs(2)'s magic number.
+std::string FsTypeOf(const std::string& path) {
+  struct statfs s {};
+  if (statfs(path.c_str(), &s) != 0) return "unknown";
+  static const std::map<unsigned long, std::string> kNames = {
+      {0xEF53, "ext2/3/4"},  {0x58465342, "xfs"},       {0x9123683E, "btrfs"},
+      {0x01021994, "tmpfs"}, {0x794C7630, "overlayfs"}, {0x6969, "nfs"},
+      {0x65735546, "fuse"},  {0x2FC12FC1, "zfs"},       {0xF2F52010, "f2fs"},
+      {0x5346544E, "ntfs"},  {0x4D44, "vfat"},          {0x01021997, "9p"},
+      {0x3153464A, "jfs"},   {0x52654973, "reiserfs"},  {0x73717368, "squashfs"},
+  };
+  auto it = kNames.find(static_cast<unsigned long>(s.f_type));
+  return it != kNames.end() ? it->second
+                            : fmt::format("0x{:x}", static_cast<unsigned long>(s.f_type));
+}
+
+nlohmann::ordered_json ResultJson(const ConfigResult& c, Mode mode, const std::string& fs) {
+  const ModeResult& r = mode == Mode::kEager ? c.eager : c.lazy;
+  const auto [min_ns, max_ns] = std::minmax_element(r.ns_per_plan.begin(), r.ns_per_plan.end());
+  return {
+      {"mode", ModeName(mode)},
+      {"fs", fs},
+      {"dirs", c.dirs},
+      {"threads", c.threads},
+      {"ns_per_plan", Median(r.ns_per_plan)},
+      {"fs_calls_per_plan", r.fs_calls_per_plan},
+      {"plans_per_s", Median(r.plans_per_s)},
+      {"eager_over_lazy", Median(c.eager.ns_per_plan) / Median(c.lazy.ns_per_plan)},
+      {"ns_per_plan_min", *min_ns},
+      {"ns_per_plan_max", *max_ns},
+      {"plans_per_thread_per_batch", r.plans_per_thread},
+  };
+}
+
+void PrintTable(const std::vector<ConfigResult>& results, const std::string& fs,
+                const std::string& where, const BenchFlags& flags, uint64_t lazy_plans) {
+  std::printf("spillway bench: %s filesystem, %s\n", fs.c_str(), where.c_str());
+  std::printf(
+      "%d repetitions, eager and lazy interleaved; per thread per batch: %d eager plans, "
+      "%llu lazy plans. Medians over the repetitions.\n\n",
+      flags.repetitions, flags.plans, static_cast<unsigned long long>(lazy_plans));
+  std::printf("%-6s %-6s %5s %8s %14s %14s %14s %12s\n", "mode", "fs", "dirs", "threads", "ns/plan",
+              "fs calls/plan", "plans/s", "eager/lazy");
+  for (const ConfigResult& c : results) {
+    const double ratio = Median(c.eager.ns_per_plan) / Median(c.lazy.ns_per_plan);
+    for (Mode mode : {Mode::kEager, Mode::kLazy}) {
+      const ModeResult& r = mode == Mode::kEager ? c.eager : c.lazy;
+      std::string ratio_cell = mode == Mode::kLazy ? fmt::format("{:.0f}x", ratio) : "";
+      std::printf("%-6s %-6s %5d %8d %14.1f %14.2f %14.0f %12s\n", ModeName(mode), fs.c_str(),
+                  c.dirs, c.threads, Median(r.ns_per_plan), r.fs_calls_per_plan,
+                  Median(r.plans_per_s), ratio_cell.c_str());
+    }
+  }
+}
+
+// Runs the command; returns the exit code.
+int RunBench(const BenchFlags& flags) {
+  auto usage_error = [](const std::string& what) {
+    std::fprintf(stderr, "spillway bench: %s\n", what.c_str());
+    return 2;
+  };
+  if (flags.fs == "mem" && !flags.root.empty()) {
+    return usage_error("--root applies to --fs posix only");
+  }
+
+  std::shared_ptr<FileSystem> fs;
+  std::string parent;
+  std::string fs_type;
+  if (flags.fs == "posix") {
+    fs = NewPosixFileSystem();
+    std::string root = flags.root;
+    if (root.empty()) {
+      const char* env = std::getenv("SPILLWAY_BENCH_DIR");
+      root = (env != nullptr && *env != '\0') ? env : fs->TempDir();
+    }
+    std::error_code ec;
+    std::filesystem::path abs = std::filesystem::absolute(root, ec);
+    if (ec) return usage_error("--root " + root + ": " + ec.message());
+    parent = abs.lexically_normal().string();
+    while (parent.size() > 1 && parent.back() == '/') parent.pop_back();
+    if (Status valid = ValidatePath(parent); !valid.ok()) {
+      return usage_error("--root: " + valid.ToString());
+    }
+    StatusOr<FileStat> stat = fs->Stat(parent);
+    if (!stat.ok()) return usage_error("--root: " + stat.status().ToString());
+    if (stat->type != FileType::kDirectory)
+      return usage_error("--root " + parent + ": not a directory");
+    fs_type = FsTypeOf(parent);
+  } else {
+    fs = MemFileSystem::Create();
+    parent = fs->TempDir();
+    fs_type = "spillway MemFileSystem";
+  }
+
+  const int max_dirs = *std::max_element(flags.dirs.begin(), flags.dirs.end());
+  StatusOr<std::unique_ptr<BenchArea>> area = BenchArea::Make(fs, parent, max_dirs);
+  if (!area.ok()) {
+    // Could not work in the directory given: bad input when it was named.
+    std::fprintf(stderr, "spillway bench: cannot set up in %s: %s\n", parent.c_str(),
+                 area.status().ToString().c_str());
+    return 2;
+  }
+
+  std::vector<ConfigResult> results;
+  for (int dirs : flags.dirs) {
+    for (int threads : flags.threads) {
+      StatusOr<ConfigResult> r = MeasureConfig(**area, dirs, threads, flags);
+      if (!r.ok()) {
+        std::fprintf(stderr, "spillway bench: %d dirs, %d threads: %s\n", dirs, threads,
+                     r.status().ToString().c_str());
+        return 1;
+      }
+      results.push_back(std::move(*r));
+    }
+  }
+  const std::string where = (*area)->base();
+  area->reset();  // Removes the private directory before reporting.
+
+  const uint64_t lazy_plans = results.front().lazy.plans_per_thread;
+  if (flags.json) {
+    nlohmann::ordered_json out;
+    out["results"] = nlohmann::ordered_json::array();
+    for (const ConfigResult& c : results) {
+      out["results"].push_back(ResultJson(c, Mode::kEager, flags.fs));
+      out["results"].push_back(ResultJson(c, Mode::kLazy, flags.fs));
+    }
+    out["machine"] = {
+        {"nproc", std::thread::hardware_concurrency()}, {"cpu", CpuModel()}, {"kernel", Kernel()}};
+    out["filesystem"] = {{"fs", flags.fs}, {"type", fs_type}};
+    if (flags.fs == "posix") out["filesystem"]["dir"] = where;
+    out["repetitions"] = flags.repetitions;
+    out["plans_per_thread_per_batch"] = {{"eager", flags.plans}, {"lazy", lazy_plans}};
+    std::printf("%s\n", out.dump(2).c_str());
+  } else {
+    PrintTable(results, flags.fs,
+               fmt::format("{} ({}); {} CPUs, {}, {}", where, fs_type,
+                           std::thread::hardware_concurrency(), CpuModel(), Kernel()),
+               flags, lazy_plans);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddBenchCommand(CLI::App& app, int& exit_code) {
+  auto flags = std::make_shared<BenchFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "bench",
+      "Measure building and dropping a plan's disk manager, eager (spill directories at "
+      "build) against lazy (at the first spill), side by side");
+  cmd->add_option("--dirs", flags->dirs, "Local dir counts to measure, comma-separated")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  cmd->add_option("--threads", flags->threads,
+                  "Thread counts building plans at once, comma-separated")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  cmd->add_option("--fs", flags->fs, "Filesystem: posix (the real disk) or mem (simulated)")
+      ->check(CLI::IsMember({"posix", "mem"}))
+      ->capture_default_str();
+  cmd->add_option("--root", flags->root,
+                  "Directory to work in (posix; default $SPILLWAY_BENCH_DIR, else the "
+                  "system temp dir); a private directory is made there and removed");
+  cmd->add_option("--plans", flags->plans, "Eager plans per thread per batch")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--lazy-plans", flags->lazy_plans,
+                  "Lazy plans per thread per batch (default: --plans x 500)")
+      ->check(CLI::Range(1, 1000000000));
+  cmd->add_option("--repetitions", flags->repetitions,
+                  "Interleaved eager/lazy repetitions; the table shows medians")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_flag("--json", flags->json, "Print one JSON object instead of the table");
+  cmd->callback([flags, &exit_code] { exit_code = RunBench(*flags); });
+}
 
 }  // namespace spillway::tools

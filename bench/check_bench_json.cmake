@@ -1,0 +1,143 @@
+# Checks `spillway bench`. Run as:
+#   cmake -DSPILLWAY=<spillway> -DFS=posix|mem -DROOT=<scratch dir> -P check_bench_json.cmake
+#   cmake -DSPILLWAY=<spillway> -DCHECK=bad_input -DROOT=<scratch dir> -P ...
+# The JSON check runs a tiny measurement and holds its output to the documented shape:
+# {"results": [{"mode", "fs", "dirs", "threads", "ns_per_plan", "fs_calls_per_plan",
+# "plans_per_s", ...}, ...]}, one result per mode, local dir count and thread count asked
+# for; a lazy plan that never spills makes exactly 0 filesystem calls and an eager one
+# more than 0 (properties of the code, not timings); and the private directory is gone.
+# The bad-input check wants exit code 2 and a one-line error for each malformed command.
+cmake_minimum_required(VERSION 3.25)
+
+foreach(var SPILLWAY ROOT)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "pass -D${var}=...")
+  endif()
+endforeach()
+
+function(fail what)
+  message(FATAL_ERROR "spillway bench: ${what}")
+endfunction()
+
+if(CHECK STREQUAL "bad_input")
+  set(work "${ROOT}/bench-bad-input")
+  file(REMOVE_RECURSE "${work}")
+  file(MAKE_DIRECTORY "${work}")
+  file(TOUCH "${work}/a-file")
+  set(cases
+    "--fs;nfs"
+    "--dirs;0"
+    "--dirs;1,x"
+    "--threads;0"
+    "--plans;0"
+    "--repetitions;-1"
+    "--root;${work}/missing"
+    "--root;${work}/a-file"
+    "--fs;mem;--root;${work}"
+    "--no-such-flag")
+  foreach(case IN LISTS cases)
+    execute_process(COMMAND "${SPILLWAY}" bench ${case} --plans 1
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    string(STRIP "${err}" err)
+    if(NOT rc EQUAL 2)
+      fail("`bench ${case}` exited ${rc}, want 2 (stderr: ${err})")
+    endif()
+    if(err STREQUAL "" OR err MATCHES "\n")
+      fail("`bench ${case}` should print one line on stderr, printed: [${err}]")
+    endif()
+    if(NOT out STREQUAL "")
+      fail("`bench ${case}` printed on stdout: ${out}")
+    endif()
+  endforeach()
+  file(REMOVE_RECURSE "${work}")
+  return()
+endif()
+
+if(NOT FS MATCHES "^(posix|mem)$")
+  message(FATAL_ERROR "pass -DFS=posix or -DFS=mem")
+endif()
+
+set(dirs_asked 1 3)
+set(threads_asked 1 2)
+set(args bench --fs ${FS} --dirs 1,3 --threads 1,2 --plans 3 --lazy-plans 50
+    --repetitions 2 --json)
+set(work "${ROOT}/bench-json-${FS}")
+if(FS STREQUAL "posix")
+  file(REMOVE_RECURSE "${work}")
+  file(MAKE_DIRECTORY "${work}")
+  list(APPEND args --root "${work}")
+endif()
+
+execute_process(COMMAND "${SPILLWAY}" ${args}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  fail("exited ${rc}: ${err}")
+endif()
+
+string(JSON results_type ERROR_VARIABLE json_error TYPE "${out}" results)
+if(json_error)
+  fail("output is not JSON with a \"results\" member (${json_error}):\n${out}")
+endif()
+if(NOT results_type STREQUAL "ARRAY")
+  fail("\"results\" is ${results_type}, want ARRAY")
+endif()
+string(JSON count LENGTH "${out}" results)
+if(NOT count EQUAL 8)
+  fail("${count} results, want 8 (2 modes x 2 dir counts x 2 thread counts)")
+endif()
+
+set(seen "")
+math(EXPR last "${count} - 1")
+foreach(i RANGE ${last})
+  foreach(field mode fs)
+    string(JSON type TYPE "${out}" results ${i} ${field})
+    if(NOT type STREQUAL "STRING")
+      fail("results[${i}].${field} is ${type}, want STRING")
+    endif()
+    string(JSON ${field} GET "${out}" results ${i} ${field})
+  endforeach()
+  foreach(field dirs threads ns_per_plan fs_calls_per_plan plans_per_s)
+    string(JSON type TYPE "${out}" results ${i} ${field})
+    if(NOT type STREQUAL "NUMBER")
+      fail("results[${i}].${field} is ${type}, want NUMBER")
+    endif()
+    string(JSON ${field} GET "${out}" results ${i} ${field})
+  endforeach()
+
+  if(NOT mode MATCHES "^(eager|lazy)$")
+    fail("results[${i}].mode is \"${mode}\"")
+  endif()
+  if(NOT fs STREQUAL FS)
+    fail("results[${i}].fs is \"${fs}\", want \"${FS}\"")
+  endif()
+  if(NOT dirs IN_LIST dirs_asked OR NOT threads IN_LIST threads_asked)
+    fail("results[${i}] has dirs=${dirs} threads=${threads}, not asked for")
+  endif()
+  set(key "${mode}/${dirs}/${threads}")
+  if(key IN_LIST seen)
+    fail("results has ${key} twice")
+  endif()
+  list(APPEND seen "${key}")
+  if(NOT ns_per_plan GREATER 0 OR NOT plans_per_s GREATER 0)
+    fail("results[${i}] (${key}): ns_per_plan=${ns_per_plan} plans_per_s=${plans_per_s}")
+  endif()
+  # The point of lazy directories: a plan that never spills touches the filesystem zero
+  # times. An eager plan makes at least its directories and removes them.
+  if(mode STREQUAL "lazy" AND NOT fs_calls_per_plan EQUAL 0)
+    fail("a lazy plan made ${fs_calls_per_plan} filesystem calls (${key}), want 0")
+  endif()
+  if(mode STREQUAL "eager" AND NOT fs_calls_per_plan GREATER 0)
+    fail("an eager plan made ${fs_calls_per_plan} filesystem calls (${key}), want > 0")
+  endif()
+endforeach()
+
+if(FS STREQUAL "posix")
+  # The private directory was removed: `work` is empty again. (A test-time look at one
+  # directory, not a source listing.)
+  file(GLOB left LIST_DIRECTORIES true "${work}/*" "${work}/.*")
+  if(left)
+    fail("left behind in ${work}: ${left}")
+  endif()
+  file(REMOVE_RECURSE "${work}")
+endif()
+message(STATUS "spillway bench --fs ${FS}: JSON shape and filesystem-call counts hold")

@@ -1,0 +1,297 @@
+// What a plan's disk manager costs: building and dropping it eagerly (DataFusion's
+// Directories mode: a spill directory per local dir at build time) or lazily (Comet's
+// PlanDiskManager: nothing until the first spill), the first spill, and a steady-state
+// spill file.
+//
+// Each benchmark reports, besides Google Benchmark's own columns:
+// - ns_per_plan (or ns_per_file): the mean time one thread waits for one plan (file); with
+//   more threads than cores this includes time spent descheduled;
+// - items_per_second: plans (files) made per second by all threads together;
+// - fs_calls_per_plan (or fs_calls_per_file): FileSystem calls per plan (file), counted in
+//   a separate pass over a FaultInjectingFileSystem with no rules, after the timed loop, so
+//   the counter's lock is never in the timed path.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench_env.h"
+#include "spillway/spill/disk_manager.h"
+#include "spillway/spill/plan_disk_manager.h"
+#include "spillway/spill/spill_file.h"
+#include "spillway/spill/spill_manager.h"
+#include "spillway/vfs/fault_injecting_file_system.h"
+
+namespace spillway::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+enum class Mode { kEager, kLazy };
+
+// Plans built by the counting pass that follows each timed loop.
+constexpr int kCountedPlans = 16;
+
+DiskManagerOptions EagerOptions(std::vector<std::string> local_dirs) {
+  DiskManagerOptions options;
+  options.mode = DiskManagerMode::kDirectories;
+  options.local_dirs = std::move(local_dirs);
+  return options;
+}
+
+PlanDiskManagerOptions LazyOptions(std::vector<std::string> local_dirs) {
+  PlanDiskManagerOptions options;
+  options.local_dirs = std::move(local_dirs);
+  return options;
+}
+
+// Builds one plan's manager. Options are copied, as a caller that keeps the executor's
+// configuration does for every plan.
+StatusOr<std::shared_ptr<SpillManager>> BuildPlan(const std::shared_ptr<FileSystem>& fs, Mode mode,
+                                                  const DiskManagerOptions& eager,
+                                                  const PlanDiskManagerOptions& lazy) {
+  if (mode == Mode::kEager) {
+    StatusOr<std::shared_ptr<DiskManager>> m = DiskManager::Build(fs, eager);
+    if (!m.ok()) return m.status();
+    return std::shared_ptr<SpillManager>(std::move(*m));
+  }
+  StatusOr<std::shared_ptr<PlanDiskManager>> m = PlanDiskManager::Create(fs, lazy);
+  if (!m.ok()) return m.status();
+  return std::shared_ptr<SpillManager>(std::move(*m));
+}
+
+// Counts FileSystem calls per unit: runs `unit` kCountedPlans times over a counting
+// wrapper of `fs` and divides.
+template <typename Unit>
+std::optional<double> CountCallsPerUnit(const std::shared_ptr<FileSystem>& fs, Unit unit,
+                                        Status* error) {
+  auto counter = std::make_shared<FaultInjectingFileSystem>(fs);
+  std::shared_ptr<FileSystem> counted = counter;
+  for (int i = 0; i < kCountedPlans; ++i) {
+    Status s = unit(counted);
+    if (!s.ok()) {
+      *error = s;
+      return std::nullopt;
+    }
+  }
+  return static_cast<double>(counter->total_calls()) / kCountedPlans;
+}
+
+// Checks that the first `n` local dirs are empty again: every plan removed its spill
+// directories when it was dropped.
+Status CheckNothingLeft(const BenchFs& env, int n) {
+  for (const std::string& dir : FirstLocalDirs(env, n)) {
+    StatusOr<std::vector<DirEntry>> entries = env.fs->ListDir(dir);
+    if (!entries.ok()) return entries.status();
+    if (!entries->empty()) {
+      return Status::InvalidArgument("left behind after the plans were dropped: " +
+                                     JoinPath(dir, entries->front().name));
+    }
+  }
+  return OkStatus();
+}
+
+void SetLatency(benchmark::State& state, Clock::time_point start, std::string_view name) {
+  if (state.iterations() == 0) return;
+  const double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+  state.counters[std::string(name)] = benchmark::Counter(
+      ns / static_cast<double>(state.iterations()), benchmark::Counter::kAvgThreads);
+}
+
+// Build a plan's manager and drop it, never spilling. range(0): local dirs.
+void BM_PlanBuildDrop(benchmark::State& state, Mode mode, FsKind kind) {
+  StatusOr<BenchFs*> env = GetBenchFs(kind);
+  if (!env.ok()) return Fail(state, env.status());
+  const std::shared_ptr<FileSystem>& fs = (*env)->fs;
+  const std::vector<std::string> dirs = FirstLocalDirs(**env, static_cast<int>(state.range(0)));
+  const DiskManagerOptions eager = EagerOptions(dirs);
+  const PlanDiskManagerOptions lazy = LazyOptions(dirs);
+
+  const Clock::time_point start = Clock::now();
+  for (auto _ : state) {
+    StatusOr<std::shared_ptr<SpillManager>> plan = BuildPlan(fs, mode, eager, lazy);
+    if (!plan.ok()) {
+      Fail(state, plan.status());
+      break;
+    }
+    benchmark::DoNotOptimize(plan);
+  }  // The plan is dropped at the end of each iteration.
+  SetLatency(state, start, "ns_per_plan");
+  state.SetItemsProcessed(state.iterations());
+
+  if (state.thread_index() == 0) {
+    Status error;
+    std::optional<double> calls = CountCallsPerUnit(
+        fs,
+        [&](const std::shared_ptr<FileSystem>& counted) {
+          return BuildPlan(counted, mode, eager, lazy).status();
+        },
+        &error);
+    if (!calls) return Fail(state, error);
+    state.counters["fs_calls_per_plan"] = *calls;
+    Status left = CheckNothingLeft(**env, static_cast<int>(state.range(0)));
+    if (!left.ok()) return Fail(state, left);
+  }
+}
+
+// The lazy path's parts: PlanDiskManager::Create with options moved in (no copy), timed
+// over batches of plans whose options were copied beforehand. Together with
+// BM_CopyPlanOptions this splits BM_PlanBuildDrop/lazy into the copy and the rest.
+void BM_LazyPlanMovedOptions(benchmark::State& state) {
+  constexpr int kBatch = 256;
+  StatusOr<BenchFs*> env = GetBenchFs(FsKind::kMem);
+  if (!env.ok()) return Fail(state, env.status());
+  const std::shared_ptr<FileSystem>& fs = (*env)->fs;
+  const PlanDiskManagerOptions lazy =
+      LazyOptions(FirstLocalDirs(**env, static_cast<int>(state.range(0))));
+  for (auto _ : state) {
+    std::vector<PlanDiskManagerOptions> batch(kBatch, lazy);  // Not timed.
+    const Clock::time_point start = Clock::now();
+    for (PlanDiskManagerOptions& options : batch) {
+      StatusOr<std::shared_ptr<PlanDiskManager>> plan =
+          PlanDiskManager::Create(fs, std::move(options));
+      benchmark::DoNotOptimize(plan);
+    }
+    state.SetIterationTime(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  state.SetItemsProcessed(state.iterations() * kBatch);
+  state.counters["plans_per_iteration"] = kBatch;
+}
+
+// Copying a plan's options alone.
+void BM_CopyPlanOptions(benchmark::State& state) {
+  StatusOr<BenchFs*> env = GetBenchFs(FsKind::kMem);
+  if (!env.ok()) return Fail(state, env.status());
+  const PlanDiskManagerOptions lazy =
+      LazyOptions(FirstLocalDirs(**env, static_cast<int>(state.range(0))));
+  for (auto _ : state) {
+    PlanDiskManagerOptions copy = lazy;
+    benchmark::DoNotOptimize(copy);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// A plan's first spill: build the plan, create one spill file (for a lazy plan this
+// creates its directories), then drop the file and the plan (which removes them).
+Status FirstSpill(const std::shared_ptr<FileSystem>& fs, Mode mode, const DiskManagerOptions& eager,
+                  const PlanDiskManagerOptions& lazy) {
+  StatusOr<std::shared_ptr<SpillManager>> plan = BuildPlan(fs, mode, eager, lazy);
+  if (!plan.ok()) return plan.status();
+  StatusOr<SpillFile> file = (*plan)->CreateTempFile("sort");
+  if (!file.ok()) return file.status();
+  benchmark::DoNotOptimize(file);
+  return OkStatus();
+}
+
+void BM_FirstSpill(benchmark::State& state, Mode mode, FsKind kind) {
+  StatusOr<BenchFs*> env = GetBenchFs(kind);
+  if (!env.ok()) return Fail(state, env.status());
+  const std::shared_ptr<FileSystem>& fs = (*env)->fs;
+  const std::vector<std::string> dirs = FirstLocalDirs(**env, static_cast<int>(state.range(0)));
+  const DiskManagerOptions eager = EagerOptions(dirs);
+  const PlanDiskManagerOptions lazy = LazyOptions(dirs);
+
+  const Clock::time_point start = Clock::now();
+  for (auto _ : state) {
+    Status s = FirstSpill(fs, mode, eager, lazy);
+    if (!s.ok()) {
+      Fail(state, s);
+      break;
+    }
+  }
+  SetLatency(state, start, "ns_per_plan");
+  state.SetItemsProcessed(state.iterations());
+
+  if (state.thread_index() == 0) {
+    Status error;
+    std::optional<double> calls = CountCallsPerUnit(
+        fs,
+        [&](const std::shared_ptr<FileSystem>& counted) {
+          return FirstSpill(counted, mode, eager, lazy);
+        },
+        &error);
+    if (!calls) return Fail(state, error);
+    state.counters["fs_calls_per_plan"] = *calls;
+    Status left = CheckNothingLeft(**env, static_cast<int>(state.range(0)));
+    if (!left.ok()) return Fail(state, left);
+  }
+}
+
+// Steady state: a plan that has spilled already creates a spill file and drops it.
+// range(0): local dirs. Each thread has a plan of its own.
+void BM_SpillFileCreateDrop(benchmark::State& state, Mode mode, FsKind kind) {
+  StatusOr<BenchFs*> env = GetBenchFs(kind);
+  if (!env.ok()) return Fail(state, env.status());
+  const std::vector<std::string> dirs = FirstLocalDirs(**env, static_cast<int>(state.range(0)));
+  const DiskManagerOptions eager = EagerOptions(dirs);
+  const PlanDiskManagerOptions lazy = LazyOptions(dirs);
+
+  StatusOr<std::shared_ptr<SpillManager>> plan = BuildPlan((*env)->fs, mode, eager, lazy);
+  if (!plan.ok()) return Fail(state, plan.status());
+  StatusOr<SpillFile> first = (*plan)->CreateTempFile("first");  // Makes lazy dirs.
+  if (!first.ok()) return Fail(state, first.status());
+
+  const Clock::time_point start = Clock::now();
+  for (auto _ : state) {
+    StatusOr<SpillFile> file = (*plan)->CreateTempFile("sort");
+    if (!file.ok()) {
+      Fail(state, file.status());
+      break;
+    }
+    benchmark::DoNotOptimize(file);
+  }
+  SetLatency(state, start, "ns_per_file");
+  state.SetItemsProcessed(state.iterations());
+
+  if (state.thread_index() == 0) {
+    auto counter = std::make_shared<FaultInjectingFileSystem>((*env)->fs);
+    StatusOr<std::shared_ptr<SpillManager>> counted_plan = BuildPlan(counter, mode, eager, lazy);
+    if (!counted_plan.ok()) return Fail(state, counted_plan.status());
+    StatusOr<SpillFile> counted_first = (*counted_plan)->CreateTempFile("first");
+    if (!counted_first.ok()) return Fail(state, counted_first.status());
+    counter->ResetCounters();
+    for (int i = 0; i < kCountedPlans; ++i) {
+      StatusOr<SpillFile> file = (*counted_plan)->CreateTempFile("sort");
+      if (!file.ok()) return Fail(state, file.status());
+    }
+    state.counters["fs_calls_per_file"] =
+        static_cast<double>(counter->total_calls()) / kCountedPlans;
+  }
+}
+
+void PlanArgs(benchmark::internal::Benchmark* b) {
+  b->ArgName("dirs")->Arg(1)->Arg(4)->Arg(8)->UseRealTime();
+}
+void PlanThreadArgs(benchmark::internal::Benchmark* b) {
+  PlanArgs(b);
+  b->Threads(1)->Threads(2)->Threads(8);
+}
+
+BENCHMARK_CAPTURE(BM_PlanBuildDrop, eager_posix, Mode::kEager, FsKind::kPosix)
+    ->Apply(PlanThreadArgs);
+BENCHMARK_CAPTURE(BM_PlanBuildDrop, lazy_posix, Mode::kLazy, FsKind::kPosix)->Apply(PlanThreadArgs);
+BENCHMARK_CAPTURE(BM_PlanBuildDrop, eager_mem, Mode::kEager, FsKind::kMem)->Apply(PlanThreadArgs);
+BENCHMARK_CAPTURE(BM_PlanBuildDrop, lazy_mem, Mode::kLazy, FsKind::kMem)->Apply(PlanThreadArgs);
+
+BENCHMARK(BM_LazyPlanMovedOptions)->ArgName("dirs")->Arg(1)->Arg(4)->Arg(8)->UseManualTime();
+BENCHMARK(BM_CopyPlanOptions)->ArgName("dirs")->Arg(1)->Arg(4)->Arg(8);
+
+BENCHMARK_CAPTURE(BM_FirstSpill, eager_posix, Mode::kEager, FsKind::kPosix)->Apply(PlanArgs);
+BENCHMARK_CAPTURE(BM_FirstSpill, lazy_posix, Mode::kLazy, FsKind::kPosix)->Apply(PlanArgs);
+BENCHMARK_CAPTURE(BM_FirstSpill, eager_mem, Mode::kEager, FsKind::kMem)->Apply(PlanArgs);
+BENCHMARK_CAPTURE(BM_FirstSpill, lazy_mem, Mode::kLazy, FsKind::kMem)->Apply(PlanArgs);
+
+BENCHMARK_CAPTURE(BM_SpillFileCreateDrop, eager_posix, Mode::kEager, FsKind::kPosix)
+    ->Apply(PlanThreadArgs);
+BENCHMARK_CAPTURE(BM_SpillFileCreateDrop, lazy_posix, Mode::kLazy, FsKind::kPosix)
+    ->Apply(PlanThreadArgs);
+BENCHMARK_CAPTURE(BM_SpillFileCreateDrop, eager_mem, Mode::kEager, FsKind::kMem)->Apply(PlanArgs);
+BENCHMARK_CAPTURE(BM_SpillFileCreateDrop, lazy_mem, Mode::kLazy, FsKind::kMem)->Apply(PlanArgs);
+
+}  // namespace
+}  // namespace spillway::bench
