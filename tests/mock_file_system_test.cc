@@ -13,11 +13,13 @@
 
 #include "spillway/vfs/fault_injecting_file_system.h"
 #include "spillway/vfs/file_system.h"
+#include "spillway/vfs/mem_file_system.h"
 #include "spillway/vfs/status.h"
 
 namespace spillway {
 namespace {
 
+using ::testing::_;
 using ::testing::AnyNumber;
 using ::testing::ByMove;
 using ::testing::InSequence;
@@ -196,6 +198,31 @@ TEST(FaultInjectingFileSystemMockTest, OutsideActionsGoStraightToTheTargetEvenUn
   EXPECT_EQ(fs.TempDir(), "/tmp");
   EXPECT_EQ(fs.total_calls(), 0u);
   EXPECT_TRUE(fs.injected().empty());
+}
+
+TEST(MockFileSystemTest, DelegateToLetsARealFileSystemAnswerWhatATestDoesNotOverride) {
+  auto mem = MemFileSystem::Create();
+  auto mock = std::make_shared<StrictMock<MockFileSystem>>();
+  mock->DelegateTo(mem);
+  // Every CreateDir is expected and answered by `mem`, except the one on "/tmp/b" (newer
+  // expectations are tried first).
+  EXPECT_CALL(*mock, CreateDir(_)).Times(3);
+  EXPECT_CALL(*mock, CreateDir("/tmp/b"))
+      .WillOnce(Return(Status::FromErrno(EROFS, "mkdir", "/tmp/b")));
+  EXPECT_CALL(*mock, CreateFile("/tmp/a/f"));
+  EXPECT_CALL(*mock, ListDir("/tmp"));
+
+  EXPECT_TRUE(mock->CreateDir("/tmp/a").ok());
+  EXPECT_TRUE(mock->CreateDir("/tmp/b").IsErrno(EROFS));
+  EXPECT_TRUE(mock->CreateDir("/tmp/c").ok());
+  EXPECT_TRUE(mock->CreateDir("/tmp/a").IsErrno(EEXIST));  // `mem`'s own answer.
+  EXPECT_TRUE(mock->CreateFile("/tmp/a/f").ok());
+  StatusOr<std::vector<DirEntry>> listed = mock->ListDir("/tmp");
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(*listed,
+            (std::vector<DirEntry>{{"a", FileType::kDirectory}, {"c", FileType::kDirectory}}));
+  EXPECT_TRUE(mem->Exists("/tmp/a/f"));
+  EXPECT_FALSE(mem->Exists("/tmp/b"));
 }
 
 }  // namespace
