@@ -251,13 +251,11 @@ std::string ParseVerb(const Words& words, Verb* verb, Words* args) {
   return fmt::format("unknown command {}", Quote(words[0]));
 }
 
-// Checks that there are between `min` and `max` positional words and no more.
+// Checks that there are between `min` and `max` positional words.
 std::string CheckArity(Verb verb, const Words& args, size_t min, size_t max) {
-  if (args.size() < min || args.size() > max) {
-    return fmt::format("{} {}; usage: {}", args.size() < min ? "too few words" : "too many words",
-                       args.size() < min ? "for " + std::string(internal::VerbText(verb))
-                                         : "after " + std::string(args[max]),
-                       Usage(verb));
+  if (args.size() < min) return fmt::format("too few words; usage: {}", Usage(verb));
+  if (args.size() > max) {
+    return fmt::format("unexpected word {}; usage: {}", Quote(args[max]), Usage(verb));
   }
   return {};
 }

@@ -1,0 +1,539 @@
+// Tests of the scenario runner: how commands map onto the spill manager and the
+// filesystems, the messages and exit codes of RunScenarioText, name errors, and the
+// lifetime of the private posix root.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "scenario/scenario.h"
+#include "support/temp_dir.h"
+
+namespace spillway::scenario {
+namespace {
+
+using test_support::TempDir;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::StartsWith;
+
+struct RunOutput {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadBack(std::FILE* f) {
+  std::string text;
+  std::rewind(f);
+  char buffer[4096];
+  size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), f)) > 0) text.append(buffer, n);
+  std::fclose(f);
+  return text;
+}
+
+// Runs `text` as the file "t.scen" and captures what it prints.
+RunOutput RunText(std::string_view text, const RunnerOptions& options, bool verbose = false) {
+  std::FILE* out = std::tmpfile();
+  std::FILE* err = std::tmpfile();
+  EXPECT_NE(out, nullptr);
+  EXPECT_NE(err, nullptr);
+  RunOutput result;
+  result.code = RunScenarioText(text, "t.scen", options, verbose, out, err);
+  result.out = ReadBack(out);
+  result.err = ReadBack(err);
+  return result;
+}
+
+RunnerOptions Options(FsKind fs) {
+  RunnerOptions options;
+  options.fs = fs;
+  return options;
+}
+
+// Sets an environment variable for the life of the object.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_.has_value()) {
+      ::setenv(name_, old_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+std::vector<std::string> Entries(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    names.push_back(entry.path().filename().string());
+  }
+  return names;
+}
+
+Command Parsed(std::string_view line) {
+  std::variant<Scenario, ParseError> r = Parse("dir /\n" + std::string(line), "t.scen");
+  EXPECT_TRUE(std::holds_alternative<Scenario>(r)) << line;
+  if (!std::holds_alternative<Scenario>(r)) return Command{};
+  return std::get<Scenario>(r).commands.at(1);
+}
+
+// Tests that hold on both filesystems.
+class RunnerTest : public ::testing::TestWithParam<FsKind> {
+ protected:
+  RunOutput Run(std::string_view text, bool verbose = false) {
+    return RunText(text, Options(GetParam()), verbose);
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(BothFileSystems, RunnerTest,
+                         ::testing::Values(FsKind::kMem, FsKind::kPosix),
+                         [](const ::testing::TestParamInfo<FsKind>& param_info) {
+                           return param_info.param == FsKind::kMem ? "Mem" : "Posix";
+                         });
+
+TEST_P(RunnerTest, TheDocumentedExampleHolds) {
+  const RunOutput r =
+      Run("dir /local0\n"
+          "dir /local1\n"
+          "plan p /local0,/local1 limit=10\n"
+          "expect count /local*/datafusion-* 0\n"
+          "spill f p\n"
+          "expect ok\n"
+          "write f 8\n"
+          "expect used p 8\n"
+          "write f 8\n"
+          "expect error LIMIT\n"
+          "expect used p 8\n"
+          "drop p\n"
+          "expect count /local*/datafusion-*/* 1\n"
+          "drop f\n"
+          "expect count /local*/datafusion-* 0\n");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.err, IsEmpty());
+  EXPECT_THAT(r.out, IsEmpty());
+}
+
+TEST_P(RunnerTest, AFreshFileSystemHoldsAnEmptyTmpAndNothingElse) {
+  const RunOutput r =
+      Run("dir /x\n"
+          "expect exists /tmp\n"
+          "expect count /tmp/* 0\n"
+          "expect count /* 2\n");  // /tmp and /x.
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST_P(RunnerTest, AFailedExpectationPrintsFileLineAndStops) {
+  const RunOutput r =
+      Run("dir /l\n"
+          "plan p /l\n"
+          "spill f p\n"
+          "write f 8\n"
+          "expect used p 16\n"
+          "expect used p 99\n");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "t.scen:5: expected used p 16, got 8\n");
+}
+
+TEST_P(RunnerTest, ExpectationMessagesSayWhatWasFound) {
+  const std::string setup =
+      "dir /l\n"
+      "plan p /l\n"
+      "spill f p\n"
+      "write f 8\n";
+  EXPECT_EQ(Run(setup + "expect files p 2").err, "t.scen:5: expected files p 2, got 1\n");
+  EXPECT_EQ(Run(setup + "expect size f 3").err, "t.scen:5: expected size f 3, got 8\n");
+  EXPECT_THAT(Run(setup + "expect count /l/* 0").err,
+              StartsWith("t.scen:5: expected count /l/* 0, got 1: /l/datafusion-"));
+  EXPECT_EQ(Run(setup + "expect exists /nope").err,
+            "t.scen:5: expected exists /nope, got missing (ENOENT)\n");
+  EXPECT_EQ(Run(setup + "expect missing /l").err,
+            "t.scen:5: expected missing /l, got exists (a directory)\n");
+  EXPECT_EQ(Run(setup + "expect error LIMIT").err, "t.scen:5: expected error LIMIT, got ok\n");
+  EXPECT_THAT(Run(setup + "write f 8\nset_limit p 1\nwrite f 1\nexpect ok").err,
+              StartsWith("t.scen:8: expected ok, got LIMIT ("));
+  EXPECT_THAT(Run(setup + "fault write EIO\nwrite f 1\nexpect error ENOSPC").err,
+              StartsWith("t.scen:7: expected error ENOSPC, got EIO (write "));
+}
+
+TEST_P(RunnerTest, NameErrorsStopTheFileWithExitCode2) {
+  struct Case {
+    std::string text;
+    std::string err;
+  };
+  const std::vector<Case> cases = {
+      {"dir /l\nwrite f 8\n", "t.scen:2: unknown name \"f\" (no file is bound to it)\n"},
+      {"plan p disabled\nspill f q\n", "t.scen:2: unknown name \"q\" (no plan is bound to it)\n"},
+      {"plan p disabled\ndrop p\nexpect used p 0\n", "t.scen:3: \"p\" was dropped\n"},
+      {"plan p os_tmp\nspill f p\ndrop f\nspill f p\n",
+       "t.scen:4: \"f\" was dropped; a name cannot be used again after drop\n"},
+      {"plan p os_tmp\nplan p os_tmp\n", "t.scen:2: \"p\" is already bound to a plan\n"},
+      {"plan p os_tmp\nspill p p\n", "t.scen:2: \"p\" is already bound to a plan\n"},
+      {"plan p os_tmp\nspill f p\nclone f f\n", "t.scen:3: \"f\" is already bound to a file\n"},
+      {"plan p os_tmp\nwrite p 8\n", "t.scen:2: \"p\" is a plan, not a file\n"},
+      {"plan p os_tmp\nspill f p\nexpect used f 0\n", "t.scen:3: \"f\" is a file, not a plan\n"},
+      {"plan p os_tmp\ndrop q\n",
+       "t.scen:2: unknown name \"q\" (no plan or file is bound to it)\n"},
+      // A plan that fails binds no name.
+      {"file /x\nplan p /x mode=eager\nexpect error ENOTDIR\nspill f p\n",
+       "t.scen:4: unknown name \"p\" (no plan is bound to it)\n"},
+  };
+  for (const Case& c : cases) {
+    const RunOutput r = Run(c.text);
+    EXPECT_EQ(r.code, 2) << c.text;
+    EXPECT_EQ(r.err, c.err) << c.text;
+  }
+}
+
+TEST_P(RunnerTest, AFailedBindingLeavesTheNameFreeForALaterOne) {
+  const RunOutput r =
+      Run("dir /l\n"
+          "plan p /l\n"
+          "fault create EIO\n"
+          "spill f p\n"
+          "expect error EIO\n"
+          "spill f p\n"
+          "expect ok\n"
+          "expect files p 1\n");
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST_P(RunnerTest, AFailingCommandWithoutExpectErrorDoesNotStopTheScenario) {
+  const RunOutput r =
+      Run("plan p disabled\n"
+          "spill f p\n"  // Fails with DISABLED; nothing checks it.
+          "plan q os_tmp\n"
+          "spill g q\n"
+          "expect ok\n"
+          "expect count /tmp/datafusion-*/* 1\n");
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST_P(RunnerTest, VerboseEchoesEachCommandWithItsOutcome) {
+  const RunOutput r =
+      Run("dir /l   # a comment is not echoed\n"
+          "expect ok\n"
+          "plan p disabled\n"
+          "spill f p\n"
+          "expect files p 1\n",
+          /*verbose=*/true);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr("t.scen:1: dir /l -> ok\n"));
+  EXPECT_THAT(r.out, HasSubstr("t.scen:2: expect ok -> held\n"));
+  EXPECT_THAT(r.out, HasSubstr("t.scen:4: spill f p -> DISABLED ("));
+  EXPECT_THAT(r.out, HasSubstr("t.scen:5: expect files p 1 -> FAILED\n"));
+  EXPECT_EQ(r.err, "t.scen:5: expected files p 1, got 0\n");
+}
+
+TEST_P(RunnerTest, SetUpCommandsReportTheirOutcome) {
+  const RunOutput r =
+      Run("file /x\n"
+          "dir /x\n"
+          "expect error EEXIST\n"
+          "dir /x/y\n"
+          "expect error ENOTDIR\n"
+          "file /x\n"
+          "expect error EEXIST\n"
+          "file /d/e/f\n"  // Parents are made.
+          "expect ok\n"
+          "expect exists /d/e\n"
+          "dir /d/e\n"  // An existing directory is fine.
+          "expect ok\n"
+          "clean /d\n"
+          "expect missing /d/e/f\n"
+          "expect missing /d\n"
+          "clean /nothing*\n"  // Matching nothing is not an error.
+          "expect ok\n"
+          "expect exists /x\n");
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST_P(RunnerTest, SetUpCommandsGoAroundTheFaultRules) {
+  const RunOutput r =
+      Run("fault mkdir EIO\n"
+          "dir /l\n"  // Not faulted and not counted: the rule is still pending.
+          "expect ok\n"
+          "plan p /l\n"
+          "spill f p\n"
+          "expect error EIO\n"
+          "spill f p\n"
+          "expect ok\n");
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST_P(RunnerTest, AShortWriteHitsOnlyTheNamedFile) {
+  const RunOutput r =
+      Run("dir /l\n"
+          "plan p /l\n"
+          "spill f p\n"
+          "spill g p\n"
+          "short_write g 2\n"
+          "write f 8\n"
+          "expect ok\n"
+          "write g 8\n"
+          "expect error EIO\n"
+          "expect size f 8\n"
+          "expect size g 2\n"
+          "expect used p 10\n");
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST_P(RunnerTest, AWriteFarOverTheLimitIsRefusedWithoutWritingIt) {
+  const RunOutput r =
+      Run("dir /l\n"
+          "plan p /l limit=1G\n"
+          "spill f p\n"
+          "write f 200G\n"
+          "expect error LIMIT\n"
+          "expect used p 0\n"
+          "expect size f 0\n");
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST_P(RunnerTest, QuirksFromTheOptionsActAsIfTheFileOpenedWithThem) {
+  const std::string counterexample =
+      "dir /l\n"
+      "plan p /l\n"
+      "spill f p\n"
+      "fault write EIO\n"
+      "write f 8\n"
+      "expect used p 8\n";
+  RunnerOptions options = Options(GetParam());
+  EXPECT_EQ(RunText(counterexample, options).code, 1);
+  options.quirks = Quirks(Quirk::kWriteLeak);
+  const RunOutput r = RunText(counterexample, options);
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST_P(RunnerTest, AQuirkLineAppliesToPlansBuiltAfterIt) {
+  const RunOutput r =
+      Run("dir /l\n"
+          "plan p /l\n"
+          "quirk outer_accounting\n"
+          "plan q /l\n"
+          "spill f p\n"
+          "write f 8\n"
+          "spill g q\n"
+          "write g 8\n"
+          "expect used p 8\n"
+          "expect used q 0\n");
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST(RunnerMemTest, CapacityLimitsTheInMemoryFileSystem) {
+  const RunOutput r = RunText(
+      "capacity 4\n"
+      "dir /l\n"
+      "plan p /l\n"
+      "spill f p\n"
+      "write f 8\n"
+      "expect error ENOSPC\n"
+      "expect size f 4\n",
+      Options(FsKind::kMem));
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST(RunnerPosixTest, CapacityIsIgnoredOnARealDisk) {
+  const RunOutput r = RunText(
+      "capacity 4\n"
+      "expect ok\n"
+      "dir /l\n"
+      "plan p /l\n"
+      "spill f p\n"
+      "write f 8\n"
+      "expect ok\n",
+      Options(FsKind::kPosix));
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST(RunnerPosixTest, ASyntaxErrorRunsNothing) {
+  TempDir root;
+  ASSERT_TRUE(root.ok()) << root.error();
+  RunnerOptions options = Options(FsKind::kPosix);
+  options.posix_root = root.path();
+  const RunOutput r = RunText("dir /made\nbogus\n", options);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "t.scen:2: unknown command \"bogus\"\n");
+  EXPECT_FALSE(std::filesystem::exists(root.path() + "/made"));
+}
+
+TEST(RunnerPosixTest, ANameErrorIsFoundWhenItsLineIsReached) {
+  TempDir root;
+  ASSERT_TRUE(root.ok()) << root.error();
+  RunnerOptions options = Options(FsKind::kPosix);
+  options.posix_root = root.path();
+  const RunOutput r = RunText("dir /made\nwrite f 8\ndir /after\n", options);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(std::filesystem::is_directory(root.path() + "/made"));
+  EXPECT_FALSE(std::filesystem::exists(root.path() + "/after"));
+}
+
+TEST(RunnerPosixTest, AGivenRootIsUsedAndKept) {
+  TempDir root;
+  ASSERT_TRUE(root.ok()) << root.error();
+  RunnerOptions options = Options(FsKind::kPosix);
+  options.posix_root = root.path();
+  const RunOutput r = RunText("file /a/b\nexpect exists /a/b\n", options);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::is_regular_file(root.path() + "/a/b"));
+  EXPECT_TRUE(std::filesystem::is_directory(root.path() + "/tmp"));
+}
+
+TEST(RunnerPosixTest, ARootThatIsNotADirectoryIsRefused) {
+  TempDir root;
+  ASSERT_TRUE(root.ok()) << root.error();
+  RunnerOptions options = Options(FsKind::kPosix);
+  options.posix_root = root.path() + "/missing";
+  StatusOr<std::unique_ptr<Runner>> runner = Runner::Create(options);
+  ASSERT_FALSE(runner.ok());
+  EXPECT_EQ(runner.status().code(), StatusCode::kInvalidArgument);
+  const RunOutput r = RunText("dir /a\n", options);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, StartsWith("t.scen: cannot set up the filesystem: "));
+}
+
+TEST(RunnerPosixTest, ThePrivateRootIsRemovedEvenAfterAFailedExpectation) {
+  TempDir tmp;
+  ASSERT_TRUE(tmp.ok()) << tmp.error();
+  ScopedEnv env("TMPDIR", tmp.path());
+  const RunOutput r = RunText(
+      "dir /l\n"
+      "plan p /l\n"
+      "spill f p\n"
+      "write f 8\n"
+      "expect used p 9\n",
+      Options(FsKind::kPosix));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(Entries(tmp.path()), IsEmpty());
+}
+
+TEST(RunnerPosixTest, RemovingThePrivateRootNeverFollowsASymlink) {
+  TempDir tmp, outside;
+  ASSERT_TRUE(tmp.ok()) << tmp.error();
+  ASSERT_TRUE(outside.ok()) << outside.error();
+  { std::ofstream(outside.path() + "/precious") << "keep me"; }
+  ScopedEnv env("TMPDIR", tmp.path());
+  {
+    StatusOr<std::unique_ptr<Runner>> runner = Runner::Create(Options(FsKind::kPosix));
+    ASSERT_TRUE(runner.ok()) << runner.status().ToString();
+    const std::vector<std::string> roots = Entries(tmp.path());
+    ASSERT_EQ(roots.size(), 1u);
+    const std::string root = tmp.path() + "/" + roots[0];
+    EXPECT_TRUE(std::filesystem::is_directory(root + "/tmp"));
+    std::filesystem::create_directory_symlink(outside.path(), root + "/tmp/link");
+  }
+  EXPECT_THAT(Entries(tmp.path()), IsEmpty());
+  EXPECT_TRUE(std::filesystem::exists(outside.path() + "/precious"));
+}
+
+TEST(RunnerStepTest, StepsExposeTheRunnersState) {
+  StatusOr<std::unique_ptr<Runner>> created = Runner::Create(Options(FsKind::kMem));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Runner& runner = **created;
+  std::string message;
+  EXPECT_TRUE(runner.last_outcome().ok());
+  EXPECT_EQ(runner.Step(Parsed("expect ok"), &message), StepResult::kMalformed);
+  EXPECT_THAT(message, HasSubstr("before any command"));
+
+  EXPECT_EQ(runner.Step(Parsed("dir /l"), &message), StepResult::kOk);
+  EXPECT_EQ(runner.Step(Parsed("plan p /l"), &message), StepResult::kOk);
+  EXPECT_EQ(runner.Step(Parsed("spill f p sort"), &message), StepResult::kOk);
+  EXPECT_EQ(runner.Step(Parsed("clone g f"), &message), StepResult::kOk);
+  EXPECT_THAT(runner.plan_names(), ::testing::ElementsAre("p"));
+  EXPECT_THAT(runner.file_names(), ::testing::ElementsAre("f", "g"));
+  ASSERT_NE(runner.plan("p"), nullptr);
+  EXPECT_EQ(runner.plan("f"), nullptr);
+  ASSERT_NE(runner.file("f"), nullptr);
+  EXPECT_THAT(runner.file("f")->path(), StartsWith("/l/datafusion-"));
+  EXPECT_THAT(runner.file("f")->path(), HasSubstr("/.tmp.sort."));
+  EXPECT_EQ(runner.file("f")->use_count(), 2);
+  EXPECT_TRUE(runner.base_fs().Exists(runner.file("f")->path()));
+  EXPECT_GT(runner.fs().calls(OpKind::kMkdir), 0u);  // The spill went through the injector.
+
+  EXPECT_EQ(runner.Step(Parsed("spill h p"), &message), StepResult::kOk);
+  EXPECT_EQ(runner.Step(Parsed("expect files p 2"), &message), StepResult::kOk) << message;
+  EXPECT_EQ(runner.Step(Parsed("expect files p 3"), &message), StepResult::kExpectationFailed);
+  EXPECT_EQ(message, "expected files p 3, got 2");
+
+  const std::string path = runner.file("f")->path();
+  runner.DropAll();
+  EXPECT_THAT(runner.plan_names(), IsEmpty());
+  EXPECT_THAT(runner.file_names(), IsEmpty());
+  EXPECT_FALSE(runner.base_fs().Exists(path));
+  EXPECT_EQ(runner.cleanup_log()->failure_count(), 0u);
+  EXPECT_EQ(runner.Step(Parsed("write f 1"), &message), StepResult::kMalformed);
+  EXPECT_EQ(message, "\"f\" was dropped");
+}
+
+TEST(RunnerStepTest, RemovalFailuresReachTheRunsCleanupLog) {
+  StatusOr<std::unique_ptr<Runner>> created = Runner::Create(Options(FsKind::kMem));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Runner& runner = **created;
+  std::string message;
+  for (const char* line : {"dir /l", "plan p /l", "spill f p", "fault remove EACCES", "drop f"}) {
+    ASSERT_EQ(runner.Step(Parsed(line), &message), StepResult::kOk) << line << ": " << message;
+  }
+  EXPECT_TRUE(runner.last_outcome().ok());               // drop reports nothing ...
+  EXPECT_EQ(runner.cleanup_log()->failure_count(), 1u);  // ... the log has it.
+}
+
+TEST(RunnerStepTest, TheSameSeedGivesTheSameNames) {
+  auto spill_path = [](uint64_t seed) {
+    RunnerOptions options = Options(FsKind::kMem);
+    options.seed = seed;
+    StatusOr<std::unique_ptr<Runner>> runner = Runner::Create(options);
+    EXPECT_TRUE(runner.ok());
+    std::string message;
+    for (const char* line : {"dir /l0", "dir /l1", "plan p /l0,/l1", "spill f p"}) {
+      EXPECT_EQ((*runner)->Step(Parsed(line), &message), StepResult::kOk) << message;
+    }
+    return (*runner)->file("f")->path();
+  };
+  EXPECT_EQ(spill_path(7), spill_path(7));
+  EXPECT_EQ(spill_path(8), spill_path(8));
+}
+
+TEST(RunScenarioFileTest, AMissingFileIsExitCode2) {
+  std::FILE* out = std::tmpfile();
+  std::FILE* err = std::tmpfile();
+  ASSERT_NE(out, nullptr);
+  ASSERT_NE(err, nullptr);
+  const int code = RunScenarioFile("/nonexistent/x.scen", RunnerOptions{}, false, out, err);
+  EXPECT_EQ(code, 2);
+  EXPECT_EQ(ReadBack(out), "");
+  EXPECT_THAT(ReadBack(err), StartsWith("/nonexistent/x.scen: cannot read the file: ENOENT"));
+}
+
+TEST(RunScenarioFileTest, RunsAShippedScenario) {
+  std::FILE* out = std::tmpfile();
+  std::FILE* err = std::tmpfile();
+  ASSERT_NE(out, nullptr);
+  ASSERT_NE(err, nullptr);
+  const int code = RunScenarioFile(std::string(SPILLWAY_SCENARIO_DIR) + "/readme_example.scen",
+                                   RunnerOptions{}, true, out, err);
+  EXPECT_EQ(code, 0);
+  EXPECT_THAT(ReadBack(out), HasSubstr("readme_example.scen:18: expect count"));
+  EXPECT_EQ(ReadBack(err), "");
+}
+
+}  // namespace
+}  // namespace spillway::scenario
