@@ -1,8 +1,250 @@
-// Not written yet: registers nothing, so `spillway sweep` is an unknown subcommand.
+// `spillway sweep`: runs the reference workload with every filesystem operation failing in
+// turn, checks that every fault surfaced and nothing drifted or was left behind, and writes a
+// scenario file for each violation (docs/sweep.md).
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "commands.h"
+#include "spillway/spill/quirks.h"
+#include "spillway/vfs/status.h"
+#include "sweep/sweep.h"
 
 namespace spillway::tools {
+namespace {
 
-void AddSweepCommand(CLI::App& /*app*/, int& /*exit_code*/) {}
+struct SweepArgs {
+  std::string fs = "mem";
+  std::vector<std::string> errnos;
+  std::vector<std::string> quirks;
+  std::string mode = "both";
+  std::string out = ".";
+  bool json = false;
+  bool verbose = false;
+};
+
+std::string Upper(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return text;
+}
+
+std::string ErrnoList(const std::vector<int>& errnos) {
+  std::string out;
+  for (int e : errnos) out += (out.empty() ? "" : ",") + ErrnoName(e);
+  return out;
+}
+
+std::string ModeList(const std::vector<sweep::FaultMode>& modes) {
+  std::string out;
+  for (sweep::FaultMode m : modes) {
+    out += (out.empty() ? "" : ",") + std::string(sweep::FaultModeName(m));
+  }
+  return out;
+}
+
+std::string DescribeFirstRun(const sweep::Violation& v) {
+  if (!v.error_number) return "in the run without a fault";
+  return fmt::format("with {} at operation {} ({})", ErrnoName(*v.error_number), v.fault_op,
+                     sweep::FaultModeName(v.mode));
+}
+
+std::string DescribeReplay(const sweep::Violation& v) {
+  if (!v.has_expect) {
+    return fmt::format("exit {}; no expect can check this, see the comment after line {}",
+                       v.replay_exit, v.scenario_line);
+  }
+  if (v.replay_exit == 1) return fmt::format("fails as expected: {}", v.replay_message);
+  return fmt::format("exit {}, not 1: the scenario does not reproduce the violation{}",
+                     v.replay_exit, v.replay_message.empty() ? "" : ": " + v.replay_message);
+}
+
+void PrintRun(std::FILE* out, const sweep::RunReport& run) {
+  const std::string which = run.error_number
+                                ? fmt::format("{} {} op {}", ErrnoName(*run.error_number),
+                                              sweep::FaultModeName(run.mode), run.fault_op)
+                                : "no fault";
+  std::fprintf(
+      out,
+      "run %s: %llu operations, %llu faults injected, %llu acts failed, %llu skipped, "
+      "%llu cleanup records: %s\n",
+      which.c_str(), static_cast<unsigned long long>(run.operations),
+      static_cast<unsigned long long>(run.faults_injected),
+      static_cast<unsigned long long>(run.acts_failed),
+      static_cast<unsigned long long>(run.acts_skipped),
+      static_cast<unsigned long long>(run.cleanup_records),
+      run.violations.empty() ? "ok" : fmt::format("{} violations", run.violations.size()).c_str());
+  for (const std::string& violation : run.violations) {
+    std::fprintf(out, "  %s\n", violation.c_str());
+  }
+}
+
+void PrintText(const sweep::SweepOptions& options, const sweep::SweepResult& result,
+               const std::string& fs_name) {
+  std::printf("spillway sweep: fs %s, quirks %s, errnos %s, modes %s\n", fs_name.c_str(),
+              options.quirks.empty() ? "none" : options.quirks.ToString().c_str(),
+              ErrnoList(options.errnos).c_str(), ModeList(options.modes).c_str());
+  std::printf("operations: %llu (the run without a fault)\n",
+              static_cast<unsigned long long>(result.operations));
+  std::printf("runs: %llu (1 without a fault + %llu operations x %zu errnos x %zu modes)\n",
+              static_cast<unsigned long long>(result.runs),
+              static_cast<unsigned long long>(result.operations), options.errnos.size(),
+              options.modes.size());
+  if (result.violations.empty()) {
+    std::printf("violations: 0\n");
+    return;
+  }
+  std::printf("violations: %zu distinct, in %llu of %llu runs\n", result.violations.size(),
+              static_cast<unsigned long long>(result.runs_with_violations),
+              static_cast<unsigned long long>(result.runs));
+  for (size_t i = 0; i < result.violations.size(); ++i) {
+    const sweep::Violation& v = result.violations[i];
+    std::printf("violation %zu: %s\n", i + 1, std::string(sweep::CheckName(v.check)).c_str());
+    std::printf("  %s\n", v.message.c_str());
+    std::printf("  first seen %s; seen in %llu runs\n", DescribeFirstRun(v).c_str(),
+                static_cast<unsigned long long>(v.runs));
+    if (v.scenario_line > 0) {
+      std::printf("  the act: line %d of the scenario, `%s`\n", v.scenario_line, v.act.c_str());
+    }
+    std::printf("  reproduce: spillway run --fs %s %s\n", fs_name.c_str(), v.scenario_path.c_str());
+    std::printf("  replay: %s\n", DescribeReplay(v).c_str());
+  }
+}
+
+void PrintJson(const sweep::SweepOptions& options, const sweep::SweepResult& result,
+               const std::string& fs_name) {
+  nlohmann::ordered_json json;
+  json["fs"] = fs_name;
+  json["quirks"] = nlohmann::json::array();
+  for (Quirk q : AllQuirks()) {
+    if (options.quirks.Has(q)) json["quirks"].push_back(std::string(QuirkName(q)));
+  }
+  json["errnos"] = nlohmann::json::array();
+  for (int e : options.errnos) json["errnos"].push_back(ErrnoName(e));
+  json["modes"] = nlohmann::json::array();
+  for (sweep::FaultMode m : options.modes) {
+    json["modes"].push_back(std::string(sweep::FaultModeName(m)));
+  }
+  json["operations"] = result.operations;
+  json["runs"] = result.runs;
+  json["runs_with_violations"] = result.runs_with_violations;
+  json["violations"] = nlohmann::json::array();
+  for (const sweep::Violation& v : result.violations) {
+    nlohmann::ordered_json item;
+    item["check"] = std::string(sweep::CheckName(v.check));
+    item["message"] = v.message;
+    item["act"] = v.act;
+    item["errno"] = v.error_number ? nlohmann::json(ErrnoName(*v.error_number)) : nullptr;
+    item["mode"] = v.error_number ? nlohmann::json(sweep::FaultModeName(v.mode)) : nullptr;
+    item["operation"] = v.fault_op;
+    item["runs"] = v.runs;
+    item["scenario"] = v.scenario_path;
+    item["scenario_line"] = v.scenario_line;
+    item["has_expect"] = v.has_expect;
+    item["replay_exit"] = v.replay_exit;
+    item["replay_message"] = v.replay_message;
+    json["violations"].push_back(std::move(item));
+  }
+  std::printf("%s\n", json.dump(2).c_str());
+}
+
+// Turns the arguments into options; on bad input prints one line and returns false.
+bool MakeOptions(const SweepArgs& args, sweep::SweepOptions& options) {
+  options.fs = args.fs == "posix" ? scenario::FsKind::kPosix : scenario::FsKind::kMem;
+  if (!args.errnos.empty()) {
+    options.errnos.clear();
+    for (const std::string& name : args.errnos) {
+      const std::optional<int> error_number = ErrnoFromName(Upper(name));
+      if (!error_number) {
+        std::fprintf(stderr, "spillway sweep: --errno: unknown errno name '%s'\n", name.c_str());
+        return false;
+      }
+      if (std::find(options.errnos.begin(), options.errnos.end(), *error_number) ==
+          options.errnos.end()) {
+        options.errnos.push_back(*error_number);
+      }
+    }
+  }
+  for (const std::string& name : args.quirks) {
+    const std::optional<Quirk> quirk = QuirkFromName(name);
+    if (!quirk) {
+      std::string known;
+      for (Quirk q : AllQuirks()) known += (known.empty() ? "" : ", ") + std::string(QuirkName(q));
+      std::fprintf(stderr, "spillway sweep: --quirk: unknown quirk '%s' (known: %s)\n",
+                   name.c_str(), known.c_str());
+      return false;
+    }
+    options.quirks = options.quirks.With(*quirk);
+  }
+  if (args.mode == "transient") {
+    options.modes = {sweep::FaultMode::kTransient};
+  } else if (args.mode == "persistent") {
+    options.modes = {sweep::FaultMode::kPersistent};
+  }
+  if (args.out.empty()) {
+    std::fprintf(stderr, "spillway sweep: --out: empty directory name\n");
+    return false;
+  }
+  options.out_dir = args.out;
+  return true;
+}
+
+int RunSweepCommand(const SweepArgs& args) {
+  sweep::SweepOptions options;
+  if (!MakeOptions(args, options)) return 2;
+  // Progress goes to stdout, or to stderr when stdout carries JSON.
+  std::FILE* progress = args.json ? stderr : stdout;
+  if (args.verbose) {
+    options.on_run = [progress](const sweep::RunReport& run) { PrintRun(progress, run); };
+  }
+  const StatusOr<sweep::SweepResult> result = sweep::RunSweep(options);
+  if (!result.ok()) {
+    std::fprintf(stderr, "spillway sweep: %s\n", result.status().ToString().c_str());
+    return 2;
+  }
+  if (args.json) {
+    PrintJson(options, *result, args.fs);
+  } else {
+    PrintText(options, *result, args.fs);
+  }
+  return result->violations.empty() ? 0 : 1;
+}
+
+}  // namespace
+
+void AddSweepCommand(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<SweepArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "sweep",
+      "Fail every filesystem operation of a reference workload in turn and check that each "
+      "fault surfaces, the accounting holds and nothing is left behind silently");
+  sub->add_option("--fs", args->fs, "The filesystem under test")
+      ->check(CLI::IsMember({"mem", "posix"}))
+      ->capture_default_str();
+  sub->add_option("--errno", args->errnos,
+                  "An errno to inject (repeatable or a comma list; default "
+                  "ENOSPC,EIO,ENOENT,EACCES)")
+      ->delimiter(',');
+  sub->add_option("--quirk", args->quirks,
+                  "Sweep against an emulated upstream defect (repeatable or a comma list)")
+      ->delimiter(',');
+  sub->add_option("--mode", args->mode,
+                  "transient: operation n fails once; persistent: it and every later one fail")
+      ->check(CLI::IsMember({"transient", "persistent", "both"}))
+      ->capture_default_str();
+  sub->add_option("--out", args->out, "Where scenario files for violations are written")
+      ->capture_default_str();
+  sub->add_flag("--json", args->json, "Print the summary as JSON");
+  sub->add_flag("--verbose", args->verbose, "Print one line per run");
+  sub->callback([args, &exit_code] { exit_code = RunSweepCommand(*args); });
+}
 
 }  // namespace spillway::tools
