@@ -1,1 +1,185 @@
-// (empty: being written)
+// Property tests of the spill manager against the spill model (model/spill_model.h).
+//
+// The main property runs random scenario programs (plans, spills, writes, clones, drops,
+// limit changes, injected faults, short writes, a tmp cleaner, a full disk) on the
+// in-memory filesystem and on the real one, and checks every outcome and invariant
+// against the model. Its teeth: with each emulated upstream defect (quirks.h) switched
+// on, the same property must find a counterexample, and the shrunk counterexample, written
+// out as a scenario file, must fail `spillway run` with that quirk and pass without it.
+//
+// Case counts are set here; RC_PARAMS (max_success=, seed=, ...) overrides them as
+// RapidCheck documents.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "scenario/scenario.h"
+#include "spill_model.h"
+#include "spillway/spill/quirks.h"
+
+extern char** environ;
+
+namespace spillway::model {
+namespace {
+
+// Cases of the main property on the in-memory filesystem, and on the real disk.
+constexpr int kMemCases = 2000;
+constexpr int kPosixCases = 100;
+
+// The test parameters RapidCheck would use, with `cases` successful cases unless RC_PARAMS
+// sets max_success.
+rc::detail::TestParams ParamsWithCases(int cases) {
+  rc::detail::TestParams params = rc::detail::configuration().testParams;
+  const char* env = std::getenv("RC_PARAMS");
+  if (env == nullptr || std::string_view(env).find("max_success") == std::string_view::npos) {
+    params.maxSuccess = cases;
+  }
+  return params;
+}
+
+std::string CurrentTestId() {
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return std::string(info->test_suite_name()) + "/" + info->name();
+}
+
+rc::detail::TestResult CheckProperty(const PropertyConfig& config, int cases) {
+  rc::detail::TestMetadata metadata;
+  metadata.id = CurrentTestId();
+  metadata.description = metadata.id;
+  return rc::detail::checkTestable([config] { SpillProgramProperty(config); }, metadata,
+                                   ParamsWithCases(cases));
+}
+
+std::string Describe(const rc::detail::TestResult& result) {
+  std::ostringstream os;
+  rc::detail::printResultMessage(result, os);
+  return os.str();
+}
+
+PropertyConfig MemConfig() {
+  PropertyConfig config;
+  config.runner.fs = scenario::FsKind::kMem;
+  return config;
+}
+
+PropertyConfig PosixConfig() {
+  PropertyConfig config;
+  config.runner.fs = scenario::FsKind::kPosix;
+  config.gen.capacity = false;  // A real disk has no capacity to set.
+  return config;
+}
+
+TEST(SpillPropertyTest, ModelHoldsOnMemFileSystem) {
+  const rc::detail::TestResult result = CheckProperty(MemConfig(), kMemCases);
+  ASSERT_TRUE(result.is<rc::detail::SuccessResult>()) << Describe(result);
+  EXPECT_GE(result.get<rc::detail::SuccessResult>().numSuccess,
+            ParamsWithCases(kMemCases).maxSuccess);
+}
+
+TEST(SpillPropertyTest, ModelHoldsOnPosixFileSystem) {
+  const rc::detail::TestResult result = CheckProperty(PosixConfig(), kPosixCases);
+  ASSERT_TRUE(result.is<rc::detail::SuccessResult>()) << Describe(result);
+}
+
+// The shrunk program of a failure: the shown value of the generated command sequence (the
+// property's only generated value), which is a scenario text.
+std::string CounterexampleText(const rc::detail::FailureResult& failure) {
+  for (const auto& [type, value] : failure.counterExample) {
+    if (type.find("Command") != std::string::npos) return value;
+  }
+  return failure.counterExample.size() == 1 ? failure.counterExample[0].second : "";
+}
+
+// Runs `spillway run [--quirk Q] FILE`; returns its exit status, or -1 if it did not exit.
+int RunSpillway(const std::string& quirk, const std::string& file) {
+  std::vector<std::string> args = {SPILLWAY_EXE, "run"};
+  if (!quirk.empty()) {
+    args.push_back("--quirk");
+    args.push_back(quirk);
+  }
+  args.push_back(file);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawn(&pid, SPILLWAY_EXE, nullptr, nullptr, argv.data(), environ) != 0) return -1;
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+class QuirkTest : public ::testing::TestWithParam<Quirk> {};
+
+// With the quirk on, RapidCheck finds a counterexample within the main property's budget.
+// Its shrunk program is a scenario file: rebuilt from its text and run again with the
+// quirk, it shows a violation; `spillway run` fails it with the quirk (exit 1) and passes
+// it without (exit 0).
+TEST_P(QuirkTest, PropertyFindsAndShrinksACounterexample) {
+  const Quirk quirk = GetParam();
+  PropertyConfig config = MemConfig();
+  config.runner.quirks = quirk;
+  const rc::detail::TestResult result = CheckProperty(config, kMemCases);
+  ASSERT_TRUE(result.is<rc::detail::FailureResult>())
+      << "no counterexample with quirk " << QuirkName(quirk) << ": " << Describe(result);
+  const rc::detail::FailureResult& failure = result.get<rc::detail::FailureResult>();
+  const std::string shrunk = CounterexampleText(failure);
+  ASSERT_FALSE(shrunk.empty()) << Describe(result);
+  std::printf("quirk %s: caught after %d passing cases; shrunk counterexample:\n%s\n%s\n",
+              std::string(QuirkName(quirk)).c_str(), failure.numSuccess, shrunk.c_str(),
+              failure.description.c_str());
+
+  // The printed text parses as a scenario; its commands rebuild into the same program.
+  std::variant<scenario::Scenario, scenario::ParseError> parsed =
+      scenario::Parse(shrunk, "counterexample");
+  ASSERT_TRUE(std::holds_alternative<scenario::Scenario>(parsed))
+      << std::get<scenario::ParseError>(parsed).message;
+  const Program program = ProgramFromLines(std::get<scenario::Scenario>(parsed).commands);
+  EXPECT_EQ(ScenarioText(program.commands), shrunk);
+
+  // Replayed in process, it fails with the quirk and passes without.
+  scenario::RunnerOptions with_quirk;
+  with_quirk.quirks = quirk;
+  std::string text;
+  const std::optional<Violation> violation = RunProgram(program, with_quirk, &text);
+  ASSERT_TRUE(violation.has_value()) << "the shrunk program passes with the quirk:\n" << text;
+  EXPECT_FALSE(RunProgram(program, scenario::RunnerOptions{}).has_value());
+
+  // `text` is the program up to the violation (with the final drops when it happened
+  // there): a scenario file.
+  EXPECT_EQ(scenario::RunScenarioText(text, "counterexample", with_quirk, false, stdout, stderr),
+            1);
+  EXPECT_EQ(scenario::RunScenarioText(text, "counterexample", scenario::RunnerOptions{}, false,
+                                      stdout, stderr),
+            0);
+
+  const std::string file = ::testing::TempDir() + "spillway-counterexample-" +
+                           std::string(QuirkName(quirk)) + ".scenario";
+  {
+    std::ofstream out(file);
+    out << "# Shrunk counterexample for quirk " << QuirkName(quirk) << "\n" << text;
+    ASSERT_TRUE(out.good()) << file;
+  }
+  EXPECT_EQ(RunSpillway(std::string(QuirkName(quirk)), file), 1) << text;
+  EXPECT_EQ(RunSpillway("", file), 0) << text;
+  std::remove(file.c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(AllQuirks, QuirkTest, ::testing::ValuesIn(AllQuirks()),
+                         [](const ::testing::TestParamInfo<Quirk>& param) {
+                           return std::string(QuirkName(param.param));
+                         });
+
+}  // namespace
+}  // namespace spillway::model
