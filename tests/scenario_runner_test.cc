@@ -10,8 +10,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -533,6 +535,58 @@ TEST(RunScenarioFileTest, RunsAShippedScenario) {
   EXPECT_EQ(code, 0);
   EXPECT_THAT(ReadBack(out), HasSubstr("readme_example.scen:18: expect count"));
   EXPECT_EQ(ReadBack(err), "");
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << path;
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// The bodies of the ```scenario blocks of a Markdown file.
+std::vector<std::string> ScenarioBlocks(const std::string& markdown) {
+  std::vector<std::string> blocks;
+  std::istringstream in(markdown);
+  std::string line;
+  std::optional<std::string> block;
+  while (std::getline(in, line)) {
+    if (block.has_value()) {
+      if (line == "```") {
+        blocks.push_back(std::move(*block));
+        block.reset();
+      } else {
+        *block += line + "\n";
+      }
+    } else if (line == "```scenario") {
+      block.emplace();
+    }
+  }
+  EXPECT_FALSE(block.has_value()) << "unterminated block";
+  return blocks;
+}
+
+const std::string kDocs = std::string(SPILLWAY_SCENARIO_DIR) + "/../docs/scenarios.md";
+
+TEST(ScenarioDocsTest, EveryScenarioInTheDocsRunsOnBothFileSystems) {
+  const std::vector<std::string> blocks = ScenarioBlocks(ReadFile(kDocs));
+  ASSERT_GE(blocks.size(), 3u);
+  for (const std::string& block : blocks) {
+    for (FsKind fs : {FsKind::kMem, FsKind::kPosix}) {
+      const RunOutput r = RunText(block, Options(fs));
+      EXPECT_EQ(r.code, 0) << r.err << "in:\n" << block;
+    }
+  }
+}
+
+TEST(ScenarioDocsTest, TheDocsFirstExampleIsTheShippedReadmeExample) {
+  const std::vector<std::string> blocks = ScenarioBlocks(ReadFile(kDocs));
+  ASSERT_FALSE(blocks.empty());
+  std::variant<Scenario, ParseError> doc = Parse(blocks[0], "doc");
+  std::variant<Scenario, ParseError> shipped =
+      Parse(ReadFile(std::string(SPILLWAY_SCENARIO_DIR) + "/readme_example.scen"), "shipped");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(doc));
+  ASSERT_TRUE(std::holds_alternative<Scenario>(shipped));
+  EXPECT_EQ(ToText(std::get<Scenario>(doc).commands), ToText(std::get<Scenario>(shipped).commands));
 }
 
 }  // namespace
