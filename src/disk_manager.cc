@@ -143,7 +143,9 @@ class DiskManagerCore final {
         // its directories in Build, so dirs_ is never empty there).
         SPILLWAY_RETURN_IF_ERROR(CreateOsTmpDirLocked());
       }
-      slot = std::uniform_int_distribution<size_t>(0, dirs_->dirs.size() - 1)(rng_);
+      // Plain modulo rather than a distribution: mt19937_64's output is fixed by the
+      // standard, so a seed picks the same directories with any standard library.
+      slot = rng_() % dirs_->dirs.size();
       dir = dirs_->dirs[slot];
     }
 
