@@ -7,8 +7,10 @@
 // It also acts from outside, as a tmp cleaner or an operator would, without counting or
 // faulting those actions. Every injected fault is recorded.
 //
-// Every FileSystem call except TempDir(), and every call on a WritableFile it returns, is
-// counted by OpKind and checked against the faults before it reaches the target. A call
+// Every FileSystem call, and every call on a WritableFile it returns, is counted by OpKind
+// and checked against the faults before it reaches the target; the exceptions are
+// TempDir() and WritableFile::path() (never counted), RemoveTree() (its steps are counted
+// instead) and the actions from outside. A call
 // that is failed does not reach the target; it returns Status::FromErrno(errno, op, path)
 // whose op is OpKindName(kind), as the real implementations report a failure of that
 // kind of call ("mkdir", "create", "open", "write", "sync", "size", "close", "read",
@@ -38,8 +40,8 @@
 
 namespace spillway {
 
-// The kinds of call a rule can match and the counters count. Every FileSystem and
-// WritableFile call is exactly one of them.
+// The kinds of call a rule can match and the counters count. Every counted call is
+// exactly one of them.
 enum class OpKind {
   kMkdir,   // CreateDir, CreateUniqueDir
   kCreate,  // CreateFile, CreateUniqueFile
