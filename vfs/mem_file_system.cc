@@ -6,6 +6,8 @@
 // ENAMETOOLONG, ENOENT, ENOTDIR for each component), then what is (or is not) at the last
 // component (EEXIST, ENOENT), then permission on the parent or the file itself, then the
 // type checks that Linux makes after permission (EISDIR of unlink, ENOTDIR of rmdir).
+// Statuses name the op as PosixFileSystem does (OpKindName: "mkdir", "create", "list",
+// "remove", ...) and the path as the caller gave it; CreateUnique* errors name the parent.
 
 #include "spillway/vfs/mem_file_system.h"
 
@@ -81,7 +83,7 @@ struct State {
   std::mt19937_64 rng;                // Guarded by mu.
   const std::shared_ptr<Inode> root;  // The tree below it is guarded by mu.
 
-  // True when permission bits are checked and `inode` lacks every owner bit of `bits`.
+  // True when permission bits are checked and `inode` lacks one of the owner bits `bits`.
   bool Denied(const Inode& inode, uint32_t bits) const {
     return options.enforce_permissions && (inode.mode & bits) != bits;
   }
