@@ -204,6 +204,7 @@ class PosixWritableFile final : public WritableFile {
 
 class PosixFileSystem final : public FileSystem {
  public:
+  // TempDir() is chosen here, once, so that later calls read no shared state ($TMPDIR).
   explicit PosixFileSystem(PosixFileSystemOptions options)
       : root_(NormalizeRoot(std::move(options.root))),
         temp_dir_(ChooseTempDir(options.temp_dir, !root_.empty())) {}
@@ -418,7 +419,8 @@ class PosixFileSystem final : public FileSystem {
   // Removes everything inside the open directory `fd` (taking ownership of it), whose
   // virtual path is `path`, working relative to the descriptor so that nothing is looked
   // up through a symlink. Entries are handled in name order, so the first error is the one
-  // RemoveTreeByParts would meet.
+  // RemoveTreeByParts would meet. One descriptor stays open per level of depth, so a tree
+  // deeper than the descriptor limit fails with EMFILE (spill trees are two levels deep).
   Status RemoveContents(int fd, const std::string& path) {
     // ReadDirEntries consumes a descriptor; keep `fd` for the unlinkat calls below.
     const int list_fd = ::dup(fd);
