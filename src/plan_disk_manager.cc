@@ -67,8 +67,8 @@ StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManager::Create(std::shared_p
 
   if (options.quirks.Has(Quirk::kSharedLimit)) {
     // The PR's first version: one manager per (local dirs, limit) for the whole process,
-    // built eagerly and cached forever. It keeps the plan that built it's cleanup log, and
-    // fails on a missing directory whatever this plan's policy says.
+    // built eagerly and cached forever. It records cleanup failures in the log of the plan
+    // that built it, and fails on a missing directory whatever this plan's policy says.
     std::shared_ptr<SharedManagerCache> cache =
         options.shared_cache != nullptr ? options.shared_cache : SharedManagerCache::ProcessWide();
     const PlanDiskManagerOptions& o = options;
