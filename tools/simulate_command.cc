@@ -1,8 +1,524 @@
-// Not written yet: registers nothing, so `spillway simulate` is an unknown subcommand.
+// `spillway simulate`: a long, seeded random run of the spill model (property_tests/model)
+// against the spill manager, with several plans at once, injected faults and a tmp
+// cleaner, checking every invariant after every step. The commands and the checks are the
+// property tests' own; only the source of randomness differs (a seeded mt19937_64 instead
+// of RapidCheck). On a violation the failing program is shrunk by delta debugging and
+// written out as a scenario file that `spillway run` replays.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
 #include "commands.h"
+#include "scenario/scenario.h"
+#include "spill_model.h"
+#include "spillway/spill/quirks.h"
+#include "spillway/vfs/fault_injecting_file_system.h"
+#include "spillway/vfs/status.h"
 
 namespace spillway::tools {
+namespace {
 
-void AddSimulateCommand(CLI::App& /*app*/, int& /*exit_code*/) {}
+using scenario::Verb;
+
+struct SimulateArgs {
+  uint64_t seed = 1;
+  uint64_t steps = 2000;
+  int plans = 4;
+  int dirs = 3;
+  double fault_rate = 0.05;
+  std::string fs = "mem";
+  std::vector<std::string> quirks;
+  int jobs = 1;
+  bool json = false;
+  std::string out = ".";
+};
+
+struct SimulateOptions {
+  uint64_t steps = 0;
+  model::GenOptions gen;
+  scenario::FsKind fs = scenario::FsKind::kMem;
+  Quirks quirks;
+  std::string out_dir;
+};
+
+// Stop shrinking after this many trial runs; what is left is still a failing program.
+constexpr int kMaxShrinkRuns = 4000;
+
+// What one seed's run did.
+struct SeedResult {
+  uint64_t seed = 0;
+  uint64_t steps = 0;   // Steps run (the failing one included).
+  uint64_t plans = 0;   // Plans built.
+  uint64_t spills = 0;  // Spill files created.
+  uint64_t bytes_written = 0;
+  std::map<std::string, uint64_t> faults;  // Injected faults by "OP ERRNO".
+  std::map<std::string, uint64_t> errors;  // Failed commands by outcome code.
+  uint64_t checks = 0;                     // Invariants checked.
+  std::string setup_error;                 // Non-empty when the run could not start.
+  std::optional<model::Violation> violation;
+  uint64_t violation_step = 0;  // 1-based; steps + 1 for the final drops.
+  size_t commands_before_shrink = 0;
+  size_t commands_after_shrink = 0;
+  std::string scenario_path;  // The shrunk scenario, when written.
+  std::string write_error;    // Why it could not be written.
+};
+
+scenario::RunnerOptions RunnerOptionsFor(const SimulateOptions& options, uint64_t seed) {
+  scenario::RunnerOptions runner;
+  runner.fs = options.fs;
+  runner.quirks = options.quirks;
+  runner.seed = seed;
+  return runner;
+}
+
+bool Fails(const std::vector<scenario::Command>& lines, const scenario::RunnerOptions& runner) {
+  return model::RunProgram(model::ProgramFromLines(lines), runner).has_value();
+}
+
+// Delta debugging (ddmin): removes chunks of the program, then single lines, for as long
+// as what is left still shows a violation. REQUIRES: Fails(lines).
+std::vector<scenario::Command> Shrink(std::vector<scenario::Command> lines,
+                                      const scenario::RunnerOptions& runner) {
+  int runs = 0;
+  size_t parts = 2;
+  while (lines.size() >= 2 && runs < kMaxShrinkRuns) {
+    const size_t chunk = (lines.size() + parts - 1) / parts;
+    bool removed = false;
+    for (size_t start = 0; start < lines.size() && runs < kMaxShrinkRuns; start += chunk) {
+      std::vector<scenario::Command> candidate(lines.begin(), lines.begin() + start);
+      candidate.insert(candidate.end(), lines.begin() + std::min(lines.size(), start + chunk),
+                       lines.end());
+      ++runs;
+      if (Fails(candidate, runner)) {
+        // Keep only the lines still valid where they now stand.
+        std::vector<scenario::Command> kept;
+        for (const model::CommandPtr& c : model::ProgramFromLines(candidate).commands) {
+          kept.push_back(c->line());
+        }
+        lines = std::move(kept);
+        parts = std::max<size_t>(parts - 1, 2);
+        removed = true;
+        break;
+      }
+    }
+    if (removed) continue;
+    if (parts >= lines.size()) break;
+    parts = std::min(lines.size(), parts * 2);
+  }
+  return lines;
+}
+
+std::string QuirkFlags(Quirks quirks) {
+  std::string flags;
+  for (Quirk q : AllQuirks()) {
+    if (quirks.Has(q)) flags += fmt::format(" --quirk {}", QuirkName(q));
+  }
+  return flags;
+}
+
+std::string FsName(scenario::FsKind fs) { return fs == scenario::FsKind::kPosix ? "posix" : "mem"; }
+
+// The command that replays a written scenario.
+std::string ReplayCommand(const SimulateOptions& options, uint64_t seed, const std::string& path) {
+  return fmt::format("spillway run --fs {} --seed {}{} {}", FsName(options.fs), seed,
+                     QuirkFlags(options.quirks), path);
+}
+
+// Shrinks the failing program and writes it to the output directory.
+void ShrinkAndWrite(const SimulateOptions& options, const std::vector<scenario::Command>& lines,
+                    SeedResult* result) {
+  const scenario::RunnerOptions runner = RunnerOptionsFor(options, result->seed);
+  result->commands_before_shrink = lines.size();
+  std::vector<scenario::Command> shrunk = lines;
+  // The violation may depend on timing nothing here controls; shrink only what fails again.
+  if (Fails(lines, runner)) shrunk = Shrink(lines, runner);
+  result->commands_after_shrink = shrunk.size();
+
+  std::string text;
+  const std::optional<model::Violation> again =
+      model::RunProgram(model::ProgramFromLines(shrunk), runner, &text);
+  const std::string path =
+      fmt::format("{}/spillway-simulate-{}.scenario", options.out_dir, result->seed);
+  std::ofstream out(path);
+  out << fmt::format("# Found by spillway simulate --seed {}{} --fs {}: [{}] {}\n", result->seed,
+                     QuirkFlags(options.quirks), FsName(options.fs), result->violation->invariant,
+                     result->violation->message);
+  if (again.has_value()) {
+    out << fmt::format("# Shrunk from {} to {} commands; this file fails with: [{}] {}\n",
+                       result->commands_before_shrink, result->commands_after_shrink,
+                       again->invariant, again->message);
+  } else {
+    out << "# The shrunk program did not fail again when rerun.\n";
+  }
+  out << "# Replay: " << ReplayCommand(options, result->seed, path) << "\n" << text;
+  out.close();
+  if (!out) {
+    result->write_error = fmt::format("cannot write {}", path);
+    return;
+  }
+  result->scenario_path = path;
+}
+
+// One seed's run. `progress` counts steps done, across all seeds.
+SeedResult RunSeed(const SimulateOptions& options, uint64_t seed, std::atomic<uint64_t>* progress) {
+  SeedResult result;
+  result.seed = seed;
+  const scenario::RunnerOptions runner_options = RunnerOptionsFor(options, seed);
+  StatusOr<std::unique_ptr<scenario::Runner>> runner = scenario::Runner::Create(runner_options);
+  if (!runner.ok()) {
+    result.setup_error = runner.status().ToString();
+    return result;
+  }
+  model::SpillSut sut{runner->get()};
+  model::SpillModel state;
+  model::RandomChooser chooser(seed);
+  std::vector<scenario::Command> lines;
+
+  for (uint64_t step = 0; step < options.steps && !result.violation; ++step) {
+    model::CommandPtr command;
+    for (int tries = 0; tries < 100 && command == nullptr; ++tries) {
+      command = model::GenerateCommand(state, options.gen, chooser);
+    }
+    if (command == nullptr) break;  // Nothing valid to do (does not happen with faults on).
+    const scenario::Command& line = command->line();
+    lines.push_back(line);
+    const SpillFile* file = line.verb == Verb::kWrite ? sut.runner->file(line.name) : nullptr;
+    const uint64_t size_before = file != nullptr ? file->size() : 0;
+
+    std::optional<model::Violation> violation = command->Execute(state, sut);
+    ++result.steps;
+    progress->fetch_add(1);
+    if (violation.has_value()) {
+      result.violation = std::move(violation);
+      result.violation_step = step + 1;
+      break;
+    }
+    const Status& outcome = sut.runner->last_outcome();
+    if (line.verb == Verb::kPlan && outcome.ok()) ++result.plans;
+    if (line.verb == Verb::kSpill && outcome.ok()) ++result.spills;
+    if (line.verb == Verb::kWrite) {
+      const SpillFile* after = sut.runner->file(line.name);
+      if (after != nullptr) result.bytes_written += after->size() - size_before;
+    }
+    if (!outcome.ok()) ++result.errors[outcome.CodeName()];
+    command->apply(state);
+  }
+  // The rest of the run's steps count as done when it stopped early.
+  progress->fetch_add(options.steps - result.steps);
+
+  if (!result.violation) {
+    std::string drops;
+    result.violation = model::DropEverything(state, sut, &drops);
+    if (result.violation) result.violation_step = options.steps + 1;
+  }
+  result.checks = sut.checks;
+  for (const InjectedFault& fault : sut.runner->fs().injected()) {
+    ++result.faults[fmt::format("{} {}", OpKindName(fault.op), ErrnoName(fault.error_number))];
+  }
+  runner->reset();
+  if (result.violation) ShrinkAndWrite(options, lines, &result);
+  return result;
+}
+
+// Progress on stderr: a bar redrawn in place on a terminal, a line per tenth otherwise.
+class Progress {
+ public:
+  Progress(uint64_t total, const std::atomic<uint64_t>* done)
+      : total_(total), done_(done), tty_(::isatty(STDERR_FILENO) != 0) {
+    thread_ = std::thread([this] { Loop(); });
+  }
+  ~Progress() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+    Draw(/*final=*/true);
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!cv_.wait_for(lock, std::chrono::milliseconds(tty_ ? 100 : 250),
+                         [this] { return stop_; })) {
+      Draw(/*final=*/false);
+    }
+  }
+
+  void Draw(bool final) {
+    const uint64_t done = std::min(done_->load(), total_);
+    const int percent = total_ == 0 ? 100 : static_cast<int>(done * 100 / total_);
+    if (tty_) {
+      constexpr int kWidth = 30;
+      const int filled = percent * kWidth / 100;
+      std::fprintf(stderr, "\r[%s%s] %3d%%  %llu/%llu steps", std::string(filled, '#').c_str(),
+                   std::string(kWidth - filled, '-').c_str(), percent,
+                   static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_));
+      if (final) std::fprintf(stderr, "\n");
+    } else if (percent / 10 > last_tenth_ && (percent < 100 || final)) {
+      last_tenth_ = percent / 10;
+      std::fprintf(stderr, "simulate: %d%% (%llu/%llu steps)\n", percent,
+                   static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_));
+    }
+    std::fflush(stderr);
+  }
+
+  const uint64_t total_;
+  const std::atomic<uint64_t>* const done_;
+  const bool tty_;
+  int last_tenth_ = 0;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+std::vector<std::string> QuirkNames(Quirks quirks) {
+  std::vector<std::string> names;
+  for (Quirk q : AllQuirks()) {
+    if (quirks.Has(q)) names.emplace_back(QuirkName(q));
+  }
+  return names;
+}
+
+std::string Join(const std::map<std::string, uint64_t>& counts) {
+  if (counts.empty()) return "none";
+  std::string text;
+  for (const auto& [kind, n] : counts) {
+    text += fmt::format("{}{} {}", text.empty() ? "" : ", ", kind, n);
+  }
+  return text;
+}
+
+void PrintText(const SimulateOptions& options, const std::vector<SeedResult>& results,
+               double seconds) {
+  SeedResult total;
+  for (const SeedResult& r : results) {
+    total.steps += r.steps;
+    total.plans += r.plans;
+    total.spills += r.spills;
+    total.bytes_written += r.bytes_written;
+    total.checks += r.checks;
+    for (const auto& [k, n] : r.faults) total.faults[k] += n;
+    for (const auto& [k, n] : r.errors) total.errors[k] += n;
+  }
+  const std::vector<std::string> quirks = QuirkNames(options.quirks);
+  std::printf("spillway simulate: %zu seed%s from %llu, %llu steps each, fs %s, quirks %s\n",
+              results.size(), results.size() == 1 ? "" : "s",
+              static_cast<unsigned long long>(results.front().seed),
+              static_cast<unsigned long long>(options.steps), FsName(options.fs).c_str(),
+              quirks.empty() ? "none" : fmt::format("{}", fmt::join(quirks, ",")).c_str());
+  std::printf("  steps run           %llu in %.1f s\n",
+              static_cast<unsigned long long>(total.steps), seconds);
+  std::printf("  plans built         %llu\n", static_cast<unsigned long long>(total.plans));
+  std::printf("  spill files         %llu\n", static_cast<unsigned long long>(total.spills));
+  std::printf("  bytes written       %llu\n", static_cast<unsigned long long>(total.bytes_written));
+  std::printf("  faults injected     %s\n", Join(total.faults).c_str());
+  std::printf("  errors surfaced     %s\n", Join(total.errors).c_str());
+  std::printf("  invariants checked  %llu\n", static_cast<unsigned long long>(total.checks));
+  size_t violations = 0;
+  for (const SeedResult& r : results) {
+    if (!r.setup_error.empty()) {
+      std::printf("seed %llu: cannot run: %s\n", static_cast<unsigned long long>(r.seed),
+                  r.setup_error.c_str());
+    }
+    if (!r.violation) continue;
+    ++violations;
+    std::printf("seed %llu: violation at step %llu: [%s] %s\n",
+                static_cast<unsigned long long>(r.seed),
+                static_cast<unsigned long long>(r.violation_step), r.violation->invariant.c_str(),
+                r.violation->message.c_str());
+    if (!r.scenario_path.empty()) {
+      std::printf("  shrunk from %zu to %zu commands: %s\n  replay: %s\n", r.commands_before_shrink,
+                  r.commands_after_shrink, r.scenario_path.c_str(),
+                  ReplayCommand(options, r.seed, r.scenario_path).c_str());
+    } else {
+      std::printf("  %s\n", r.write_error.c_str());
+    }
+  }
+  if (violations == 0) std::printf("  violations          none\n");
+}
+
+void PrintJson(const SimulateOptions& options, const std::vector<SeedResult>& results,
+               double seconds) {
+  nlohmann::ordered_json json;
+  json["fs"] = FsName(options.fs);
+  json["quirks"] = QuirkNames(options.quirks);
+  json["steps_per_seed"] = options.steps;
+  json["seconds"] = seconds;
+  nlohmann::ordered_json totals;
+  uint64_t steps = 0, plans = 0, spills = 0, bytes = 0, checks = 0;
+  std::map<std::string, uint64_t> faults, errors;
+  nlohmann::ordered_json runs = nlohmann::json::array();
+  for (const SeedResult& r : results) {
+    steps += r.steps;
+    plans += r.plans;
+    spills += r.spills;
+    bytes += r.bytes_written;
+    checks += r.checks;
+    for (const auto& [k, n] : r.faults) faults[k] += n;
+    for (const auto& [k, n] : r.errors) errors[k] += n;
+    nlohmann::ordered_json run;
+    run["seed"] = r.seed;
+    run["steps"] = r.steps;
+    run["plans"] = r.plans;
+    run["spills"] = r.spills;
+    run["bytes_written"] = r.bytes_written;
+    run["faults_injected"] = r.faults;
+    run["errors"] = r.errors;
+    run["invariants_checked"] = r.checks;
+    if (!r.setup_error.empty()) run["setup_error"] = r.setup_error;
+    if (r.violation) {
+      nlohmann::ordered_json v;
+      v["invariant"] = r.violation->invariant;
+      v["message"] = r.violation->message;
+      v["step"] = r.violation_step;
+      v["commands_before_shrink"] = r.commands_before_shrink;
+      v["commands_after_shrink"] = r.commands_after_shrink;
+      v["scenario"] =
+          r.scenario_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.scenario_path);
+      if (!r.scenario_path.empty()) v["replay"] = ReplayCommand(options, r.seed, r.scenario_path);
+      if (!r.write_error.empty()) v["write_error"] = r.write_error;
+      run["violation"] = std::move(v);
+    } else {
+      run["violation"] = nullptr;
+    }
+    runs.push_back(std::move(run));
+  }
+  totals["steps"] = steps;
+  totals["plans"] = plans;
+  totals["spills"] = spills;
+  totals["bytes_written"] = bytes;
+  totals["faults_injected"] = faults;
+  totals["errors"] = errors;
+  totals["invariants_checked"] = checks;
+  json["totals"] = std::move(totals);
+  json["runs"] = std::move(runs);
+  std::printf("%s\n", json.dump(2).c_str());
+}
+
+// Turns the arguments into options; on bad input prints one line and returns false.
+bool MakeOptions(const SimulateArgs& args, SimulateOptions* options) {
+  auto bad = [](const std::string& what) {
+    std::fprintf(stderr, "spillway simulate: %s\n", what.c_str());
+    return false;
+  };
+  if (args.dirs < 1 || args.dirs > model::kMaxLocalDirs) {
+    return bad(fmt::format("--dirs must be between 1 and {}", model::kMaxLocalDirs));
+  }
+  if (args.plans < 1) return bad("--plans must be at least 1");
+  if (args.jobs < 1) return bad("--jobs must be at least 1");
+  if (!(args.fault_rate >= 0 && args.fault_rate < 1)) {
+    return bad("--fault-rate must be at least 0 and below 1");
+  }
+  if (args.out.empty()) return bad("--out: empty directory name");
+  options->steps = args.steps;
+  options->fs = args.fs == "posix" ? scenario::FsKind::kPosix : scenario::FsKind::kMem;
+  options->out_dir = args.out;
+  for (const std::string& name : args.quirks) {
+    options->quirks = options->quirks.With(*QuirkFromName(name));  // Checked by CLI11.
+  }
+  model::GenOptions& gen = options->gen;
+  gen.local_dirs = args.dirs;
+  gen.max_live_plans = args.plans;
+  gen.max_live_files = 3 * args.plans;
+  // fault_weight / (fault_weight + the rest) is about the rate asked for.
+  gen.fault_weight = static_cast<int>(
+      std::lround(args.fault_rate * model::GenOptions::kOtherVerbsWeight / (1 - args.fault_rate)));
+  if (args.fault_rate > 0 && gen.fault_weight == 0) gen.fault_weight = 1;
+  // Over a long run, a fault that never stops would soon fail every later step of its
+  // kind; the property tests cover those. Here every fault fails one call.
+  gen.forever_percent = 0;
+  gen.capacity = options->fs == scenario::FsKind::kMem;
+  return true;
+}
+
+int RunSimulate(const SimulateArgs& args) {
+  SimulateOptions options;
+  if (!MakeOptions(args, &options)) return 2;
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<SeedResult> results(static_cast<size_t>(args.jobs));
+  std::atomic<uint64_t> done{0};
+  {
+    Progress progress(options.steps * results.size(), &done);
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < results.size(); ++i) {
+      threads.emplace_back([&, i] { results[i] = RunSeed(options, args.seed + i, &done); });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (args.json) {
+    PrintJson(options, results, seconds);
+  } else {
+    PrintText(options, results, seconds);
+  }
+  std::fflush(stdout);
+  int exit_code = 0;
+  for (const SeedResult& r : results) {
+    if (!r.setup_error.empty() || !r.write_error.empty()) return 2;
+    if (r.violation) exit_code = 1;
+  }
+  return exit_code;
+}
+
+}  // namespace
+
+void AddSimulateCommand(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<SimulateArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "simulate",
+      "Run the spill model against the spill manager for a long seeded random run (several "
+      "plans, injected faults, a tmp cleaner), checking every invariant after every step. "
+      "Exits 0 when none was violated, 1 when one was (the shrunk program is written as a "
+      "scenario file), 2 on bad input");
+  sub->add_option("--seed", args->seed, "The first seed; --jobs N runs seed .. seed+N-1")
+      ->capture_default_str();
+  sub->add_option("--steps", args->steps, "Commands per seed")->capture_default_str();
+  sub->add_option("--plans", args->plans, "Plans alive at once, at most")->capture_default_str();
+  sub->add_option("--dirs", args->dirs, "Local dirs (/l0 ...), 1 to 4")->capture_default_str();
+  sub->add_option("--fault-rate", args->fault_rate,
+                  "About this fraction of commands inject a fault (0 <= P < 1)")
+      ->capture_default_str();
+  sub->add_option("--fs", args->fs, "The filesystem under test: mem or posix")
+      ->check(CLI::IsMember({"mem", "posix"}))
+      ->capture_default_str();
+  sub->add_option("--quirk", args->quirks,
+                  "Run against an emulated upstream defect (repeatable or a comma list)")
+      ->delimiter(',')
+      ->check(CLI::Validator(
+          [](std::string& name) -> std::string {
+            if (QuirkFromName(name).has_value()) return {};
+            std::vector<std::string_view> known;
+            for (Quirk q : AllQuirks()) known.push_back(QuirkName(q));
+            return fmt::format("unknown quirk \"{}\" (known: {})", name, fmt::join(known, ", "));
+          },
+          "QUIRK"));
+  sub->add_option("--jobs", args->jobs, "Seeds run in parallel threads")->capture_default_str();
+  sub->add_flag("--json", args->json, "Print the summary as one JSON object");
+  sub->add_option("--out", args->out, "Where shrunk scenario files are written")
+      ->check(CLI::ExistingDirectory)
+      ->capture_default_str();
+  sub->callback([args, &exit_code] { exit_code = RunSimulate(*args); });
+}
 
 }  // namespace spillway::tools

@@ -677,6 +677,7 @@ std::string Quoted(const ScenarioCommand& c) { return "`" + c.ToString() + "`"; 
 std::optional<Violation> CheckExpect(SpillSut& sut, const ScenarioCommand& expect,
                                      const ScenarioCommand& after, std::string_view invariant) {
   std::string message;
+  ++sut.checks;
   const StepResult r = sut.runner->Step(expect, &message);
   if (r == StepResult::kOk) return std::nullopt;
   return Violation{
@@ -913,7 +914,7 @@ std::optional<ScenarioCommand> GenerateLine(const SpillModel& s, const GenOption
   w[kGenDrop] = plans.empty() && files.empty() ? 0 : 10;
   w[kGenSetLimit] = plans.empty() ? 0 : 3;
   w[kGenFault] = static_cast<uint64_t>(o.fault_weight);
-  w[kGenShortWrite] = files.empty() ? 0 : std::max(1, o.fault_weight / 3);
+  w[kGenShortWrite] = files.empty() || o.fault_weight == 0 ? 0 : std::max(1, o.fault_weight / 3);
   w[kGenClean] = any_dir ? 3 : 0;
   w[kGenCapacity] = o.capacity ? 2 : 0;
 
@@ -988,7 +989,9 @@ std::optional<ScenarioCommand> GenerateLine(const SpillModel& s, const GenOption
       c.verb = Verb::kFault;
       c.fault.op = kFaultOps[chooser.Pick(std::size(kFaultOps))];
       c.fault.error_number = kErrnos[chooser.Pick(std::size(kErrnos))];
-      if (o.forever_faults && chooser.Pick(10) == 9) c.fault.times.reset();
+      if (chooser.Pick(100) >= static_cast<uint64_t>(100 - o.forever_percent)) {
+        c.fault.times.reset();  // times=forever
+      }
       break;
     case kGenShortWrite:
       c.verb = Verb::kShortWrite;
@@ -1048,6 +1051,7 @@ std::optional<Violation> CheckInvariants(const SpillModel& s, SpillSut& sut) {
   scenario::Runner& runner = *sut.runner;
   auto expect = [&](const ScenarioCommand& c) -> std::optional<Violation> {
     std::string message;
+    ++sut.checks;
     const StepResult r = runner.Step(c, &message);
     if (r == StepResult::kOk) return std::nullopt;
     return Violation{r == StepResult::kMalformed ? "malformed" : "invariant",
@@ -1061,6 +1065,7 @@ std::optional<Violation> CheckInvariants(const SpillModel& s, SpillSut& sut) {
     if (auto v = expect(ExpectUsed(name, plan.used))) return v;
     if (auto v = expect(ExpectFiles(name, plan.active))) return v;
     const SpillManager* manager = runner.plan(name);
+    sut.checks += 3;  // The limit, the progress and the lazy plan's directories below.
     if (manager == nullptr) {
       return Violation{"invariant", fmt::format("plan {} is not bound in the runner", name)};
     }

@@ -1,0 +1,149 @@
+// `spillway simulate` with its default settings: over 20 seeds it finds a violation with
+// each emulated upstream defect (quirks.h) and none without one, and the scenario it
+// writes replays with `spillway run`. Drives the `spillway` executable (SPILLWAY_EXE)
+// without a shell.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "spillway/spill/quirks.h"
+
+extern char** environ;
+
+namespace spillway {
+namespace {
+
+constexpr int kSeeds = 20;
+
+struct Exit {
+  int code = -1;       // The exit status; -1 when the process did not exit normally.
+  std::string output;  // What it printed on stdout.
+};
+
+// Runs SPILLWAY_EXE with `args`, stdout captured through a file, stderr passed through.
+Exit RunSpillway(std::vector<std::string> args, const std::string& stdout_path) {
+  args.insert(args.begin(), SPILLWAY_EXE);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdout_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  Exit result;
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, SPILLWAY_EXE, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) return result;
+  int status = 0;
+  if (waitpid(pid, &status, 0) == pid && WIFEXITED(status)) result.code = WEXITSTATUS(status);
+  std::ifstream in(stdout_path);
+  std::stringstream text;
+  text << in.rdbuf();
+  result.output = text.str();
+  return result;
+}
+
+class SimulateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name =
+        std::string("spillway-simulate-test-") + info->name() + "-" + std::to_string(::getpid());
+    for (char& c : name) {
+      if (c == '/') c = '_';  // A parameterized test's name has one.
+    }
+    dir_ = std::filesystem::path(::testing::TempDir()) / name;
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // `spillway simulate --seed 1 --jobs kSeeds --json --out DIR [--quirk Q]`: seeds 1..20,
+  // each a run with the default settings.
+  Exit Simulate(const std::string& quirk) {
+    std::vector<std::string> args = {
+        "simulate", "--seed", "1",          "--jobs", std::to_string(kSeeds),
+        "--json",   "--out",  dir_.string()};
+    if (!quirk.empty()) {
+      args.push_back("--quirk");
+      args.push_back(quirk);
+    }
+    return RunSpillway(args, (dir_ / "stdout").string());
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(SimulateTest, FindsNoViolationWithoutAQuirk) {
+  const Exit exit = Simulate("");
+  ASSERT_EQ(exit.code, 0) << exit.output;
+  const nlohmann::json summary = nlohmann::json::parse(exit.output);
+  ASSERT_EQ(summary["runs"].size(), static_cast<size_t>(kSeeds));
+  for (const nlohmann::json& run : summary["runs"]) {
+    EXPECT_TRUE(run["violation"].is_null()) << run.dump(2);
+    EXPECT_EQ(run["steps"], summary["steps_per_seed"]) << run.dump(2);
+  }
+  // The runs did something: plans spilled, writes reached disk, faults were injected and
+  // surfaced, and invariants were checked.
+  const nlohmann::json& totals = summary["totals"];
+  EXPECT_GT(totals["spills"].get<uint64_t>(), 0u);
+  EXPECT_GT(totals["bytes_written"].get<uint64_t>(), 0u);
+  EXPECT_FALSE(totals["faults_injected"].empty());
+  EXPECT_FALSE(totals["errors"].empty());
+  EXPECT_GT(totals["invariants_checked"].get<uint64_t>(), totals["steps"].get<uint64_t>());
+}
+
+class SimulateQuirkTest : public SimulateTest, public ::testing::WithParamInterface<Quirk> {};
+
+TEST_P(SimulateQuirkTest, FindsAViolationOnEverySeed) {
+  const std::string quirk(QuirkName(GetParam()));
+  const Exit exit = Simulate(quirk);
+  ASSERT_EQ(exit.code, 1) << exit.output;
+  const nlohmann::json summary = nlohmann::json::parse(exit.output);
+  ASSERT_EQ(summary["runs"].size(), static_cast<size_t>(kSeeds));
+  for (const nlohmann::json& run : summary["runs"]) {
+    ASSERT_FALSE(run["violation"].is_null()) << "seed " << run["seed"] << " missed " << quirk;
+    const nlohmann::json& v = run["violation"];
+    ASSERT_TRUE(v["scenario"].is_string()) << v.dump(2);
+    EXPECT_LE(v["commands_after_shrink"].get<uint64_t>(),
+              v["commands_before_shrink"].get<uint64_t>());
+  }
+
+  // The first seed's shrunk scenario fails `spillway run` with the quirk and passes
+  // without it.
+  const nlohmann::json& first = summary["runs"][0];
+  const std::string scenario = first["violation"]["scenario"];
+  const std::string seed = std::to_string(first["seed"].get<uint64_t>());
+  const std::string out = (dir_ / "replay").string();
+  EXPECT_EQ(RunSpillway({"run", "--seed", seed, "--quirk", quirk, scenario}, out).code, 1);
+  EXPECT_EQ(RunSpillway({"run", "--seed", seed, scenario}, out).code, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllQuirks, SimulateQuirkTest, ::testing::ValuesIn(AllQuirks()),
+                         [](const ::testing::TestParamInfo<Quirk>& param) {
+                           return std::string(QuirkName(param.param));
+                         });
+
+TEST_F(SimulateTest, RejectsBadSettings) {
+  const std::string out = (dir_ / "stdout").string();
+  EXPECT_EQ(RunSpillway({"simulate", "--dirs", "0"}, out).code, 2);
+  EXPECT_EQ(RunSpillway({"simulate", "--dirs", "5"}, out).code, 2);
+  EXPECT_EQ(RunSpillway({"simulate", "--fault-rate", "1"}, out).code, 2);
+  EXPECT_EQ(RunSpillway({"simulate", "--plans", "0"}, out).code, 2);
+  EXPECT_EQ(RunSpillway({"simulate", "--quirk", "no_such_quirk"}, out).code, 2);
+  EXPECT_EQ(RunSpillway({"simulate", "--fs", "floppy"}, out).code, 2);
+}
+
+}  // namespace
+}  // namespace spillway
