@@ -3,10 +3,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
@@ -27,22 +25,6 @@ struct RunArgs {
   uint64_t seed = 0;
   std::vector<std::string> files;
 };
-
-// Reads a scenario file from the host; false (with `error` set) when it cannot.
-bool ReadFile(const std::string& path, std::string* text, std::string* error) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    *error = std::strerror(errno);
-    return false;
-  }
-  char buffer[4096];
-  size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof(buffer), f)) > 0) text->append(buffer, n);
-  const bool failed = std::ferror(f) != 0;
-  if (failed) *error = std::strerror(errno);
-  std::fclose(f);
-  return !failed;
-}
 
 int Run(const RunArgs& args) {
   scenario::RunnerOptions options;
@@ -67,12 +49,13 @@ int Run(const RunArgs& args) {
   // Every file is read before any runs, so a missing one runs nothing.
   std::vector<std::string> texts(args.files.size());
   for (size_t i = 0; i < args.files.size(); ++i) {
-    std::string error;
-    if (!ReadFile(args.files[i], &texts[i], &error)) {
-      std::fprintf(stderr, "spillway run: cannot read %s: %s\n", args.files[i].c_str(),
-                   error.c_str());
+    StatusOr<std::string> text = scenario::ReadScenarioFile(args.files[i]);
+    if (!text.ok()) {
+      fmt::print(stderr, "spillway run: cannot read {}: {} ({})\n", args.files[i],
+                 text.status().message(), text.status().CodeName());
       return 2;
     }
+    texts[i] = std::move(*text);
   }
   int exit_code = 0;
   for (size_t i = 0; i < args.files.size(); ++i) {

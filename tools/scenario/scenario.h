@@ -175,6 +175,10 @@ class Runner {
   std::unique_ptr<Impl> impl_;
 };
 
+// Reads a scenario file from the host's filesystem (not the filesystem under test).
+// Errors: kErrno from open or read, with the path.
+StatusOr<std::string> ReadScenarioFile(const std::string& path);
+
 // Runs one scenario file, printing failures to `err` ("FILE:LINE: ...") and, with
 // `verbose`, each command and its outcome to `out`. Returns 0, 1 or 2 as `spillway run`.
 int RunScenarioFile(const std::string& file_path, const RunnerOptions& options, bool verbose,

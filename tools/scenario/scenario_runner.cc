@@ -91,28 +91,13 @@ Status MakeDirs(FileSystem& fs, const std::string& path) {
     const bool last = pos == std::string::npos;
     Status s = fs.CreateDir(prefix);
     if (s.IsErrno(EEXIST)) {
-      // An existing directory is fine. Something else in the way of a parent shows up as
-      // ENOTDIR at the next level, as mkdir(2) reports it; in the way of `path`, as EEXIST.
+      // An existing directory is fine. Anything else in the way of a parent shows up at the
+      // next level as ENOTDIR, as mkdir(2) reports it; in the way of `path`, as EEXIST.
       StatusOr<FileStat> st = fs.Stat(prefix);
-      if (st.ok() && st->type == FileType::kDirectory) s = OkStatus();
-      if (!last) s = OkStatus();
+      if (!last || (st.ok() && st->type == FileType::kDirectory)) s = OkStatus();
     }
     if (!s.ok() || last) return s;
   }
-}
-
-// Reads a whole file from the host's filesystem (scenario files are not inside the
-// filesystem under test).
-Status ReadWholeFile(const std::string& path, std::string* text) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return Status::FromErrno(errno, "open", path);
-  char buffer[4096];
-  size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof(buffer), f)) > 0) text->append(buffer, n);
-  const int read_error = std::ferror(f) ? errno : 0;
-  std::fclose(f);
-  if (read_error != 0) return Status::FromErrno(read_error, "read", path);
-  return OkStatus();
 }
 
 std::string TempBase() {
@@ -539,14 +524,29 @@ int RunScenarioText(std::string_view text, std::string_view file_name, const Run
   return 0;
 }
 
+StatusOr<std::string> ReadScenarioFile(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return Status::FromErrno(errno, "open", path);
+  errno = 0;
+  std::string text;
+  char buffer[4096];
+  size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), f)) > 0) text.append(buffer, n);
+  const bool failed = std::ferror(f) != 0;
+  const int read_errno = errno != 0 ? errno : EIO;
+  std::fclose(f);
+  if (failed) return Status::FromErrno(read_errno, "read", path);
+  return text;
+}
+
 int RunScenarioFile(const std::string& file_path, const RunnerOptions& options, bool verbose,
                     std::FILE* out, std::FILE* err) {
-  std::string text;
-  if (Status read = ReadWholeFile(file_path, &text); !read.ok()) {
-    fmt::print(err, "{}: cannot read the file: {}\n", file_path, Describe(read));
+  StatusOr<std::string> text = ReadScenarioFile(file_path);
+  if (!text.ok()) {
+    fmt::print(err, "{}: cannot read the file: {}\n", file_path, Describe(text.status()));
     return 2;
   }
-  return RunScenarioText(text, file_path, options, verbose, out, err);
+  return RunScenarioText(*text, file_path, options, verbose, out, err);
 }
 
 }  // namespace spillway::scenario
