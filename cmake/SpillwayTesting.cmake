@@ -24,4 +24,11 @@ function(spillway_add_test name)
   file(GENERATE OUTPUT "${labels_file}" CONTENT
     "if(${name}_TESTS)\n  set_tests_properties(\${${name}_TESTS} PROPERTIES LABELS \"${ARG_LABELS}\")\nendif()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${labels_file}")
+  # The tsan run builds only what it runs: `--target spillway_concurrency_tests`.
+  if("concurrency" IN_LIST ARG_LABELS)
+    if(NOT TARGET spillway_concurrency_tests)
+      add_custom_target(spillway_concurrency_tests)
+    endif()
+    add_dependencies(spillway_concurrency_tests ${name})
+  endif()
 endfunction()

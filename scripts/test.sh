@@ -32,13 +32,13 @@ ctest --preset asan-ubsan
 
 step "tsan build (concurrency tests)"
 cmake --preset tsan "${launcher[@]}" >/dev/null
-cmake --build --preset tsan
+cmake --build --preset tsan --target spillway_concurrency_tests
 ctest --preset tsan
 
 if command -v clang++ >/dev/null; then
   step "scenario parser fuzzer (clang)"
   cmake --preset fuzz "${launcher[@]}" >/dev/null
-  cmake --build --preset fuzz
+  cmake --build --preset fuzz --target scenario_parser_fuzzer
   ctest --test-dir build/fuzz --output-on-failure --no-tests=error
 else
   step "clang++ not found: the fuzzer run is skipped"
