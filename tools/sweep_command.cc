@@ -94,10 +94,11 @@ void PrintText(const sweep::SweepOptions& options, const sweep::SweepResult& res
               ErrnoList(options.errnos).c_str(), ModeList(options.modes).c_str());
   std::printf("operations: %llu (the run without a fault)\n",
               static_cast<unsigned long long>(result.operations));
-  std::printf("runs: %llu (1 without a fault + %llu operations x %zu errnos x %zu modes)\n",
+  std::printf("runs: %llu (1 without a fault + %llu operations x %zu errno%s x %zu mode%s)\n",
               static_cast<unsigned long long>(result.runs),
               static_cast<unsigned long long>(result.operations), options.errnos.size(),
-              options.modes.size());
+              options.errnos.size() == 1 ? "" : "s", options.modes.size(),
+              options.modes.size() == 1 ? "" : "s");
   if (result.violations.empty()) {
     std::printf("violations: 0\n");
     return;
@@ -109,8 +110,8 @@ void PrintText(const sweep::SweepOptions& options, const sweep::SweepResult& res
     const sweep::Violation& v = result.violations[i];
     std::printf("violation %zu: %s\n", i + 1, std::string(sweep::CheckName(v.check)).c_str());
     std::printf("  %s\n", v.message.c_str());
-    std::printf("  first seen %s; seen in %llu runs\n", DescribeFirstRun(v).c_str(),
-                static_cast<unsigned long long>(v.runs));
+    std::printf("  first seen %s; seen in %llu run%s\n", DescribeFirstRun(v).c_str(),
+                static_cast<unsigned long long>(v.runs), v.runs == 1 ? "" : "s");
     if (v.scenario_line > 0) {
       std::printf("  the act: line %d of the scenario, `%s`\n", v.scenario_line, v.act.c_str());
     }
