@@ -93,6 +93,26 @@ TEST(SpillPropertyTest, ModelHoldsOnPosixFileSystem) {
   ASSERT_TRUE(result.is<rc::detail::SuccessResult>()) << Describe(result);
 }
 
+// Every generated program prints as a scenario that parses back into the same program:
+// what RapidCheck shows of a counterexample is a scenario file.
+RC_GTEST_PROP(SpillModelProperty, GeneratedProgramsPrintAsScenarios, ()) {
+  const GenOptions gen;
+  const auto commands =
+      *rc::state::gen::commands(InitialState(scenario::FsKind::kMem),
+                                [gen](const SpillModel& s) { return CommandGen(s, gen); });
+  std::vector<CommandPtr> program;
+  for (const RcCommandPtr& c : commands) {
+    program.push_back(std::dynamic_pointer_cast<const SpillCommand>(c));
+    RC_ASSERT(static_cast<bool>(program.back()));
+  }
+  const std::string text = ScenarioText(program);
+  std::variant<scenario::Scenario, scenario::ParseError> parsed = scenario::Parse(text, "gen");
+  RC_ASSERT(std::holds_alternative<scenario::Scenario>(parsed));
+  const Program reparsed = ProgramFromLines(std::get<scenario::Scenario>(parsed).commands);
+  RC_ASSERT(reparsed.commands.size() == program.size());
+  RC_ASSERT(ScenarioText(reparsed.commands) == text);
+}
+
 // The shrunk program of a failure: the shown value of the generated command sequence (the
 // property's only generated value), which is a scenario text.
 std::string CounterexampleText(const rc::detail::FailureResult& failure) {

@@ -89,7 +89,7 @@ scenario::RunnerOptions RunnerOptionsFor(const SimulateOptions& options, uint64_
 }
 
 bool Fails(const std::vector<scenario::Command>& lines, const scenario::RunnerOptions& runner) {
-  return model::RunProgram(model::ProgramFromLines(lines), runner).has_value();
+  return model::RunProgram(model::ProgramFromLines(lines, runner.fs), runner).has_value();
 }
 
 // Delta debugging (ddmin): removes chunks of the program, then single lines, for as long
@@ -109,7 +109,7 @@ std::vector<scenario::Command> Shrink(std::vector<scenario::Command> lines,
       if (Fails(candidate, runner)) {
         // Keep only the lines still valid where they now stand.
         std::vector<scenario::Command> kept;
-        for (const model::CommandPtr& c : model::ProgramFromLines(candidate).commands) {
+        for (const model::CommandPtr& c : model::ProgramFromLines(candidate, runner.fs).commands) {
           kept.push_back(c->line());
         }
         lines = std::move(kept);
@@ -153,7 +153,7 @@ void ShrinkAndWrite(const SimulateOptions& options, const std::vector<scenario::
 
   std::string text;
   const std::optional<model::Violation> again =
-      model::RunProgram(model::ProgramFromLines(shrunk), runner, &text);
+      model::RunProgram(model::ProgramFromLines(shrunk, runner.fs), runner, &text);
   const std::string path =
       fmt::format("{}/spillway-simulate-{}.scenario", options.out_dir, result->seed);
   std::ofstream out(path);
@@ -187,7 +187,7 @@ SeedResult RunSeed(const SimulateOptions& options, uint64_t seed, std::atomic<ui
     return result;
   }
   model::SpillSut sut{runner->get()};
-  model::SpillModel state;
+  model::SpillModel state = model::InitialState(options.fs);
   model::RandomChooser chooser(seed);
   std::vector<scenario::Command> lines;
 

@@ -303,7 +303,7 @@ class CapacityCommand final : public SpillCommand {
 
  protected:
   std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
-    s.capacity = line().size;
+    if (s.enforce_capacity) s.capacity = line().size;
     a->outcome = false;
     return std::string(kOk);
   }
@@ -1162,8 +1162,15 @@ std::string ScenarioText(const std::vector<CommandPtr>& commands) {
   return text;
 }
 
-Program ProgramFromLines(const std::vector<ScenarioCommand>& lines) {
+SpillModel InitialState(scenario::FsKind fs) {
+  SpillModel s;
+  s.enforce_capacity = fs == scenario::FsKind::kMem;
+  return s;
+}
+
+Program ProgramFromLines(const std::vector<ScenarioCommand>& lines, scenario::FsKind fs) {
   Program program;
+  program.state = InitialState(fs);
   for (const ScenarioCommand& line : lines) {
     if (scenario::IsExpect(line.verb)) continue;
     CommandPtr command = MakeCommand(line, program.state);
@@ -1184,7 +1191,7 @@ std::optional<Violation> RunProgram(const Program& program, const scenario::Runn
     return Violation{"setup", "cannot create the runner: " + runner.status().ToString()};
   }
   SpillSut sut{runner->get()};
-  SpillModel s;
+  SpillModel s = InitialState(options.fs);
   for (const CommandPtr& command : program.commands) {
     out->append(command->ToText()).append("\n");
     if (std::optional<Violation> v = command->Execute(s, sut)) return v;
@@ -1195,12 +1202,13 @@ std::optional<Violation> RunProgram(const Program& program, const scenario::Runn
 
 void SpillProgramProperty(const PropertyConfig& config) {
   const GenOptions gen = config.gen;
-  const auto commands = *rc::state::gen::commands(
-      SpillModel{}, [gen](const SpillModel& s) { return CommandGen(s, gen); });
+  const SpillModel initial = InitialState(config.runner.fs);
+  const auto commands =
+      *rc::state::gen::commands(initial, [gen](const SpillModel& s) { return CommandGen(s, gen); });
   StatusOr<std::unique_ptr<scenario::Runner>> runner = scenario::Runner::Create(config.runner);
   RC_ASSERT(runner.ok());
   SpillSut sut{runner->get()};
-  SpillModel s;
+  SpillModel s = initial;
   for (const RcCommandPtr& command : commands) {
     command->checkPreconditions(s);
     command->run(s, sut);

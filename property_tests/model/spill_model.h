@@ -26,6 +26,10 @@
 // - once a plan and every file it made are gone: its directories are removed together, in
 //   order, each as a tree (a list, a remove per file left in it, an rmdir); a failed
 //   removal leaves the path behind, recorded in the CleanupLog.
+// The printed expectations cover what a line changes; after every line every invariant is
+// checked too (CheckInvariants), through the same `expect` lines where the language has
+// one, and a violation names the line that does not hold.
+//
 // A spill file goes into one of its plan's local dirs at random, so where the model cannot
 // know the outcome (for instance a tmp cleaner removing one of a two-dir plan's spill
 // directories while it holds files) the command is not valid in that state and is not
@@ -162,6 +166,8 @@ struct SpillModel {
   int file_counter = 0;                   // For fresh names f0, f1, ...
   bool root_exists[kMaxLocalDirs] = {};
   std::vector<ModelRule> rules;
+  // Whether `capacity` is enforced: by the in-memory filesystem, not by a real disk.
+  bool enforce_capacity = true;
   std::optional<uint64_t> capacity;
   // Removals of stale directories (missing ones a recreate replaced) whose moment is not
   // part of the contract: each is one list call, at the latest when its plan finishes.
@@ -175,6 +181,9 @@ struct SpillModel {
   // Spill files on disk under the local dirs (tmp == false) or under /tmp (tmp == true).
   uint64_t SpillFileCount(bool tmp) const;
 };
+
+// The state before any command, on the filesystem `fs` runs on.
+SpillModel InitialState(scenario::FsKind fs);
 
 // The system under test: a scenario Runner (tools/scenario/scenario.h), not owned.
 struct SpillSut {
@@ -268,7 +277,8 @@ std::optional<Violation> CheckInvariants(const SpillModel& s, SpillSut& sut);
 // behind. `s` ends as the final state.
 std::optional<Violation> DropEverything(SpillModel& s, SpillSut& sut, std::string* text);
 
-// The expectations of `expects` as text after `line`.
+// The commands as a scenario: each line followed by its expectations, one per line, with
+// a newline after the last.
 std::string ScenarioText(const std::vector<CommandPtr>& commands);
 
 // A program: commands in order and the state after them.
@@ -277,12 +287,14 @@ struct Program {
   SpillModel state;
 };
 
-// Rebuilds model commands from scenario lines (expect lines are skipped; a line that is
-// not valid where it stands is dropped). Used to shrink a failing run and to replay a
-// printed counterexample.
-Program ProgramFromLines(const std::vector<scenario::Command>& lines);
+// Rebuilds model commands from scenario lines, for a run on `fs` (expect lines are
+// skipped; a line that is not valid where it stands is dropped). Used to shrink a failing
+// run and to replay a printed counterexample.
+Program ProgramFromLines(const std::vector<scenario::Command>& lines,
+                         scenario::FsKind fs = scenario::FsKind::kMem);
 
 // Runs a program on a fresh runner, then DropEverything. Returns the first violation.
+// REQUIRES: the program was built for options.fs.
 // `*text`, when given, receives the program's scenario text up to the violation (or the
 // whole of it, drops included).
 std::optional<Violation> RunProgram(const Program& program, const scenario::RunnerOptions& options,
