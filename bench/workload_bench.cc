@@ -107,10 +107,15 @@ void BM_MixedWorkload(benchmark::State& state, WorkloadFs which) {
   }
 }
 
-BENCHMARK_CAPTURE(BM_MixedWorkload, posix, WorkloadFs::kPosix)->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_MixedWorkload, mem, WorkloadFs::kMemContents)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_MixedWorkload, posix, WorkloadFs::kPosix)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_MixedWorkload, mem, WorkloadFs::kMemContents)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(BM_MixedWorkload, mem_sizes_only, WorkloadFs::kMemSizesOnly)
-    ->Unit(benchmark::kMicrosecond);
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace spillway::bench

@@ -171,7 +171,7 @@ void BM_PlainWrite(benchmark::State& state) {
 }
 
 void ChunkArgs(benchmark::internal::Benchmark* b) {
-  b->ArgName("chunk")->Arg(4 << 10)->Arg(64 << 10)->Arg(1 << 20);
+  b->ArgName("chunk")->Arg(4 << 10)->Arg(64 << 10)->Arg(1 << 20)->UseRealTime();
 }
 
 BENCHMARK_CAPTURE(BM_SpillWriterWrite, posix, FsKind::kPosix)->Apply(ChunkArgs);

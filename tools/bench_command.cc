@@ -6,8 +6,12 @@
 // dir, created at build and removed at drop) and lazy (PlanDiskManager::Create: nothing
 // until a first spill). The two modes alternate within every repetition (eager first on
 // even repetitions, lazy first on odd ones), so a noisy machine disturbs both alike. The
-// table reports medians over the repetitions. Filesystem calls per plan are counted in a
-// separate single-threaded pass over a FaultInjectingFileSystem, never in the timed one.
+// table reports medians over the repetitions. Unless --plans / --lazy-plans fix them, the
+// plans per batch are chosen (by growing warm-up batches) so that a batch of either mode
+// runs for about --batch-ms: a lazy batch then builds some thousand times as many plans as
+// an eager one, and both are long enough for the clock and the scheduler not to matter.
+// Filesystem calls per plan are counted in a separate single-threaded pass over a
+// FaultInjectingFileSystem, never in the timed one.
 #include <fmt/format.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
@@ -17,6 +21,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <latch>
@@ -50,18 +55,18 @@ const char* ModeName(Mode mode) { return mode == Mode::kEager ? "eager" : "lazy"
 
 // Plans built by the counting pass of each configuration.
 constexpr uint64_t kCountedPlans = 20;
-// Unless --lazy-plans says otherwise, a lazy batch builds this many times --plans: a lazy
-// plan costs about a thousandth of an eager one, and a batch must run long enough (some
-// milliseconds) for its clock and the scheduler not to dominate.
-constexpr uint64_t kLazyPlansFactor = 500;
+// Bounds on the plans per thread of a batch sized by time (--batch-ms).
+constexpr uint64_t kMaxEagerPlans = 100000;
+constexpr uint64_t kMaxLazyPlans = 100000000;
 
 struct BenchFlags {
   std::vector<int> dirs{1, 4, 8};
   std::vector<int> threads{1, 2, 8};
   std::string fs = "posix";
   std::string root;
-  int plans = 200;
-  int lazy_plans = 0;  // 0: plans * kLazyPlansFactor.
+  int plans = 0;       // Eager plans per thread per batch; 0: sized by batch_ms.
+  int lazy_plans = 0;  // Lazy plans per thread per batch; 0: sized by batch_ms.
+  int batch_ms = 100;
   int repetitions = 5;
   bool json = false;
 };
@@ -69,6 +74,7 @@ struct BenchFlags {
 // One mode of one configuration, over its repetitions.
 struct ModeResult {
   std::vector<double> ns_per_plan;  // One sample per repetition.
+  std::vector<double> cpu_ns_per_plan;
   std::vector<double> plans_per_s;
   double fs_calls_per_plan = 0;
   uint64_t plans_per_thread = 0;
@@ -155,9 +161,18 @@ Status BuildAndDrop(const std::shared_ptr<FileSystem>& fs, Mode mode,
 }
 
 struct BatchTiming {
-  double ns_per_plan = 0;  // Mean over threads of each thread's time per plan.
-  double plans_per_s = 0;  // All plans over the wall time from first start to last end.
+  double ns_per_plan = 0;      // Mean over threads of each thread's wall time per plan.
+  double cpu_ns_per_plan = 0;  // Mean over threads of each thread's CPU time per plan.
+  double plans_per_s = 0;      // All plans over the wall time from first start to last end.
+  double wall_s = 0;
 };
+
+// This thread's CPU time.
+std::chrono::nanoseconds ThreadCpuTime() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+}
 
 // Runs one batch: `threads` threads, released together, each building and dropping
 // `per_thread` plans.
@@ -167,6 +182,7 @@ StatusOr<BatchTiming> RunBatch(const std::shared_ptr<FileSystem>& fs, Mode mode,
   struct PerThread {
     Clock::time_point start;
     Clock::time_point end;
+    std::chrono::nanoseconds cpu{0};
     Status status;
   };
   std::vector<PerThread> out(static_cast<size_t>(threads));
@@ -178,9 +194,11 @@ StatusOr<BatchTiming> RunBatch(const std::shared_ptr<FileSystem>& fs, Mode mode,
     workers.emplace_back([&, m = &mine] {
       ready.count_down();
       go.wait();
+      const std::chrono::nanoseconds cpu_start = ThreadCpuTime();
       m->start = Clock::now();
       m->status = BuildAndDrop(fs, mode, eager, lazy, per_thread);
       m->end = Clock::now();
+      m->cpu = ThreadCpuTime() - cpu_start;
     });
   }
   ready.wait();
@@ -190,18 +208,39 @@ StatusOr<BatchTiming> RunBatch(const std::shared_ptr<FileSystem>& fs, Mode mode,
   Clock::time_point first = out.front().start;
   Clock::time_point last = out.front().end;
   double ns_sum = 0;
+  double cpu_ns_sum = 0;
   for (const PerThread& t : out) {
     if (!t.status.ok()) return t.status;
     first = std::min(first, t.start);
     last = std::max(last, t.end);
-    ns_sum += std::chrono::duration<double, std::nano>(t.end - t.start).count() /
-              static_cast<double>(per_thread);
+    ns_sum += std::chrono::duration<double, std::nano>(t.end - t.start).count();
+    cpu_ns_sum += static_cast<double>(t.cpu.count());
   }
-  const double wall_s = std::chrono::duration<double>(last - first).count();
+  const double plans = static_cast<double>(per_thread) * threads;
   BatchTiming timing;
-  timing.ns_per_plan = ns_sum / threads;
-  timing.plans_per_s = wall_s > 0 ? static_cast<double>(per_thread) * threads / wall_s : 0;
+  timing.ns_per_plan = ns_sum / plans;
+  timing.cpu_ns_per_plan = cpu_ns_sum / plans;
+  timing.wall_s = std::chrono::duration<double>(last - first).count();
+  timing.plans_per_s = timing.wall_s > 0 ? plans / timing.wall_s : 0;
   return timing;
+}
+
+// Picks plans per thread so that a batch of `mode` runs for about `batch_s`: runs growing
+// batches until one lasts a tenth of that, then scales. These batches also warm up caches,
+// the allocator and the dentry cache; none of them is recorded.
+StatusOr<uint64_t> SizeBatch(const std::shared_ptr<FileSystem>& fs, Mode mode,
+                             const DiskManagerOptions& eager, const PlanDiskManagerOptions& lazy,
+                             int threads, double batch_s, uint64_t max_plans) {
+  uint64_t n = mode == Mode::kEager ? 1 : 64;
+  while (true) {
+    StatusOr<BatchTiming> t = RunBatch(fs, mode, eager, lazy, threads, n);
+    if (!t.ok()) return t.status();
+    if (t->wall_s >= batch_s / 10 || n >= max_plans) {
+      const double scaled = static_cast<double>(n) * batch_s / std::max(t->wall_s, 1e-9);
+      return std::clamp<uint64_t>(static_cast<uint64_t>(scaled), 1, max_plans);
+    }
+    n = std::min(n * 4, max_plans);
+  }
 }
 
 // FileSystem calls per plan of `mode`, from a single-threaded pass over a counting
@@ -214,7 +253,8 @@ StatusOr<double> CountCalls(const std::shared_ptr<FileSystem>& fs, Mode mode,
 }
 
 StatusOr<ConfigResult> MeasureConfig(const BenchArea& area, int dirs, int threads,
-                                     const BenchFlags& flags) {
+                                     const BenchFlags& flags,
+                                     std::map<int, std::pair<double, double>>& calls_by_dirs) {
   DiskManagerOptions eager;
   eager.mode = DiskManagerMode::kDirectories;
   eager.local_dirs = area.LocalDirs(dirs);
@@ -224,17 +264,22 @@ StatusOr<ConfigResult> MeasureConfig(const BenchArea& area, int dirs, int thread
   ConfigResult result;
   result.dirs = dirs;
   result.threads = threads;
-  result.eager.plans_per_thread = static_cast<uint64_t>(flags.plans);
-  result.lazy.plans_per_thread = flags.lazy_plans > 0
-                                     ? static_cast<uint64_t>(flags.lazy_plans)
-                                     : static_cast<uint64_t>(flags.plans) * kLazyPlansFactor;
-
-  // Warm-up (caches, allocator, dentries), not recorded.
+  const double batch_s = flags.batch_ms / 1000.0;
   for (Mode mode : {Mode::kEager, Mode::kLazy}) {
-    ModeResult& r = mode == Mode::kEager ? result.eager : result.lazy;
-    StatusOr<BatchTiming> warm = RunBatch(area.fs(), mode, eager, lazy, threads,
-                                          std::max<uint64_t>(1, r.plans_per_thread / 10));
-    if (!warm.ok()) return warm.status();
+    const int fixed = mode == Mode::kEager ? flags.plans : flags.lazy_plans;
+    uint64_t& n = (mode == Mode::kEager ? result.eager : result.lazy).plans_per_thread;
+    if (fixed > 0) {
+      n = static_cast<uint64_t>(fixed);
+      // Warm-up, not recorded.
+      StatusOr<BatchTiming> warm =
+          RunBatch(area.fs(), mode, eager, lazy, threads, std::max<uint64_t>(1, n / 10));
+      if (!warm.ok()) return warm.status();
+    } else {
+      StatusOr<uint64_t> sized = SizeBatch(area.fs(), mode, eager, lazy, threads, batch_s,
+                                           mode == Mode::kEager ? kMaxEagerPlans : kMaxLazyPlans);
+      if (!sized.ok()) return sized.status();
+      n = *sized;
+    }
   }
   for (int rep = 0; rep < flags.repetitions; ++rep) {
     const Mode order[2] = {rep % 2 == 0 ? Mode::kEager : Mode::kLazy,
@@ -244,16 +289,30 @@ StatusOr<ConfigResult> MeasureConfig(const BenchArea& area, int dirs, int thread
       StatusOr<BatchTiming> t = RunBatch(area.fs(), mode, eager, lazy, threads, r.plans_per_thread);
       if (!t.ok()) return t.status();
       r.ns_per_plan.push_back(t->ns_per_plan);
+      r.cpu_ns_per_plan.push_back(t->cpu_ns_per_plan);
       r.plans_per_s.push_back(t->plans_per_s);
     }
   }
-  for (Mode mode : {Mode::kEager, Mode::kLazy}) {
-    StatusOr<double> calls = CountCalls(area.fs(), mode, eager, lazy);
-    if (!calls.ok()) return calls.status();
-    (mode == Mode::kEager ? result.eager : result.lazy).fs_calls_per_plan = *calls;
+  // Calls per plan do not depend on the thread count: counted once per dir count.
+  if (!calls_by_dirs.contains(dirs)) {
+    StatusOr<double> eager_calls = CountCalls(area.fs(), Mode::kEager, eager, lazy);
+    if (!eager_calls.ok()) return eager_calls.status();
+    StatusOr<double> lazy_calls = CountCalls(area.fs(), Mode::kLazy, eager, lazy);
+    if (!lazy_calls.ok()) return lazy_calls.status();
+    calls_by_dirs[dirs] = {*eager_calls, *lazy_calls};
   }
+  result.eager.fs_calls_per_plan = calls_by_dirs[dirs].first;
+  result.lazy.fs_calls_per_plan = calls_by_dirs[dirs].second;
   SPILLWAY_RETURN_IF_ERROR(area.CheckNothingLeft());
   return result;
+}
+
+// The 1-minute load average, or -1 when /proc/loadavg cannot be read.
+double LoadAverage() {
+  std::ifstream in("/proc/loadavg");
+  double load = -1;
+  if (!(in >> load)) return -1;
+  return load;
 }
 
 // The first "model name" of /proc/cpuinfo, or "unknown".
@@ -306,29 +365,32 @@ nlohmann::ordered_json ResultJson(const ConfigResult& c, Mode mode, const std::s
       {"fs_calls_per_plan", r.fs_calls_per_plan},
       {"plans_per_s", Median(r.plans_per_s)},
       {"eager_over_lazy", Median(c.eager.ns_per_plan) / Median(c.lazy.ns_per_plan)},
+      {"cpu_ns_per_plan", Median(r.cpu_ns_per_plan)},
       {"ns_per_plan_min", *min_ns},
       {"ns_per_plan_max", *max_ns},
       {"plans_per_thread_per_batch", r.plans_per_thread},
   };
 }
 
-void PrintTable(const std::vector<ConfigResult>& results, const std::string& fs,
-                const std::string& where, const BenchFlags& flags, uint64_t lazy_plans) {
-  std::printf("spillway bench: %s filesystem, %s\n", fs.c_str(), where.c_str());
+void PrintTable(const std::vector<ConfigResult>& results, const std::string& header,
+                const BenchFlags& flags) {
+  std::printf("spillway bench: %s\n", header.c_str());
   std::printf(
-      "%d repetitions, eager and lazy interleaved; per thread per batch: %d eager plans, "
-      "%llu lazy plans. Medians over the repetitions.\n\n",
-      flags.repetitions, flags.plans, static_cast<unsigned long long>(lazy_plans));
-  std::printf("%-6s %-6s %5s %8s %14s %14s %14s %12s\n", "mode", "fs", "dirs", "threads", "ns/plan",
-              "fs calls/plan", "plans/s", "eager/lazy");
+      "%d repetitions, eager and lazy batches interleaved; medians over the repetitions.\n"
+      "ns/plan: wall time a thread spends per plan; cpu ns/plan: its CPU time per plan;\n"
+      "plans/s: all threads together; fs calls/plan: counted in a separate pass.\n\n",
+      flags.repetitions);
+  std::printf("%-6s %-6s %5s %8s %13s %13s %14s %13s %11s\n", "mode", "fs", "dirs", "threads",
+              "ns/plan", "cpu ns/plan", "fs calls/plan", "plans/s", "eager/lazy");
   for (const ConfigResult& c : results) {
     const double ratio = Median(c.eager.ns_per_plan) / Median(c.lazy.ns_per_plan);
     for (Mode mode : {Mode::kEager, Mode::kLazy}) {
       const ModeResult& r = mode == Mode::kEager ? c.eager : c.lazy;
       std::string ratio_cell = mode == Mode::kLazy ? fmt::format("{:.0f}x", ratio) : "";
-      std::printf("%-6s %-6s %5d %8d %14.1f %14.2f %14.0f %12s\n", ModeName(mode), fs.c_str(),
-                  c.dirs, c.threads, Median(r.ns_per_plan), r.fs_calls_per_plan,
-                  Median(r.plans_per_s), ratio_cell.c_str());
+      std::printf("%-6s %-6s %5d %8d %13.1f %13.1f %14.2f %13.0f %11s\n", ModeName(mode),
+                  flags.fs.c_str(), c.dirs, c.threads, Median(r.ns_per_plan),
+                  Median(r.cpu_ns_per_plan), r.fs_calls_per_plan, Median(r.plans_per_s),
+                  ratio_cell.c_str());
     }
   }
 }
@@ -381,10 +443,12 @@ int RunBench(const BenchFlags& flags) {
     return 2;
   }
 
+  const double load_before = LoadAverage();
   std::vector<ConfigResult> results;
+  std::map<int, std::pair<double, double>> calls_by_dirs;
   for (int dirs : flags.dirs) {
     for (int threads : flags.threads) {
-      StatusOr<ConfigResult> r = MeasureConfig(**area, dirs, threads, flags);
+      StatusOr<ConfigResult> r = MeasureConfig(**area, dirs, threads, flags, calls_by_dirs);
       if (!r.ok()) {
         std::fprintf(stderr, "spillway bench: %d dirs, %d threads: %s\n", dirs, threads,
                      r.status().ToString().c_str());
@@ -393,10 +457,10 @@ int RunBench(const BenchFlags& flags) {
       results.push_back(std::move(*r));
     }
   }
+  const double load_after = LoadAverage();
   const std::string where = (*area)->base();
   area->reset();  // Removes the private directory before reporting.
 
-  const uint64_t lazy_plans = results.front().lazy.plans_per_thread;
   if (flags.json) {
     nlohmann::ordered_json out;
     out["results"] = nlohmann::ordered_json::array();
@@ -404,18 +468,24 @@ int RunBench(const BenchFlags& flags) {
       out["results"].push_back(ResultJson(c, Mode::kEager, flags.fs));
       out["results"].push_back(ResultJson(c, Mode::kLazy, flags.fs));
     }
-    out["machine"] = {
-        {"nproc", std::thread::hardware_concurrency()}, {"cpu", CpuModel()}, {"kernel", Kernel()}};
+    out["machine"] = {{"nproc", std::thread::hardware_concurrency()},
+                      {"cpu", CpuModel()},
+                      {"kernel", Kernel()},
+                      {"loadavg_before", load_before},
+                      {"loadavg_after", load_after}};
     out["filesystem"] = {{"fs", flags.fs}, {"type", fs_type}};
     if (flags.fs == "posix") out["filesystem"]["dir"] = where;
     out["repetitions"] = flags.repetitions;
-    out["plans_per_thread_per_batch"] = {{"eager", flags.plans}, {"lazy", lazy_plans}};
+    out["batch_ms"] = flags.batch_ms;
     std::printf("%s\n", out.dump(2).c_str());
   } else {
-    PrintTable(results, flags.fs,
-               fmt::format("{} ({}); {} CPUs, {}, {}", where, fs_type,
-                           std::thread::hardware_concurrency(), CpuModel(), Kernel()),
-               flags, lazy_plans);
+    PrintTable(results,
+               fmt::format("{} filesystem{} ({}); {} CPUs, {}, {}; load average {:.2f} before, "
+                           "{:.2f} after",
+                           flags.fs, flags.fs == "posix" ? " at " + where : "", fs_type,
+                           std::thread::hardware_concurrency(), CpuModel(), Kernel(), load_before,
+                           load_after),
+               flags);
   }
   return 0;
 }
@@ -443,12 +513,16 @@ void AddBenchCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--root", flags->root,
                   "Directory to work in (posix; default $SPILLWAY_BENCH_DIR, else the "
                   "system temp dir); a private directory is made there and removed");
-  cmd->add_option("--plans", flags->plans, "Eager plans per thread per batch")
-      ->check(CLI::Range(1, 1000000))
-      ->capture_default_str();
+  cmd->add_option("--plans", flags->plans,
+                  "Eager plans per thread per batch (default: as many as fill --batch-ms)")
+      ->check(CLI::Range(1, 1000000));
   cmd->add_option("--lazy-plans", flags->lazy_plans,
-                  "Lazy plans per thread per batch (default: --plans x 500)")
+                  "Lazy plans per thread per batch (default: as many as fill --batch-ms)")
       ->check(CLI::Range(1, 1000000000));
+  cmd->add_option("--batch-ms", flags->batch_ms,
+                  "Target length of a batch whose plan count is not given")
+      ->check(CLI::Range(1, 60000))
+      ->capture_default_str();
   cmd->add_option("--repetitions", flags->repetitions,
                   "Interleaved eager/lazy repetitions; the table shows medians")
       ->check(CLI::Range(1, 1000))
