@@ -35,7 +35,7 @@ namespace spillway::model {
 namespace {
 
 // Cases of the main property on the in-memory filesystem, and on the real disk.
-constexpr int kMemCases = 2000;
+constexpr int kMemCases = 5000;
 constexpr int kPosixCases = 100;
 
 // The test parameters RapidCheck would use, with `cases` successful cases unless RC_PARAMS

@@ -30,6 +30,38 @@ uint64_t RandomChooser::Pick(uint64_t n) {
   return std::uniform_int_distribution<uint64_t>(0, n - 1)(rng_);
 }
 
+int NameSet::Number(const std::string& name, char prefix) {
+  if (name.size() < 2 || name.size() > 7 || name[0] != prefix) return -1;
+  if (name[1] == '0' && name.size() > 2) return -1;  // A leading zero: not canonical.
+  int n = 0;
+  for (size_t i = 1; i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return -1;
+    n = n * 10 + (name[i] - '0');
+  }
+  return n;
+}
+
+bool NameSet::Contains(const std::string& name) const {
+  if (const int n = Number(name, 'p'); n >= 0) {
+    return static_cast<size_t>(n) < plans_.size() && plans_[n];
+  }
+  if (const int n = Number(name, 'f'); n >= 0) {
+    return static_cast<size_t>(n) < files_.size() && files_[n];
+  }
+  return others_.count(name) != 0;
+}
+
+void NameSet::Insert(const std::string& name) {
+  for (auto [prefix, bits] : {std::pair{'p', &plans_}, std::pair{'f', &files_}}) {
+    if (const int n = Number(name, prefix); n >= 0) {
+      if (static_cast<size_t>(n) >= bits->size()) bits->resize(n + 1);
+      (*bits)[n] = true;
+      return;
+    }
+  }
+  others_.insert(name);
+}
+
 uint64_t SpillModel::MemBytes() const {
   uint64_t bytes = 0;
   for (const auto& [id, f] : files) {
@@ -199,10 +231,16 @@ void MaybeFinish(SpillModel& s, ModelPlan& plan) {
   plan.finished = true;
 }
 
-// Forgets what can no longer be observed: closed files that are gone, plans whose name is
-// dropped and whose directories and files are all done with, directories that are gone
-// and referenced by nothing.
+// Forgets what can no longer be observed: spent fault rules, closed files that are gone,
+// plans whose name is dropped and whose directories and files are all done with,
+// directories that are gone and referenced by nothing.
 void Collect(SpillModel& s) {
+  // A rule that has failed all the calls it was to fail never fails another.
+  s.rules.erase(std::remove_if(s.rules.begin(), s.rules.end(),
+                               [](const ModelRule& r) {
+                                 return r.remaining.has_value() && *r.remaining == 0;
+                               }),
+                s.rules.end());
   std::set<int> referenced_plans, referenced_dirs;
   for (auto it = s.files.begin(); it != s.files.end();) {
     if (it->second.refs == 0 && !it->second.on_disk) {
@@ -240,14 +278,14 @@ std::string CodeName(int error_number) {
 std::string FreshName(const SpillModel& s, std::string_view prefix, int counter) {
   while (true) {
     std::string name = fmt::format("{}{}", prefix, counter++);
-    if (s.used_names.count(name) == 0) return name;
+    if (!s.used_names.Contains(name)) return name;
   }
 }
 
 // Records that `name` is used, so that it is never bound again, and moves the fresh-name
 // counters past it.
 void UseName(SpillModel& s, const std::string& name) {
-  s.used_names.insert(name);
+  s.used_names.Insert(name);
   if (name.size() < 2) return;
   int* counter = name[0] == 'p' ? &s.plan_counter : name[0] == 'f' ? &s.file_counter : nullptr;
   if (counter == nullptr) return;
@@ -260,7 +298,7 @@ void UseName(SpillModel& s, const std::string& name) {
 }
 
 bool Fresh(const SpillModel& s, const std::string& name) {
-  return !name.empty() && s.used_names.count(name) == 0;
+  return !name.empty() && !s.used_names.Contains(name);
 }
 
 std::optional<int> BoundPlan(const SpillModel& s, const std::string& name) {

@@ -152,6 +152,22 @@ struct ModelPlan {
   uint64_t active = 0;     // Its live files.
 };
 
+// A set of scenario names, cheap to copy when they are the generated "p<N>" and "f<N>".
+class NameSet {
+ public:
+  bool Contains(const std::string& name) const;
+  void Insert(const std::string& name);
+
+ private:
+  // The N of "p<N>" (prefix 'p') or "f<N>" (prefix 'f') written without leading zeros;
+  // -1 for any other name.
+  static int Number(const std::string& name, char prefix);
+
+  std::vector<bool> plans_;       // plans_[N]: "p<N>" is in the set.
+  std::vector<bool> files_;       // files_[N]: "f<N>" is in the set.
+  std::set<std::string> others_;  // Every other name.
+};
+
 // The whole state: the managers, their files and directories, the filesystem's local dirs,
 // its fault rules and capacity, and the scenario's names.
 struct SpillModel {
@@ -161,7 +177,7 @@ struct SpillModel {
   int next_id = 0;                        // For plans, files and dirs alike.
   std::map<std::string, int> plan_names;  // Bound plan names -> plan id.
   std::map<std::string, int> file_names;  // Bound file names -> file id.
-  std::set<std::string> used_names;       // Every name ever bound, dropped or failed.
+  NameSet used_names;                     // Every name ever bound, dropped or failed.
   int plan_counter = 0;                   // For fresh names p0, p1, ...
   int file_counter = 0;                   // For fresh names f0, f1, ...
   bool root_exists[kMaxLocalDirs] = {};
