@@ -12,9 +12,11 @@
 // an eager one, and both are long enough for the clock and the scheduler not to matter.
 // Filesystem calls per plan are counted in a separate single-threaded pass over a
 // FaultInjectingFileSystem, never in the timed one.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -55,6 +57,8 @@ const char* ModeName(Mode mode) { return mode == Mode::kEager ? "eager" : "lazy"
 
 // Plans built by the counting pass of each configuration.
 constexpr uint64_t kCountedPlans = 20;
+// How long the machine idles before each timed batch on a real filesystem.
+constexpr std::chrono::milliseconds kSettleTime{20};
 // Bounds on the plans per thread of a batch sized by time (--batch-ms).
 constexpr uint64_t kMaxEagerPlans = 100000;
 constexpr uint64_t kMaxLazyPlans = 100000000;
@@ -97,11 +101,13 @@ double Median(std::vector<double> v) {
 // The destructor removes the private directory.
 class BenchArea final {
  public:
-  static StatusOr<std::unique_ptr<BenchArea>> Make(std::shared_ptr<FileSystem> fs,
+  // `real` says that `fs` is the host's filesystem (PosixFileSystem without a root), so
+  // that Settle() can sync it.
+  static StatusOr<std::unique_ptr<BenchArea>> Make(std::shared_ptr<FileSystem> fs, bool real,
                                                    const std::string& parent, int local_dirs) {
     StatusOr<std::string> base = fs->CreateUniqueDir(parent, "spillway-bench-");
     if (!base.ok()) return base.status();
-    auto area = std::unique_ptr<BenchArea>(new BenchArea(std::move(fs), *base));
+    auto area = std::unique_ptr<BenchArea>(new BenchArea(std::move(fs), real, *base));
     for (int i = 0; i < local_dirs; ++i) {
       std::string dir = JoinPath(area->base_, "local" + std::to_string(i));
       SPILLWAY_RETURN_IF_ERROR(area->fs_->CreateDir(dir));
@@ -117,6 +123,20 @@ class BenchArea final {
 
   const std::shared_ptr<FileSystem>& fs() const { return fs_; }
   const std::string& base() const { return base_; }
+
+  // Lets the previous batch's aftermath pass before the next batch is timed: on a real
+  // filesystem, writes back its metadata (syncfs) and idles briefly, so that journal
+  // commits and writeback threads started by an eager batch do not steal the CPU from the
+  // batch after it. Best effort: a failed sync only makes the next batch noisier.
+  void Settle() const {
+    if (!real_) return;
+    const int fd = ::open(base_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+      ::syncfs(fd);
+      ::close(fd);
+    }
+    std::this_thread::sleep_for(kSettleTime);
+  }
   std::vector<std::string> LocalDirs(int n) const {
     return std::vector<std::string>(local_dirs_.begin(), local_dirs_.begin() + n);
   }
@@ -135,10 +155,11 @@ class BenchArea final {
   }
 
  private:
-  BenchArea(std::shared_ptr<FileSystem> fs, std::string base)
-      : fs_(std::move(fs)), base_(std::move(base)) {}
+  BenchArea(std::shared_ptr<FileSystem> fs, bool real, std::string base)
+      : fs_(std::move(fs)), real_(real), base_(std::move(base)) {}
 
   std::shared_ptr<FileSystem> fs_;
+  bool real_;
   std::string base_;
   std::vector<std::string> local_dirs_;
 };
@@ -286,6 +307,7 @@ StatusOr<ConfigResult> MeasureConfig(const BenchArea& area, int dirs, int thread
                            rep % 2 == 0 ? Mode::kLazy : Mode::kEager};
     for (Mode mode : order) {
       ModeResult& r = mode == Mode::kEager ? result.eager : result.lazy;
+      area.Settle();
       StatusOr<BatchTiming> t = RunBatch(area.fs(), mode, eager, lazy, threads, r.plans_per_thread);
       if (!t.ok()) return t.status();
       r.ns_per_plan.push_back(t->ns_per_plan);
@@ -435,7 +457,8 @@ int RunBench(const BenchFlags& flags) {
   }
 
   const int max_dirs = *std::max_element(flags.dirs.begin(), flags.dirs.end());
-  StatusOr<std::unique_ptr<BenchArea>> area = BenchArea::Make(fs, parent, max_dirs);
+  StatusOr<std::unique_ptr<BenchArea>> area =
+      BenchArea::Make(fs, flags.fs == "posix", parent, max_dirs);
   if (!area.ok()) {
     // Could not work in the directory given: bad input when it was named.
     std::fprintf(stderr, "spillway bench: cannot set up in %s: %s\n", parent.c_str(),
