@@ -58,8 +58,10 @@ struct SimulateOptions {
   std::string out_dir;
 };
 
-// Stop shrinking after this many trial runs; what is left is still a failing program.
+// Stop shrinking after this many trial runs, or this long; what is left is still a
+// failing program, only a longer one.
 constexpr int kMaxShrinkRuns = 4000;
+constexpr std::chrono::seconds kMaxShrinkTime(30);
 
 // What one seed's run did.
 struct SeedResult {
@@ -96,12 +98,14 @@ bool Fails(const std::vector<scenario::Command>& lines, const scenario::RunnerOp
 // as what is left still shows a violation. REQUIRES: Fails(lines).
 std::vector<scenario::Command> Shrink(std::vector<scenario::Command> lines,
                                       const scenario::RunnerOptions& runner) {
+  const auto deadline = std::chrono::steady_clock::now() + kMaxShrinkTime;
   int runs = 0;
+  auto more = [&] { return runs < kMaxShrinkRuns && std::chrono::steady_clock::now() < deadline; };
   size_t parts = 2;
-  while (lines.size() >= 2 && runs < kMaxShrinkRuns) {
+  while (lines.size() >= 2 && more()) {
     const size_t chunk = (lines.size() + parts - 1) / parts;
     bool removed = false;
-    for (size_t start = 0; start < lines.size() && runs < kMaxShrinkRuns; start += chunk) {
+    for (size_t start = 0; start < lines.size() && more(); start += chunk) {
       std::vector<scenario::Command> candidate(lines.begin(), lines.begin() + start);
       candidate.insert(candidate.end(), lines.begin() + std::min(lines.size(), start + chunk),
                        lines.end());
