@@ -25,35 +25,11 @@
 #include "spillway/vfs/fault_injecting_file_system.h"
 #include "spillway/vfs/glob.h"
 #include "spillway/vfs/mem_file_system.h"
+#include "support/spill_test_support.h"
 
 namespace spillway {
 namespace {
 
-#define ASSERT_OK(expr)                                                  \
-  do {                                                                   \
-    const ::spillway::Status assert_ok_status_ = (expr);                 \
-    ASSERT_TRUE(assert_ok_status_.ok()) << assert_ok_status_.ToString(); \
-  } while (0)
-
-// A fault rule failing calls of `op` (every kind when nullopt) on paths matching `glob`
-// (every path when empty) with `error`: `times` of them (every one when nullopt), after
-// letting `after` through.
-FaultRule Fail(std::optional<OpKind> op, int error, std::string glob = "",
-               std::optional<uint64_t> times = 1, uint64_t after = 0) {
-  FaultRule rule;
-  rule.op = op;
-  rule.error_number = error;
-  rule.path_glob = std::move(glob);
-  rule.times = times;
-  rule.after = after;
-  return rule;
-}
-
-std::shared_ptr<MemFileSystem> NewMemFileSystem(uint64_t seed) {
-  MemFileSystemOptions options;
-  options.seed = seed;
-  return MemFileSystem::Create(options);
-}
 
 constexpr int kThreads = 8;
 

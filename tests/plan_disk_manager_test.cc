@@ -17,6 +17,7 @@
 #include "spillway/vfs/fault_injecting_file_system.h"
 #include "spillway/vfs/glob.h"
 #include "spillway/vfs/mem_file_system.h"
+#include "support/spill_test_support.h"
 
 namespace spillway {
 namespace {
@@ -24,44 +25,6 @@ namespace {
 using ::testing::SizeIs;
 using ::testing::StartsWith;
 
-#define ASSERT_OK(expr)                                                  \
-  do {                                                                   \
-    const ::spillway::Status assert_ok_status_ = (expr);                 \
-    ASSERT_TRUE(assert_ok_status_.ok()) << assert_ok_status_.ToString(); \
-  } while (0)
-#define EXPECT_OK(expr)                                                  \
-  do {                                                                   \
-    const ::spillway::Status expect_ok_status_ = (expr);                 \
-    EXPECT_TRUE(expect_ok_status_.ok()) << expect_ok_status_.ToString(); \
-  } while (0)
-#define SPILLWAY_TEST_CONCAT_(a, b) a##b
-#define SPILLWAY_TEST_CONCAT(a, b) SPILLWAY_TEST_CONCAT_(a, b)
-#define ASSERT_OK_AND_ASSIGN(lhs, expr) \
-  ASSERT_OK_AND_ASSIGN_IMPL_(SPILLWAY_TEST_CONCAT(status_or_, __LINE__), lhs, expr)
-#define ASSERT_OK_AND_ASSIGN_IMPL_(tmp, lhs, expr)  \
-  auto tmp = (expr);                                \
-  ASSERT_TRUE(tmp.ok()) << tmp.status().ToString(); \
-  lhs = std::move(tmp).value()
-
-// A fault rule failing calls of `op` (every kind when nullopt) on paths matching `glob`
-// (every path when empty) with `error`: `times` of them (every one when nullopt), after
-// letting `after` through.
-FaultRule Fail(std::optional<OpKind> op, int error, std::string glob = "",
-               std::optional<uint64_t> times = 1, uint64_t after = 0) {
-  FaultRule rule;
-  rule.op = op;
-  rule.error_number = error;
-  rule.path_glob = std::move(glob);
-  rule.times = times;
-  rule.after = after;
-  return rule;
-}
-
-std::shared_ptr<MemFileSystem> NewMemFileSystem(uint64_t seed) {
-  MemFileSystemOptions options;
-  options.seed = seed;
-  return MemFileSystem::Create(options);
-}
 
 class PlanDiskManagerTest : public ::testing::Test {
  protected:
