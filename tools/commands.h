@@ -13,6 +13,9 @@ void AddSweepCommand(CLI::App& app, int& exit_code);     // sweep_command.cc
 void AddSimulateCommand(CLI::App& app, int& exit_code);  // simulate_command.cc
 void AddBenchCommand(CLI::App& app, int& exit_code);     // bench_command.cc
 
+// Accepts a quirk's name (quirks.h); otherwise names the known ones. cli_support.cc.
+CLI::Validator QuirkNameValidator();
+
 }  // namespace spillway::tools
 
 #endif  // SPILLWAY_TOOLS_COMMANDS_H_

@@ -85,14 +85,7 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
                   "Turn on an emulated upstream defect from the start of every file, as if "
                   "`quirk NAME` opened it (repeatable)")
       ->allow_extra_args(false)
-      ->check(CLI::Validator(
-          [](std::string& name) -> std::string {
-            if (QuirkFromName(name).has_value()) return {};
-            std::vector<std::string_view> known;
-            for (Quirk q : AllQuirks()) known.push_back(QuirkName(q));
-            return fmt::format("unknown quirk \"{}\" (known: {})", name, fmt::join(known, ", "));
-          },
-          "QUIRK"));
+      ->check(QuirkNameValidator());
   run->add_option("--seed", args->seed,
                   "Seeds the in-memory filesystem's names and the managers' choices (default 0)");
   run->add_option("FILE", args->files, "Scenario files to run")->required();

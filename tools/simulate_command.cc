@@ -509,14 +509,7 @@ void AddSimulateCommand(CLI::App& app, int& exit_code) {
   sub->add_option("--quirk", args->quirks,
                   "Run against an emulated upstream defect (repeatable or a comma list)")
       ->delimiter(',')
-      ->check(CLI::Validator(
-          [](std::string& name) -> std::string {
-            if (QuirkFromName(name).has_value()) return {};
-            std::vector<std::string_view> known;
-            for (Quirk q : AllQuirks()) known.push_back(QuirkName(q));
-            return fmt::format("unknown quirk \"{}\" (known: {})", name, fmt::join(known, ", "));
-          },
-          "QUIRK"));
+      ->check(QuirkNameValidator());
   sub->add_option("--jobs", args->jobs, "Seeds run in parallel threads")->capture_default_str();
   sub->add_flag("--json", args->json, "Print the summary as one JSON object");
   sub->add_option("--out", args->out, "Where shrunk scenario files are written")
