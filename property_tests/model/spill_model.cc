@@ -709,7 +709,7 @@ class CleanCommand final : public SpillCommand {
 // ---------------------------------------------------------------------------------------
 // Checking against the runner
 
-std::string Quoted(const ScenarioCommand& c) { return "`" + c.ToString() + "`"; }
+std::string Quoted(const ScenarioCommand& c) { return fmt::format("`{}`", c.ToString()); }
 
 // Runs an expect line through the runner.
 std::optional<Violation> CheckExpect(SpillSut& sut, const ScenarioCommand& expect,
@@ -801,7 +801,10 @@ bool SpillCommand::IsValid(const SpillModel& s0) const {
 
 std::string SpillCommand::ToText() const {
   std::string text = line_.ToString();
-  for (const ScenarioCommand& e : expects_) text += "\n" + e.ToString();
+  for (const ScenarioCommand& e : expects_) {
+    text += '\n';
+    text += e.ToString();
+  }
   return text;
 }
 
