@@ -257,9 +257,15 @@ Status ValidateOptions(const DiskManagerOptions& options) {
   return OkStatus();
 }
 
+// A seed for a manager built without one. Constructing a std::random_device is expensive
+// (libstdc++ probes the CPU, which a hypervisor may trap: tens of microseconds), so each
+// thread seeds one generator once and draws managers' seeds from it.
 uint64_t RandomSeed() {
-  std::random_device device;
-  return (uint64_t{device()} << 32) | device();
+  thread_local std::mt19937_64 seeds = [] {
+    std::random_device device;
+    return std::mt19937_64((uint64_t{device()} << 32) | device());
+  }();
+  return seeds();
 }
 
 }  // namespace
