@@ -25,6 +25,7 @@
 
 #include "spillway/vfs/file_system.h"
 #include "spillway/vfs/status.h"
+#include "support/status_matchers.h"
 #include "support/temp_dir.h"
 
 namespace spillway {
@@ -35,25 +36,6 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::SizeIs;
 using ::testing::StartsWith;
-
-Status StatusOf(const Status& status) { return status; }
-Status StatusOf(const AppendResult& result) { return result.status; }
-template <typename T>
-Status StatusOf(const StatusOr<T>& status_or) {
-  return status_or.status();
-}
-
-MATCHER(IsOk, "is OK") {
-  const Status status = StatusOf(arg);
-  *result_listener << status.ToString();
-  return status.ok();
-}
-
-MATCHER_P(FailsWith, error_number, "fails with " + ErrnoName(error_number)) {
-  const Status status = StatusOf(arg);
-  *result_listener << status.ToString();
-  return status.IsErrno(error_number);
-}
 
 Status WriteNewFile(FileSystem& fs, const std::string& path, std::string_view contents) {
   StatusOr<std::unique_ptr<WritableFile>> file = fs.CreateFile(path);

@@ -1,0 +1,34 @@
+// GoogleMock matchers for Status, StatusOr and AppendResult: IsOk() and FailsWith(errno).
+// On a mismatch they print the Status.
+#ifndef SPILLWAY_TESTS_SUPPORT_STATUS_MATCHERS_H_
+#define SPILLWAY_TESTS_SUPPORT_STATUS_MATCHERS_H_
+
+#include <gmock/gmock.h>
+
+#include "spillway/vfs/file_system.h"
+#include "spillway/vfs/status.h"
+
+namespace spillway {
+
+inline Status StatusOf(const Status& status) { return status; }
+inline Status StatusOf(const AppendResult& result) { return result.status; }
+template <typename T>
+Status StatusOf(const StatusOr<T>& status_or) {
+  return status_or.status();
+}
+
+MATCHER(IsOk, "is OK") {
+  const Status status = StatusOf(arg);
+  *result_listener << status.ToString();
+  return status.ok();
+}
+
+MATCHER_P(FailsWith, error_number, "fails with " + ErrnoName(error_number)) {
+  const Status status = StatusOf(arg);
+  *result_listener << status.ToString();
+  return status.IsErrno(error_number);
+}
+
+}  // namespace spillway
+
+#endif  // SPILLWAY_TESTS_SUPPORT_STATUS_MATCHERS_H_
