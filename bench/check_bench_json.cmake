@@ -132,10 +132,13 @@ foreach(i RANGE ${last})
 endforeach()
 
 if(FS STREQUAL "posix")
-  # The private directory was removed: `work` is empty again. (A test-time look at one
-  # directory, not a source listing.)
-  file(GLOB left LIST_DIRECTORIES true "${work}/*" "${work}/.*")
-  if(left)
+  # The private directory was removed: `work` is empty again.
+  execute_process(COMMAND ls -A "${work}" OUTPUT_VARIABLE left RESULT_VARIABLE ls_rc
+                  OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT ls_rc EQUAL 0)
+    fail("cannot list ${work}")
+  endif()
+  if(NOT left STREQUAL "")
     fail("left behind in ${work}: ${left}")
   endif()
   file(REMOVE_RECURSE "${work}")
