@@ -1,0 +1,71 @@
+// The conformance suite's fixture, and its one instantiation over both filesystems.
+#include "support/file_system_conformance.h"
+
+#include <unistd.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "spillway/vfs/mem_file_system.h"
+#include "spillway/vfs/posix_file_system.h"
+
+namespace spillway {
+namespace test_support {
+
+Status WriteNewFile(FileSystem& fs, const std::string& path, std::string_view contents) {
+  StatusOr<std::unique_ptr<WritableFile>> file = fs.CreateFile(path);
+  if (!file.ok()) return file.status();
+  const AppendResult appended = (*file)->Append(contents);
+  if (!appended.status.ok()) return appended.status;
+  return (*file)->Close();
+}
+
+namespace {
+
+std::shared_ptr<MemFileSystem> NewMemFileSystem(bool enforce_permissions) {
+  MemFileSystemOptions options;
+  options.enforce_permissions = enforce_permissions;
+  return MemFileSystem::Create(options);
+}
+
+std::string FsKindName(const ::testing::TestParamInfo<FsKind>& info) {
+  return info.param == FsKind::kPosix ? "Posix" : "Mem";
+}
+
+}  // namespace
+}  // namespace test_support
+
+using test_support::FsKind;
+
+void FileSystemConformanceTest::SetUp() {
+  if (GetParam() == FsKind::kPosix) {
+    temp_dir_ = std::make_unique<test_support::TempDir>();
+    ASSERT_TRUE(temp_dir_->ok()) << temp_dir_->error();
+    PosixFileSystemOptions options;
+    options.root = temp_dir_->path();
+    fs_ = NewPosixFileSystem(options);
+    // Every fresh filesystem starts with an empty /tmp, as a MemFileSystem does.
+    ASSERT_THAT(fs_->CreateDir("/tmp"), IsOk());
+  } else {
+    // As on Linux, root is not subject to permission checks.
+    fs_ = test_support::NewMemFileSystem(/*enforce_permissions=*/::geteuid() != 0);
+  }
+}
+
+bool FileSystemConformanceTest::UsePermissionCheckingFileSystem() {
+  if (GetParam() == FsKind::kPosix) return ::geteuid() != 0;
+  fs_ = test_support::NewMemFileSystem(/*enforce_permissions=*/true);
+  return true;
+}
+
+std::optional<FileType> FileSystemConformanceTest::TypeOf(const std::string& path) {
+  StatusOr<FileStat> stat = fs_->Stat(path);
+  if (!stat.ok()) return std::nullopt;
+  return stat->type;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllFileSystems, FileSystemConformanceTest,
+                         ::testing::Values(FsKind::kPosix, FsKind::kMem), test_support::FsKindName);
+
+}  // namespace spillway
