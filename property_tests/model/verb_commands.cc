@@ -23,11 +23,23 @@ namespace {
 // ---------------------------------------------------------------------------------------
 // The verbs. One command struct per verb; each is a scenario line and its transition.
 
-class DirCommand final : public SpillCommand {
+// What every verb's command shares: it is made from its line alone, and New computes its
+// expectations in the state it is made for.
+class VerbCommand : public SpillCommand {
  public:
-  DirCommand(ScenarioCommand line, const SpillModel& s0, bool* ok) : SpillCommand(std::move(line)) {
-    *ok = Init(s0);
+  explicit VerbCommand(ScenarioCommand line) : SpillCommand(std::move(line)) {}
+
+  // The command of verb class T for `line`, or null when the line is not valid in s0.
+  template <typename T>
+  static CommandPtr New(const ScenarioCommand& line, const SpillModel& s0) {
+    auto command = std::make_shared<T>(line);
+    return command->Init(s0) ? command : nullptr;
   }
+};
+
+class DirCommand final : public VerbCommand {
+ public:
+  using VerbCommand::VerbCommand;
 
  protected:
   std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
@@ -39,12 +51,9 @@ class DirCommand final : public SpillCommand {
   }
 };
 
-class CapacityCommand final : public SpillCommand {
+class CapacityCommand final : public VerbCommand {
  public:
-  CapacityCommand(ScenarioCommand line, const SpillModel& s0, bool* ok)
-      : SpillCommand(std::move(line)) {
-    *ok = Init(s0);
-  }
+  using VerbCommand::VerbCommand;
 
  protected:
   std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
@@ -54,12 +63,9 @@ class CapacityCommand final : public SpillCommand {
   }
 };
 
-class PlanCommand final : public SpillCommand {
+class PlanCommand final : public VerbCommand {
  public:
-  PlanCommand(ScenarioCommand line, const SpillModel& s0, bool* ok)
-      : SpillCommand(std::move(line)) {
-    *ok = Init(s0);
-  }
+  using VerbCommand::VerbCommand;
 
  protected:
   std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
@@ -102,12 +108,9 @@ class PlanCommand final : public SpillCommand {
   }
 };
 
-class SpillFileCommand final : public SpillCommand {
+class SpillFileCommand final : public VerbCommand {
  public:
-  SpillFileCommand(ScenarioCommand line, const SpillModel& s0, bool* ok)
-      : SpillCommand(std::move(line)) {
-    *ok = Init(s0);
-  }
+  using VerbCommand::VerbCommand;
 
  protected:
   std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
@@ -174,12 +177,9 @@ class SpillFileCommand final : public SpillCommand {
   }
 };
 
-class WriteCommand final : public SpillCommand {
+class WriteCommand final : public VerbCommand {
  public:
-  WriteCommand(ScenarioCommand line, const SpillModel& s0, bool* ok)
-      : SpillCommand(std::move(line)) {
-    *ok = Init(s0);
-  }
+  using VerbCommand::VerbCommand;
 
  protected:
   std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
@@ -219,12 +219,9 @@ class WriteCommand final : public SpillCommand {
   }
 };
 
-class CloneCommand final : public SpillCommand {
+class CloneCommand final : public VerbCommand {
  public:
-  CloneCommand(ScenarioCommand line, const SpillModel& s0, bool* ok)
-      : SpillCommand(std::move(line)) {
-    *ok = Init(s0);
-  }
+  using VerbCommand::VerbCommand;
 
  protected:
   std::optional<std::string> Transition(SpillModel& s, Affected* /*affected*/) const override {
@@ -237,12 +234,9 @@ class CloneCommand final : public SpillCommand {
   }
 };
 
-class DropCommand final : public SpillCommand {
+class DropCommand final : public VerbCommand {
  public:
-  DropCommand(ScenarioCommand line, const SpillModel& s0, bool* ok)
-      : SpillCommand(std::move(line)) {
-    *ok = Init(s0);
-  }
+  using VerbCommand::VerbCommand;
 
  protected:
   std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
@@ -283,12 +277,9 @@ class DropCommand final : public SpillCommand {
   }
 };
 
-class SetLimitCommand final : public SpillCommand {
+class SetLimitCommand final : public VerbCommand {
  public:
-  SetLimitCommand(ScenarioCommand line, const SpillModel& s0, bool* ok)
-      : SpillCommand(std::move(line)) {
-    *ok = Init(s0);
-  }
+  using VerbCommand::VerbCommand;
 
  protected:
   std::optional<std::string> Transition(SpillModel& s, Affected* /*affected*/) const override {
@@ -303,12 +294,9 @@ class SetLimitCommand final : public SpillCommand {
   }
 };
 
-class FaultCommand final : public SpillCommand {
+class FaultCommand final : public VerbCommand {
  public:
-  FaultCommand(ScenarioCommand line, const SpillModel& s0, bool* ok)
-      : SpillCommand(std::move(line)) {
-    *ok = Init(s0);
-  }
+  using VerbCommand::VerbCommand;
 
  protected:
   std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
@@ -341,12 +329,9 @@ class FaultCommand final : public SpillCommand {
   }
 };
 
-class ShortWriteCommand final : public SpillCommand {
+class ShortWriteCommand final : public VerbCommand {
  public:
-  ShortWriteCommand(ScenarioCommand line, const SpillModel& s0, bool* ok)
-      : SpillCommand(std::move(line)) {
-    *ok = Init(s0);
-  }
+  using VerbCommand::VerbCommand;
 
  protected:
   std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
@@ -358,12 +343,9 @@ class ShortWriteCommand final : public SpillCommand {
   }
 };
 
-class CleanCommand final : public SpillCommand {
+class CleanCommand final : public VerbCommand {
  public:
-  CleanCommand(ScenarioCommand line, const SpillModel& s0, bool* ok)
-      : SpillCommand(std::move(line)) {
-    *ok = Init(s0);
-  }
+  using VerbCommand::VerbCommand;
 
  protected:
   std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
@@ -419,46 +401,32 @@ class CleanCommand final : public SpillCommand {
 // Factories
 
 CommandPtr MakeCommand(const ScenarioCommand& line, const SpillModel& s0) {
-  bool ok = false;
-  std::shared_ptr<SpillCommand> c;
   switch (line.verb) {
     case Verb::kDir:
-      c = std::make_shared<DirCommand>(line, s0, &ok);
-      break;
+      return VerbCommand::New<DirCommand>(line, s0);
     case Verb::kCapacity:
-      c = std::make_shared<CapacityCommand>(line, s0, &ok);
-      break;
+      return VerbCommand::New<CapacityCommand>(line, s0);
     case Verb::kPlan:
-      c = std::make_shared<PlanCommand>(line, s0, &ok);
-      break;
+      return VerbCommand::New<PlanCommand>(line, s0);
     case Verb::kSpill:
-      c = std::make_shared<SpillFileCommand>(line, s0, &ok);
-      break;
+      return VerbCommand::New<SpillFileCommand>(line, s0);
     case Verb::kWrite:
-      c = std::make_shared<WriteCommand>(line, s0, &ok);
-      break;
+      return VerbCommand::New<WriteCommand>(line, s0);
     case Verb::kClone:
-      c = std::make_shared<CloneCommand>(line, s0, &ok);
-      break;
+      return VerbCommand::New<CloneCommand>(line, s0);
     case Verb::kDrop:
-      c = std::make_shared<DropCommand>(line, s0, &ok);
-      break;
+      return VerbCommand::New<DropCommand>(line, s0);
     case Verb::kSetLimit:
-      c = std::make_shared<SetLimitCommand>(line, s0, &ok);
-      break;
+      return VerbCommand::New<SetLimitCommand>(line, s0);
     case Verb::kFault:
-      c = std::make_shared<FaultCommand>(line, s0, &ok);
-      break;
+      return VerbCommand::New<FaultCommand>(line, s0);
     case Verb::kShortWrite:
-      c = std::make_shared<ShortWriteCommand>(line, s0, &ok);
-      break;
+      return VerbCommand::New<ShortWriteCommand>(line, s0);
     case Verb::kClean:
-      c = std::make_shared<CleanCommand>(line, s0, &ok);
-      break;
+      return VerbCommand::New<CleanCommand>(line, s0);
     default:
       return nullptr;  // Expectations, `file` and `quirk` are not model commands.
   }
-  return ok ? c : nullptr;
 }
 
 }  // namespace spillway::model
