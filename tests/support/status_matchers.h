@@ -1,5 +1,5 @@
-// GoogleMock matchers for Status, StatusOr and AppendResult: IsOk() and FailsWith(errno).
-// On a mismatch they print the Status.
+// GoogleMock matchers for Status, StatusOr and AppendResult: IsOk(), FailsWith(errno) and
+// IsErrno(errno, op, path). On a mismatch they print the Status.
 #ifndef SPILLWAY_TESTS_SUPPORT_STATUS_MATCHERS_H_
 #define SPILLWAY_TESTS_SUPPORT_STATUS_MATCHERS_H_
 
@@ -27,6 +27,14 @@ MATCHER_P(FailsWith, error_number, "fails with " + ErrnoName(error_number)) {
   const Status status = StatusOf(arg);
   *result_listener << status.ToString();
   return status.IsErrno(error_number);
+}
+
+// Matches a kErrno Status with this errno, op and path.
+MATCHER_P3(IsErrno, error_number, op, path,
+           ErrnoName(error_number) + " from " + op + " on " + path) {
+  const Status status = StatusOf(arg);
+  *result_listener << status.ToString();
+  return status.IsErrno(error_number) && status.op() == op && status.path() == path;
 }
 
 }  // namespace spillway
