@@ -1,0 +1,224 @@
+// DiskManager's accounting: DataFusion's disk usage tests, ported in spirit, with clones,
+// several files, limits changed at run time, UpdateDiskUsage and failed creations.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "spillway/spill/disk_manager.h"
+#include "spillway/spill/spill_writer.h"
+#include "spillway/vfs/fault_injecting_file_system.h"
+#include "spillway/vfs/mem_file_system.h"
+#include "support/disk_manager_fixture.h"
+#include "support/spill_test_support.h"
+
+namespace spillway {
+namespace {
+
+using ::testing::HasSubstr;
+
+// ---------------------------------------------------------------------------------------
+// Accounting
+
+TEST_F(DiskManagerTest, DiskUsageBasic) {
+  ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().Build(fs_));
+  std::optional<SpillFile> file;
+  {
+    ASSERT_OK_AND_ASSIGN(SpillFile made, dm->CreateTempFile("Testing"));
+    file = std::move(made);
+  }
+  std::optional<SpillWriter> writer(std::in_place, *file);
+  EXPECT_EQ(dm->used_disk_space(), 0u);
+  EXPECT_EQ(file->size(), 0u);
+  EXPECT_EQ(dm->spilling_progress(), (SpillingProgress{0, 1}));
+
+  ASSERT_OK(writer->Write("hello world"));
+  EXPECT_EQ(file->size(), 11u);
+  EXPECT_EQ(dm->used_disk_space(), 11u);
+  ASSERT_OK(writer->Write("more_data"));
+  EXPECT_EQ(file->size(), 20u);
+  EXPECT_EQ(dm->used_disk_space(), 20u);
+  EXPECT_EQ(FileSizeOnDisk(file->path()), 20u);
+  EXPECT_EQ(dm->spilling_progress(), (SpillingProgress{20, 1}));
+
+  writer.reset();
+  file.reset();
+  EXPECT_EQ(dm->used_disk_space(), 0u);
+  EXPECT_EQ(dm->spilling_progress(), (SpillingProgress{0, 0}));
+}
+
+TEST_F(DiskManagerTest, DiskUsageWithClones) {
+  ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().Build(fs_));
+  std::optional<SpillFile> file;
+  {
+    ASSERT_OK_AND_ASSIGN(SpillFile made, dm->CreateTempFile("Testing"));
+    file = std::move(made);
+  }
+  ASSERT_OK(SpillWriter(*file).Write("test data"));
+  std::optional<SpillFile> clone1 = *file;
+  std::optional<SpillFile> clone2 = *file;
+  EXPECT_EQ(file->use_count(), 3);
+  EXPECT_EQ(clone1->size(), 9u);
+  EXPECT_EQ(clone2->size(), 9u);
+  EXPECT_EQ(dm->used_disk_space(), 9u);  // Not multiplied by the clones.
+
+  ASSERT_OK(SpillWriter(*clone1).Write(" more data"));
+  for (const auto* f : {&file, &clone1, &clone2}) EXPECT_EQ((*f)->size(), 19u);
+  EXPECT_EQ(dm->used_disk_space(), 19u);
+  EXPECT_EQ(dm->spilling_progress().active_files_count, 1u);
+
+  clone1.reset();
+  EXPECT_EQ(dm->used_disk_space(), 19u);
+  clone2.reset();
+  EXPECT_EQ(dm->used_disk_space(), 19u);
+  const std::string path = file->path();
+  EXPECT_TRUE(mem_->Exists(path));
+  file.reset();
+  EXPECT_EQ(dm->used_disk_space(), 0u);
+  EXPECT_FALSE(mem_->Exists(path));
+}
+
+TEST_F(DiskManagerTest, DiskUsageClonesDroppedOutOfOrder) {
+  ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().Build(fs_));
+  std::optional<SpillFile> file;
+  {
+    ASSERT_OK_AND_ASSIGN(SpillFile made, dm->CreateTempFile("Testing"));
+    file = std::move(made);
+  }
+  ASSERT_OK(SpillWriter(*file).Write("test"));
+  std::optional<SpillFile> clone1 = *file, clone2 = *file, clone3 = *file;
+  file.reset();  // The original first.
+  EXPECT_EQ(dm->used_disk_space(), 4u);
+  EXPECT_EQ(clone1->size(), 4u);
+  clone2.reset();
+  EXPECT_EQ(dm->used_disk_space(), 4u);
+  clone1.reset();
+  EXPECT_EQ(dm->used_disk_space(), 4u);
+  EXPECT_EQ(dm->spilling_progress().active_files_count, 1u);
+  clone3.reset();
+  EXPECT_EQ(dm->used_disk_space(), 0u);
+  EXPECT_EQ(dm->spilling_progress().active_files_count, 0u);
+}
+
+TEST_F(DiskManagerTest, DiskUsageMultipleFiles) {
+  ASSERT_OK_AND_ASSIGN(auto dm, BuildDirectories(2));
+  std::optional<SpillFile> file1, file2;
+  {
+    ASSERT_OK_AND_ASSIGN(SpillFile a, dm->CreateTempFile("Testing1"));
+    ASSERT_OK_AND_ASSIGN(SpillFile b, dm->CreateTempFile("Testing2"));
+    file1 = std::move(a);
+    file2 = std::move(b);
+  }
+  EXPECT_NE(file1->path(), file2->path());
+  ASSERT_OK(SpillWriter(*file1).Write("file1"));
+  EXPECT_EQ(dm->used_disk_space(), 5u);
+  ASSERT_OK(SpillWriter(*file2).Write("file2 data"));
+  EXPECT_EQ(dm->used_disk_space(), 15u);
+  EXPECT_EQ(dm->spilling_progress(), (SpillingProgress{15, 2}));
+  file1.reset();
+  EXPECT_EQ(dm->used_disk_space(), 10u);
+  file2.reset();
+  EXPECT_EQ(dm->spilling_progress(), (SpillingProgress{0, 0}));
+}
+
+TEST_F(DiskManagerTest, DynamicLimitThroughASharedReference) {
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<DiskManager> dm,
+                       DiskManagerBuilder().WithMaxTempDirectorySize(1024).Build(fs_));
+  std::shared_ptr<SpillManager> shared = dm;  // As a plan would hold it.
+  EXPECT_EQ(shared->max_temp_directory_size(), 1024u);
+  ASSERT_OK(shared->SetMaxTempDirectorySize(2048));
+  EXPECT_EQ(dm->max_temp_directory_size(), 2048u);
+  ASSERT_OK(shared->SetMaxTempDirectorySize(512));
+  EXPECT_EQ(dm->max_temp_directory_size(), 512u);
+
+  // Later writes are checked against the new value.
+  ASSERT_OK_AND_ASSIGN(SpillFile file, dm->CreateTempFile("sort"));
+  SpillWriter writer(file);
+  EXPECT_EQ(writer.Write(std::string(513, 'x')).code(), StatusCode::kLimitExceeded);
+  EXPECT_OK(writer.Write(std::string(512, 'x')));
+}
+
+TEST_F(DiskManagerTest, LimitLoweredBelowCurrentUsage) {
+  ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().WithMaxTempDirectorySize(100).Build(fs_));
+  std::optional<SpillFile> file;
+  {
+    ASSERT_OK_AND_ASSIGN(SpillFile made, dm->CreateTempFile("Testing"));
+    file = std::move(made);
+  }
+  ASSERT_OK(SpillWriter(*file).Write(std::string(80, 'x')));
+  ASSERT_OK(dm->SetMaxTempDirectorySize(60));
+
+  // The bytes already written stay; nothing more fits.
+  EXPECT_EQ(dm->used_disk_space(), 80u);
+  EXPECT_TRUE(mem_->Exists(file->path()));
+  ASSERT_OK_AND_ASSIGN(SpillFile other, dm->CreateTempFile("Testing"));
+  SpillWriter other_writer(other);
+  EXPECT_EQ(other_writer.Write("x").code(), StatusCode::kLimitExceeded);
+  EXPECT_EQ(dm->used_disk_space(), 80u);
+
+  // Once the old file is released, writes fit again.
+  file.reset();
+  EXPECT_EQ(dm->used_disk_space(), 0u);
+  EXPECT_OK(other_writer.Write(std::string(60, 'x')));
+  EXPECT_EQ(dm->used_disk_space(), 60u);
+}
+
+// UpdateDiskUsage reads the size from the open handle; bytes appended behind the writer's
+// back (through another handle to the same file) are picked up there.
+TEST_F(DiskManagerTest, UpdateDiskUsageRollsBackWhenTheLimitIsExceeded) {
+  ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder()
+                                    .WithMaxTempDirectorySize(10)
+                                    .WithLimitConfigKey("test.limit")
+                                    .Build(fs_));
+  std::optional<SpillFile> file;
+  {
+    ASSERT_OK_AND_ASSIGN(SpillFile made, dm->CreateTempFile("rollback"));
+    file = std::move(made);
+  }
+  ASSERT_OK_AND_ASSIGN(auto behind, mem_->OpenForAppend(file->path()));
+  ASSERT_OK(behind->Append(std::string(6, 'x')).status);
+  ASSERT_OK(file->UpdateDiskUsage());
+  EXPECT_EQ(file->size(), 6u);
+  EXPECT_EQ(dm->used_disk_space(), 6u);
+
+  ASSERT_OK(behind->Append(std::string(6, 'x')).status);
+  Status over = file->UpdateDiskUsage();
+  EXPECT_EQ(over.code(), StatusCode::kLimitExceeded);
+  EXPECT_THAT(over.message(), HasSubstr("test.limit"));
+  EXPECT_EQ(file->size(), 6u);  // Rolled back: the last successful update stands.
+  EXPECT_EQ(dm->used_disk_space(), 6u);
+
+  ASSERT_OK(dm->SetMaxTempDirectorySize(12));
+  ASSERT_OK(file->UpdateDiskUsage());
+  EXPECT_EQ(dm->used_disk_space(), 12u);
+
+  ASSERT_OK(behind->Close());
+  file.reset();
+  EXPECT_EQ(dm->used_disk_space(), 0u);
+}
+
+TEST_F(DiskManagerTest, UpdateDiskUsageReportsAFailedSizeRead) {
+  ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().Build(fs_));
+  ASSERT_OK_AND_ASSIGN(SpillFile file, dm->CreateTempFile("sort"));
+  fs_->AddRule(Fail(OpKind::kSize, EIO));
+  Status status = file.UpdateDiskUsage();
+  EXPECT_TRUE(status.IsErrno(EIO)) << status.ToString();
+  EXPECT_EQ(dm->used_disk_space(), 0u);
+}
+
+TEST_F(DiskManagerTest, FailedCreateCountsNoActiveFile) {
+  ASSERT_OK_AND_ASSIGN(auto dm, BuildDirectories(1));
+  fs_->AddRule(Fail(OpKind::kCreate, ENOSPC));
+  StatusOr<SpillFile> file = dm->CreateTempFile("sort");
+  ASSERT_FALSE(file.ok());
+  EXPECT_TRUE(file.status().IsErrno(ENOSPC));
+  EXPECT_EQ(file.status().path(), dm->spill_dirs()[0]);
+  EXPECT_EQ(dm->spilling_progress().active_files_count, 0u);
+}
+
+}  // namespace
+}  // namespace spillway

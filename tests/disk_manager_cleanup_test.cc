@@ -1,0 +1,190 @@
+// DiskManager's cleanup: when files and spill directories go, spill directories removed
+// from outside under each policy, and failed removals in the cleanup log.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "spillway/spill/disk_manager.h"
+#include "spillway/spill/spill_writer.h"
+#include "spillway/vfs/fault_injecting_file_system.h"
+#include "spillway/vfs/mem_file_system.h"
+#include "support/disk_manager_fixture.h"
+#include "support/spill_test_support.h"
+
+namespace spillway {
+namespace {
+
+using ::testing::SizeIs;
+
+// ---------------------------------------------------------------------------------------
+// Lifetimes
+
+TEST_F(DiskManagerTest, FileOutlivesItsManagerInOsTmpMode) {
+  ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().Build(fs_));
+  std::optional<SpillFile> file;
+  {
+    ASSERT_OK_AND_ASSIGN(SpillFile made, dm->CreateTempFile("Testing"));
+    file = std::move(made);
+  }
+  const std::string path = file->path();
+  dm.reset();
+  EXPECT_TRUE(mem_->Exists(path));
+  std::optional<SpillWriter> writer(std::in_place, *file);
+  EXPECT_OK(writer->Write("still works"));
+  file.reset();
+  EXPECT_TRUE(mem_->Exists(path)) << "the writer still holds a reference";
+  writer.reset();
+  EXPECT_FALSE(mem_->Exists(path));
+  EXPECT_EQ(Count("/tmp/*"), 0u);  // The temp dir's spill directory went with it.
+}
+
+TEST_F(DiskManagerTest, FileAndSpillDirsGoOnlyWhenManagerAndEveryFileAreGone) {
+  ASSERT_OK_AND_ASSIGN(auto dm, BuildDirectories(3));
+  std::optional<SpillFile> file;
+  {
+    ASSERT_OK_AND_ASSIGN(SpillFile made, dm->CreateTempFile("Testing"));
+    file = std::move(made);
+  }
+  const std::string path = file->path();
+  dm.reset();
+  EXPECT_TRUE(mem_->Exists(path));
+  EXPECT_EQ(Count("/local*/datafusion-*"), 3u);  // Every spill dir waits for the file.
+  file.reset();
+  EXPECT_FALSE(mem_->Exists(path));
+  EXPECT_EQ(Count("/local*/*"), 0u);
+}
+
+// ---------------------------------------------------------------------------------------
+// Spill directories removed from outside
+
+TEST_F(DiskManagerTest, MissingSpillDirFailsWithENOENTUnderTheFailPolicy) {
+  ASSERT_OK_AND_ASSIGN(auto dm, BuildDirectories(1));
+  const std::string dir = dm->spill_dirs()[0];
+  ASSERT_OK(fs_->RemoveTreeFromOutside(dir));
+  StatusOr<SpillFile> file = dm->CreateTempFile("sort");
+  ASSERT_FALSE(file.ok());
+  EXPECT_TRUE(file.status().IsErrno(ENOENT)) << file.status().ToString();
+  EXPECT_EQ(file.status().path(), dir);
+  // It stays broken: nothing recreates the directory.
+  EXPECT_TRUE(dm->CreateTempFile("sort").status().IsErrno(ENOENT));
+  EXPECT_EQ(dm->spill_dirs(), std::vector<std::string>{dir});
+}
+
+TEST_F(DiskManagerTest, MissingSpillDirIsRecreatedUnderTheRecreatePolicy) {
+  ASSERT_OK_AND_ASSIGN(
+      auto dm,
+      BuildDirectories(1, DiskManagerBuilder().WithMissingDirPolicy(MissingDirPolicy::kRecreate)));
+  std::optional<SpillFile> old_file;
+  {
+    ASSERT_OK_AND_ASSIGN(SpillFile made, dm->CreateTempFile("sort"));
+    old_file = std::move(made);
+  }
+  const std::string old_dir = dm->spill_dirs()[0];
+  ASSERT_OK(fs_->RemoveTreeFromOutside(old_dir));
+
+  ASSERT_OK_AND_ASSIGN(SpillFile file, dm->CreateTempFile("sort"));
+  const std::string new_dir = dm->spill_dirs()[0];
+  EXPECT_NE(new_dir, old_dir);
+  EXPECT_EQ(ParentPath(new_dir), "/local0");
+  EXPECT_EQ(ParentPath(file.path()), new_dir);
+  // The old file is unlinked but its handle still writes.
+  EXPECT_OK(SpillWriter(*old_file).Write("abc"));
+  EXPECT_EQ(dm->used_disk_space(), 3u);
+
+  old_file.reset();
+  EXPECT_EQ(dm->used_disk_space(), 0u);
+  // The old file and directory were already gone: their removals failed with ENOENT, and
+  // both are recorded, since the manager cannot tell a cleaner from a fault.
+  std::vector<Status> failures = dm->cleanup_log()->failures();
+  ASSERT_THAT(failures, SizeIs(2));
+  EXPECT_TRUE(failures[0].IsErrno(ENOENT));
+  EXPECT_TRUE(failures[1].IsErrno(ENOENT));
+  EXPECT_EQ(failures[1].path(), old_dir);
+  EXPECT_TRUE(mem_->Exists(new_dir));
+}
+
+TEST_F(DiskManagerTest, RecreatePolicyReportsAFailedRecreation) {
+  ASSERT_OK_AND_ASSIGN(
+      auto dm,
+      BuildDirectories(1, DiskManagerBuilder().WithMissingDirPolicy(MissingDirPolicy::kRecreate)));
+  ASSERT_OK(fs_->RemoveTreeFromOutside(dm->spill_dirs()[0]));
+  fs_->AddRule(Fail(OpKind::kMkdir, EROFS));
+  StatusOr<SpillFile> file = dm->CreateTempFile("sort");
+  ASSERT_FALSE(file.ok());
+  EXPECT_TRUE(file.status().IsErrno(EROFS)) << file.status().ToString();
+  EXPECT_EQ(file.status().path(), "/local0");
+  // The fault is spent; the next spill recreates the directory.
+  ASSERT_OK_AND_ASSIGN(SpillFile again, dm->CreateTempFile("sort"));
+  EXPECT_EQ(ParentPath(ParentPath(again.path())), "/local0");
+}
+
+// ---------------------------------------------------------------------------------------
+// Cleanup failures
+
+TEST_F(DiskManagerTest, FailedFileRemovalIsRecordedWithItsPath) {
+  ASSERT_OK_AND_ASSIGN(auto dm, BuildDirectories(1));
+  std::optional<SpillFile> file;
+  {
+    ASSERT_OK_AND_ASSIGN(SpillFile made, dm->CreateTempFile("sort"));
+    file = std::move(made);
+  }
+  const std::string path = file->path();
+  fs_->AddRule(Fail(OpKind::kRemove, EACCES, path));
+  file.reset();
+  EXPECT_TRUE(mem_->Exists(path));
+  EXPECT_EQ(dm->spilling_progress(), SpillingProgress{});  // The accounting is done.
+  ASSERT_EQ(dm->cleanup_log()->failure_count(), 1u);
+  const Status failure = dm->cleanup_log()->failures()[0];
+  EXPECT_TRUE(failure.IsErrno(EACCES));
+  EXPECT_EQ(failure.path(), path);
+  EXPECT_EQ(dm->cleanup_log()->left_behind(), std::vector<std::string>{path});
+
+  // The directory's removal then takes the file with it (the fault was used up).
+  dm.reset();
+  EXPECT_EQ(Count("/local0/*"), 0u);
+}
+
+TEST_F(DiskManagerTest, FailedDirectoryRemovalIsRecordedWithItsPath) {
+  auto log = std::make_shared<CleanupLog>();
+  ASSERT_OK_AND_ASSIGN(auto dm, BuildDirectories(2, DiskManagerBuilder().WithCleanupLog(log)));
+  EXPECT_EQ(dm->cleanup_log(), log);
+  const std::string dir = dm->spill_dirs()[1];
+  fs_->AddRule(Fail(OpKind::kRmdir, EBUSY, dir));
+  dm.reset();
+  EXPECT_EQ(log->left_behind(), std::vector<std::string>{dir});
+  EXPECT_TRUE(log->failures()[0].IsErrno(EBUSY));
+  EXPECT_EQ(Count("/local*/*"), 1u);
+}
+
+TEST_F(DiskManagerTest, FileRemovedByACleanerIsRecordedNotIgnored) {
+  ASSERT_OK_AND_ASSIGN(auto dm, BuildDirectories(1));
+  std::optional<SpillFile> file;
+  {
+    ASSERT_OK_AND_ASSIGN(SpillFile made, dm->CreateTempFile("sort"));
+    file = std::move(made);
+  }
+  ASSERT_OK(fs_->RemoveTreeFromOutside(file->path()));
+  file.reset();
+  ASSERT_EQ(dm->cleanup_log()->failure_count(), 1u);
+  EXPECT_TRUE(dm->cleanup_log()->failures()[0].IsErrno(ENOENT));
+}
+
+TEST_F(DiskManagerTest, NothingIsRecordedWhenEverythingIsRemoved) {
+  ASSERT_OK_AND_ASSIGN(auto dm, BuildDirectories(2));
+  {
+    ASSERT_OK_AND_ASSIGN(SpillFile file, dm->CreateTempFile("sort"));
+    ASSERT_OK(SpillWriter(file).Write("data"));
+  }
+  std::shared_ptr<CleanupLog> log = dm->cleanup_log();
+  dm.reset();
+  EXPECT_EQ(log->failure_count(), 0u);
+  EXPECT_EQ(Count("/local*/*"), 0u);
+}
+}  // namespace
+}  // namespace spillway

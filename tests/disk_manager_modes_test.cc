@@ -1,0 +1,264 @@
+// DiskManager's modes: DataFusion's disk_manager tests, ported in spirit, for names and
+// sizes, building in each mode (and failing to), and the disabled and custom modes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "spillway/spill/disk_manager.h"
+#include "spillway/spill/spill_writer.h"
+#include "spillway/vfs/fault_injecting_file_system.h"
+#include "spillway/vfs/mem_file_system.h"
+#include "support/disk_manager_fixture.h"
+#include "support/spill_test_support.h"
+
+namespace spillway {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+using ::testing::StartsWith;
+
+// ---------------------------------------------------------------------------------------
+// Names and sizes
+
+TEST(HumanBytesTest, UsesBinaryUnitsWithOneDecimal) {
+  EXPECT_EQ(HumanBytes(0), "0 B");
+  EXPECT_EQ(HumanBytes(10), "10 B");
+  EXPECT_EQ(HumanBytes(1023), "1023 B");
+  EXPECT_EQ(HumanBytes(1024), "1.0 KiB");
+  EXPECT_EQ(HumanBytes(1536), "1.5 KiB");
+  EXPECT_EQ(HumanBytes(uint64_t{5} << 20), "5.0 MiB");
+  EXPECT_EQ(HumanBytes(kDefaultMaxTempDirectorySize), "100.0 GiB");
+  EXPECT_EQ(HumanBytes(uint64_t{3} << 40), "3.0 TiB");
+  // Just under a unit rounds up into it rather than printing "1024.0 KiB".
+  EXPECT_EQ(HumanBytes((uint64_t{1} << 20) - 1), "1.0 MiB");
+}
+
+TEST(EscapeDescriptionTest, KeepsLowercaseAlphanumericsAndJoinsOtherRuns) {
+  EXPECT_EQ(EscapeDescription("sort"), "sort");
+  EXPECT_EQ(EscapeDescription("Hash Join build-side"), "hash_join_build_side");
+  EXPECT_EQ(EscapeDescription("Testing with./sp\xc3\xa9"
+                              "cial"),
+            "testing_with_sp_cial");
+  EXPECT_EQ(EscapeDescription("a  \n\t b"), "a_b");
+  EXPECT_EQ(EscapeDescription("../x"), "_x");
+}
+
+TEST(EscapeDescriptionTest, CutsToMaxLengthAndNeverReturnsEmpty) {
+  EXPECT_EQ(EscapeDescription(std::string(200, 'A')), std::string(kMaxDescriptionLength, 'a'));
+  EXPECT_EQ(EscapeDescription(""), "spill");
+}
+
+// ---------------------------------------------------------------------------------------
+// Building
+
+TEST_F(DiskManagerTest, RejectsOptionsInconsistentWithTheMode) {
+  DiskManagerOptions no_dirs;
+  no_dirs.mode = DiskManagerMode::kDirectories;
+  EXPECT_EQ(DiskManager::Build(fs_, no_dirs).status().code(), StatusCode::kInvalidArgument);
+
+  DiskManagerOptions relative;
+  relative.mode = DiskManagerMode::kDirectories;
+  relative.local_dirs = {"local0"};
+  EXPECT_EQ(DiskManager::Build(fs_, relative).status().code(), StatusCode::kInvalidArgument);
+
+  DiskManagerOptions no_factory;
+  no_factory.mode = DiskManagerMode::kCustom;
+  EXPECT_EQ(DiskManager::Build(fs_, no_factory).status().code(), StatusCode::kInvalidArgument);
+
+  DiskManagerOptions dirs_for_os_tmp;
+  dirs_for_os_tmp.local_dirs = {"/local0"};
+  EXPECT_EQ(DiskManager::Build(fs_, dirs_for_os_tmp).status().code(), StatusCode::kInvalidArgument);
+
+  EXPECT_EQ(DiskManager::Build(nullptr, {}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(fs_->total_calls(), 0u);  // Nothing was attempted.
+}
+
+TEST_F(DiskManagerTest, BuilderKeepsOnlyTheLastModeChosen) {
+  DiskManagerBuilder builder;
+  builder.WithDirectories({"/local0"}).WithOsTmpDirectory();
+  EXPECT_EQ(builder.options().mode, DiskManagerMode::kOsTmpDirectory);
+  EXPECT_THAT(builder.options().local_dirs, IsEmpty());
+  ASSERT_OK_AND_ASSIGN(auto dm, builder.Build(fs_));
+  EXPECT_EQ(dm->mode(), DiskManagerMode::kOsTmpDirectory);
+}
+
+TEST_F(DiskManagerTest, LazyOsTmpDirectoryIsCreatedOnTheFirstFile) {
+  ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().Build(fs_));
+  EXPECT_THAT(dm->spill_dirs(), IsEmpty());
+  EXPECT_EQ(Count("/tmp/*"), 0u);
+  EXPECT_EQ(fs_->total_calls(), 0u);
+
+  ASSERT_OK_AND_ASSIGN(SpillFile file, dm->CreateTempFile("Testing"));
+  ASSERT_THAT(dm->spill_dirs(), SizeIs(1));
+  const std::string dir = dm->spill_dirs()[0];
+  EXPECT_THAT(dir, StartsWith(fs_->TempDir() + "/" + std::string(kSpillDirPrefix)));
+  EXPECT_EQ(ParentPath(file.path()), dir);
+  EXPECT_TRUE(mem_->Exists(file.path()));
+
+  // Later files reuse the directory.
+  ASSERT_OK_AND_ASSIGN(SpillFile second, dm->CreateTempFile("Testing"));
+  EXPECT_EQ(ParentPath(second.path()), dir);
+  EXPECT_EQ(Count("/tmp/datafusion-*"), 1u);
+}
+
+TEST_F(DiskManagerTest, DirectoriesModeMakesOneSpillDirPerLocalDirAtBuild) {
+  ASSERT_OK_AND_ASSIGN(auto dm, BuildDirectories(3));
+  const std::vector<std::string> dirs = dm->spill_dirs();
+  ASSERT_THAT(dirs, SizeIs(3));
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(ParentPath(dirs[i]), "/local" + std::to_string(i));
+    EXPECT_THAT(BaseName(dirs[i]), StartsWith(kSpillDirPrefix));
+    StatusOr<FileStat> stat = mem_->Stat(dirs[i]);
+    ASSERT_TRUE(stat.ok());
+    EXPECT_EQ(stat->type, FileType::kDirectory);
+    EXPECT_EQ(stat->mode, 0700u);
+  }
+  dm.reset();
+  EXPECT_EQ(Count("/local*/*"), 0u);     // Removed with the manager.
+  EXPECT_TRUE(mem_->Exists("/local0"));  // The local dirs are the executor's: they stay.
+}
+
+TEST_F(DiskManagerTest, FileIsInOneOfTheSpillDirsNamedAfterItsDescription) {
+  ASSERT_OK_AND_ASSIGN(auto dm, BuildDirectories(3));
+  EXPECT_TRUE(dm->tmp_files_enabled());
+  ASSERT_OK_AND_ASSIGN(SpillFile file, dm->CreateTempFile("Testing with./sp\xc3\xa9"
+                                                          "cial"));
+  const std::vector<std::string> dirs = dm->spill_dirs();
+  EXPECT_THAT(dirs, ::testing::Contains(ParentPath(file.path())));
+  EXPECT_THAT(BaseName(file.path()), StartsWith(".tmp.testing_with_sp_cial."));
+  EXPECT_GT(BaseName(file.path()).size(), std::string(".tmp.testing_with_sp_cial.").size());
+  StatusOr<FileStat> stat = mem_->Stat(file.path());
+  ASSERT_TRUE(stat.ok());
+  EXPECT_EQ(stat->mode, 0600u);
+}
+
+TEST_F(DiskManagerTest, FilesAreSpreadOverTheSpillDirsReproduciblyFromTheSeed) {
+  auto choices = [&](uint64_t seed) {
+    auto dm =
+        DiskManagerBuilder().WithDirectories({"/local0", "/local1"}).WithSeed(seed).Build(fs_);
+    EXPECT_TRUE(dm.ok());
+    std::vector<std::string> parents;
+    for (int i = 0; i < 32; ++i) {
+      StatusOr<SpillFile> file = (*dm)->CreateTempFile("sort");
+      EXPECT_TRUE(file.ok());
+      if (file.ok()) parents.push_back(ParentPath(ParentPath(file->path())));
+    }
+    return parents;
+  };
+  MakeDir("/local0");
+  MakeDir("/local1");
+  const std::vector<std::string> first = choices(42);
+  EXPECT_EQ(std::set<std::string>(first.begin(), first.end()),
+            (std::set<std::string>{"/local0", "/local1"}));
+  EXPECT_EQ(choices(42), first);
+}
+
+TEST_F(DiskManagerTest, MissingLocalDirIsCreatedOneLevelDeep) {
+  ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().WithDirectories({"/spark-local"}).Build(fs_));
+  EXPECT_TRUE(mem_->Exists("/spark-local"));
+  EXPECT_EQ(Count("/spark-local/datafusion-*"), 1u);
+
+  StatusOr<std::shared_ptr<DiskManager>> deep =
+      DiskManagerBuilder().WithDirectories({"/no/such/parent"}).Build(fs_);
+  ASSERT_FALSE(deep.ok());
+  EXPECT_TRUE(deep.status().IsErrno(ENOENT)) << deep.status().ToString();
+  EXPECT_EQ(deep.status().path(), "/no/such/parent");
+}
+
+TEST_F(DiskManagerTest, FailedBuildRemovesTheSpillDirsItMadeAndReportsErrnoAndPath) {
+  MakeDir("/local0");
+  ASSERT_OK(mem_->CreateDir("/local1"));
+  // The second local dir's spill directory cannot be made.
+  fs_->AddRule(Fail(OpKind::kMkdir, EACCES, "/local1"));
+  StatusOr<std::shared_ptr<DiskManager>> dm =
+      DiskManagerBuilder().WithDirectories({"/local0", "/local1"}).Build(fs_);
+  ASSERT_FALSE(dm.ok());
+  EXPECT_TRUE(dm.status().IsErrno(EACCES)) << dm.status().ToString();
+  EXPECT_EQ(dm.status().path(), "/local1");
+  EXPECT_EQ(Count("/local*/*"), 0u);
+  EXPECT_TRUE(mem_->Exists("/local0"));
+  EXPECT_TRUE(mem_->Exists("/local1"));
+}
+
+TEST_F(DiskManagerTest, LocalDirThatIsARegularFileFailsTheBuild) {
+  ASSERT_OK_AND_ASSIGN(auto blocker, mem_->CreateFile("/local0"));
+  StatusOr<std::shared_ptr<DiskManager>> dm =
+      DiskManagerBuilder().WithDirectories({"/local0"}).Build(fs_);
+  ASSERT_FALSE(dm.ok());
+  EXPECT_TRUE(dm.status().IsErrno(ENOTDIR)) << dm.status().ToString();
+  EXPECT_THAT(dm.status().path(), StartsWith("/local0"));
+}
+
+// ---------------------------------------------------------------------------------------
+// Disabled and custom modes
+
+TEST_F(DiskManagerTest, DisabledManagerNamesWhatCouldNotBeSpilled) {
+  ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().WithDisabled().Build(fs_));
+  EXPECT_FALSE(dm->tmp_files_enabled());
+  EXPECT_EQ(dm->max_temp_directory_size(), 0u);
+  StatusOr<SpillFile> file = dm->CreateTempFile("external sort");
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.status().code(), StatusCode::kDisabled);
+  EXPECT_THAT(file.status().message(),
+              AllOf(HasSubstr("external sort"), HasSubstr("spilling is disabled")));
+  EXPECT_EQ(fs_->total_calls(), 0u);
+}
+
+TEST_F(DiskManagerTest, DisabledManagerAcceptsOnlyAZeroLimit) {
+  ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().WithDisabled().Build(fs_));
+  EXPECT_EQ(dm->SetMaxTempDirectorySize(1024).code(), StatusCode::kDisabled);
+  EXPECT_EQ(dm->max_temp_directory_size(), 0u);
+  EXPECT_OK(dm->SetMaxTempDirectorySize(0));
+}
+
+// A factory that makes its files through another manager, as Comet's plan factory does.
+class DelegatingFactory final : public TempFileFactory {
+ public:
+  explicit DelegatingFactory(std::shared_ptr<DiskManager> target) : target_(std::move(target)) {}
+  StatusOr<SpillFile> CreateTempFile(std::string_view description) override {
+    descriptions_.emplace_back(description);
+    return target_->CreateTempFile(description);
+  }
+  const std::vector<std::string>& descriptions() const { return descriptions_; }
+
+ private:
+  std::shared_ptr<DiskManager> target_;
+  std::vector<std::string> descriptions_;
+};
+
+TEST_F(DiskManagerTest, CustomModeDelegatesToTheFactoryAndKeepsNoAccountingOfItsOwn) {
+  ASSERT_OK_AND_ASSIGN(auto inner, BuildDirectories(1));
+  auto factory = std::make_shared<DelegatingFactory>(inner);
+  ASSERT_OK_AND_ASSIGN(auto outer, DiskManagerBuilder().WithFactory(factory).Build(fs_));
+  EXPECT_TRUE(outer->tmp_files_enabled());
+
+  ASSERT_OK_AND_ASSIGN(SpillFile file, outer->CreateTempFile("aggregate"));
+  EXPECT_THAT(factory->descriptions(), ::testing::ElementsAre("aggregate"));
+  SpillWriter writer(file);
+  ASSERT_OK(writer.Write("12345"));
+  EXPECT_EQ(inner->used_disk_space(), 5u);
+  EXPECT_EQ(outer->used_disk_space(), 0u);  // As upstream: the inner manager counts.
+  EXPECT_EQ(outer->spilling_progress(), SpillingProgress{});
+  EXPECT_THAT(outer->spill_dirs(), IsEmpty());
+}
+
+TEST_F(DiskManagerTest, CustomModePassesTheFactorysErrorThrough) {
+  ASSERT_OK_AND_ASSIGN(auto disabled, DiskManagerBuilder().WithDisabled().Build(fs_));
+  auto factory = std::make_shared<DelegatingFactory>(disabled);
+  ASSERT_OK_AND_ASSIGN(auto outer, DiskManagerBuilder().WithFactory(factory).Build(fs_));
+  EXPECT_EQ(outer->CreateTempFile("sort").status().code(), StatusCode::kDisabled);
+}
+
+}  // namespace
+}  // namespace spillway
