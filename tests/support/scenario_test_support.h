@@ -1,0 +1,95 @@
+// What the scenario language's tests (scenario_parser_*_test.cc, scenario_runner_test.cc)
+// share: parsing that must succeed or must fail, the documented example, and the scenario
+// files shipped under SPILLWAY_SCENARIO_DIR, which the test targets define.
+#ifndef SPILLWAY_TESTS_SUPPORT_SCENARIO_TEST_SUPPORT_H_
+#define SPILLWAY_TESTS_SUPPORT_SCENARIO_TEST_SUPPORT_H_
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "scenario/scenario.h"
+
+namespace spillway::scenario::test_support {
+
+// The example of SCENARIOS.md, with its comments.
+inline constexpr std::string_view kDocumentedExample =
+    "dir /local0\n"
+    "dir /local1\n"
+    "plan p /local0,/local1 limit=10\n"
+    "expect count /local*/datafusion-* 0      # a plan that does not spill creates nothing\n"
+    "spill f p\n"
+    "expect ok\n"
+    "write f 8\n"
+    "expect used p 8\n"
+    "write f 8\n"
+    "expect error LIMIT\n"
+    "expect used p 8\n"
+    "drop p\n"
+    "expect count /local*/datafusion-*/* 1    # the file outlives its plan\n"
+    "drop f\n"
+    "expect count /local*/datafusion-* 0      # and then everything is gone\n";
+
+// Parses text that must be valid, as the file "test.scen"; fails the test otherwise.
+inline Scenario MustParse(std::string_view text) {
+  std::variant<Scenario, ParseError> r = Parse(text, "test.scen");
+  if (const ParseError* e = std::get_if<ParseError>(&r)) {
+    ADD_FAILURE() << "unexpected parse error at line " << e->line << ": " << e->message << "\nin:\n"
+                  << text;
+    return Scenario{};
+  }
+  return std::get<Scenario>(std::move(r));
+}
+
+// Parses one command, behind a `dir /` so that an expect has something to check.
+inline Command MustParseOne(std::string_view line) {
+  Scenario s = MustParse("dir /\n" + std::string(line));
+  if (s.commands.size() != 2) {
+    ADD_FAILURE() << "expected one command from: " << line;
+    return Command{};
+  }
+  return s.commands[1];
+}
+
+// Parses text that must be malformed; returns the error.
+inline ParseError MustFail(std::string_view text) {
+  std::variant<Scenario, ParseError> r = Parse(text, "test.scen");
+  if (std::holds_alternative<Scenario>(r)) {
+    ADD_FAILURE() << "parsed, but should not have:\n" << text;
+    return ParseError{};
+  }
+  return std::get<ParseError>(r);
+}
+
+// The whole file; empty (and a test failure) when it cannot be opened.
+inline std::string ReadText(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << path;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Every *.scen under scenarios/ (the shipped ones, and bad/ and replay/), sorted.
+inline std::vector<std::filesystem::path> ScenarioFiles() {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(SPILLWAY_SCENARIO_DIR)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".scen") {
+      files.push_back(entry.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace spillway::scenario::test_support
+
+#endif  // SPILLWAY_TESTS_SUPPORT_SCENARIO_TEST_SUPPORT_H_
