@@ -52,20 +52,43 @@ PlanDiskManagerOptions LazyOptions(std::vector<std::string> local_dirs) {
   return options;
 }
 
-// Builds one plan's manager. Options are copied, as a caller that keeps the executor's
-// configuration does for every plan.
+// Builds one plan's manager: eager from the executor's options (which DiskManager::Build
+// copies, as DataFusion's builder does), lazy from the executor's factory (which shares its
+// options with every plan).
 StatusOr<std::shared_ptr<SpillManager>> BuildPlan(const std::shared_ptr<FileSystem>& fs, Mode mode,
                                                   const DiskManagerOptions& eager,
-                                                  const PlanDiskManagerOptions& lazy) {
+                                                  const PlanDiskManagerFactory& lazy) {
   if (mode == Mode::kEager) {
     StatusOr<std::shared_ptr<DiskManager>> m = DiskManager::Build(fs, eager);
     if (!m.ok()) return m.status();
     return std::shared_ptr<SpillManager>(std::move(*m));
   }
-  StatusOr<std::shared_ptr<PlanDiskManager>> m = PlanDiskManager::Create(fs, lazy);
+  StatusOr<std::shared_ptr<PlanDiskManager>> m = lazy.NewPlan();
   if (!m.ok()) return m.status();
   return std::shared_ptr<SpillManager>(std::move(*m));
 }
+
+// The executor's options for eager and lazy plans over the given local dirs.
+struct PlanConfig {
+  DiskManagerOptions eager;
+  PlanDiskManagerOptions lazy;
+
+  explicit PlanConfig(const std::vector<std::string>& dirs)
+      : eager(EagerOptions(dirs)), lazy(LazyOptions(dirs)) {}
+
+  StatusOr<PlanDiskManagerFactory> Factory(const std::shared_ptr<FileSystem>& fs) const {
+    return PlanDiskManagerFactory::Create(fs, lazy);
+  }
+
+  // BuildPlan over `fs` with a lazy factory made for it (for set-up and the counting
+  // passes, whose filesystem differs from the timed one).
+  StatusOr<std::shared_ptr<SpillManager>> Build(const std::shared_ptr<FileSystem>& fs,
+                                                Mode mode) const {
+    StatusOr<PlanDiskManagerFactory> factory = Factory(fs);
+    if (!factory.ok()) return factory.status();
+    return BuildPlan(fs, mode, eager, *factory);
+  }
+};
 
 // Counts FileSystem calls per unit: runs `unit` kCountedPlans times over a counting
 // wrapper of `fs` and divides.
@@ -110,13 +133,13 @@ void BM_PlanBuildDrop(benchmark::State& state, Mode mode, FsKind kind) {
   StatusOr<BenchFs*> env = GetBenchFs(kind);
   if (!env.ok()) return Fail(state, env.status());
   const std::shared_ptr<FileSystem>& fs = (*env)->fs;
-  const std::vector<std::string> dirs = FirstLocalDirs(**env, static_cast<int>(state.range(0)));
-  const DiskManagerOptions eager = EagerOptions(dirs);
-  const PlanDiskManagerOptions lazy = LazyOptions(dirs);
+  const PlanConfig config(FirstLocalDirs(**env, static_cast<int>(state.range(0))));
+  StatusOr<PlanDiskManagerFactory> factory = config.Factory(fs);
+  if (!factory.ok()) return Fail(state, factory.status());
 
   const Clock::time_point start = Clock::now();
   for (auto _ : state) {
-    StatusOr<std::shared_ptr<SpillManager>> plan = BuildPlan(fs, mode, eager, lazy);
+    StatusOr<std::shared_ptr<SpillManager>> plan = BuildPlan(fs, mode, config.eager, *factory);
     if (!plan.ok()) {
       Fail(state, plan.status());
       break;
@@ -131,7 +154,7 @@ void BM_PlanBuildDrop(benchmark::State& state, Mode mode, FsKind kind) {
     std::optional<double> calls = CountCallsPerUnit(
         fs,
         [&](const std::shared_ptr<FileSystem>& counted) {
-          return BuildPlan(counted, mode, eager, lazy).status();
+          return config.Build(counted, mode).status();
         },
         &error);
     if (!calls) return Fail(state, error);
@@ -141,45 +164,28 @@ void BM_PlanBuildDrop(benchmark::State& state, Mode mode, FsKind kind) {
   }
 }
 
-// The lazy path's parts: PlanDiskManager::Create with options moved in (no copy), timed
-// over batches of plans whose options were copied beforehand. Together with
-// BM_CopyPlanOptions this splits BM_PlanBuildDrop/lazy into the copy and the rest.
-void BM_LazyPlanMovedOptions(benchmark::State& state) {
-  constexpr int kBatch = 256;
+// A lazy plan made without a factory: PlanDiskManager::Create validates and copies the
+// options for every plan (the local dirs vector, a string per dir, the limit's key).
+// Against BM_PlanBuildDrop/lazy_mem this is what sharing the executor's options saves.
+void BM_LazyPlanCreateCopyingOptions(benchmark::State& state) {
   StatusOr<BenchFs*> env = GetBenchFs(FsKind::kMem);
   if (!env.ok()) return Fail(state, env.status());
   const std::shared_ptr<FileSystem>& fs = (*env)->fs;
   const PlanDiskManagerOptions lazy =
       LazyOptions(FirstLocalDirs(**env, static_cast<int>(state.range(0))));
   for (auto _ : state) {
-    std::vector<PlanDiskManagerOptions> batch(kBatch, lazy);  // Not timed.
-    const Clock::time_point start = Clock::now();
-    for (PlanDiskManagerOptions& options : batch) {
-      StatusOr<std::shared_ptr<PlanDiskManager>> plan =
-          PlanDiskManager::Create(fs, std::move(options));
-      benchmark::DoNotOptimize(plan);
+    StatusOr<std::shared_ptr<PlanDiskManager>> plan = PlanDiskManager::Create(fs, lazy);
+    if (!plan.ok()) {
+      Fail(state, plan.status());
+      break;
     }
-    state.SetIterationTime(std::chrono::duration<double>(Clock::now() - start).count());
-  }
-  state.SetItemsProcessed(state.iterations() * kBatch);
-  state.counters["plans_per_iteration"] = kBatch;
-}
-
-// Copying a plan's options alone.
-void BM_CopyPlanOptions(benchmark::State& state) {
-  StatusOr<BenchFs*> env = GetBenchFs(FsKind::kMem);
-  if (!env.ok()) return Fail(state, env.status());
-  const PlanDiskManagerOptions lazy =
-      LazyOptions(FirstLocalDirs(**env, static_cast<int>(state.range(0))));
-  for (auto _ : state) {
-    PlanDiskManagerOptions copy = lazy;
-    benchmark::DoNotOptimize(copy);
+    benchmark::DoNotOptimize(plan);
   }
   state.SetItemsProcessed(state.iterations());
 }
 
 // The floor for a lazy plan: one heap object the size of a PlanDiskManager, made and
-// freed. A Create that allocated only the plan itself would cost about this.
+// freed: what NewPlan's one allocation costs on its own.
 void BM_OneAllocationFloor(benchmark::State& state) {
   for (auto _ : state) {
     auto plan = std::make_shared<std::array<std::byte, sizeof(PlanDiskManager)>>();
@@ -191,7 +197,7 @@ void BM_OneAllocationFloor(benchmark::State& state) {
 // A plan's first spill: build the plan, create one spill file (for a lazy plan this
 // creates its directories), then drop the file and the plan (which removes them).
 Status FirstSpill(const std::shared_ptr<FileSystem>& fs, Mode mode, const DiskManagerOptions& eager,
-                  const PlanDiskManagerOptions& lazy) {
+                  const PlanDiskManagerFactory& lazy) {
   StatusOr<std::shared_ptr<SpillManager>> plan = BuildPlan(fs, mode, eager, lazy);
   if (!plan.ok()) return plan.status();
   StatusOr<SpillFile> file = (*plan)->CreateTempFile("sort");
@@ -204,13 +210,13 @@ void BM_FirstSpill(benchmark::State& state, Mode mode, FsKind kind) {
   StatusOr<BenchFs*> env = GetBenchFs(kind);
   if (!env.ok()) return Fail(state, env.status());
   const std::shared_ptr<FileSystem>& fs = (*env)->fs;
-  const std::vector<std::string> dirs = FirstLocalDirs(**env, static_cast<int>(state.range(0)));
-  const DiskManagerOptions eager = EagerOptions(dirs);
-  const PlanDiskManagerOptions lazy = LazyOptions(dirs);
+  const PlanConfig config(FirstLocalDirs(**env, static_cast<int>(state.range(0))));
+  StatusOr<PlanDiskManagerFactory> factory = config.Factory(fs);
+  if (!factory.ok()) return Fail(state, factory.status());
 
   const Clock::time_point start = Clock::now();
   for (auto _ : state) {
-    Status s = FirstSpill(fs, mode, eager, lazy);
+    Status s = FirstSpill(fs, mode, config.eager, *factory);
     if (!s.ok()) {
       Fail(state, s);
       break;
@@ -224,7 +230,9 @@ void BM_FirstSpill(benchmark::State& state, Mode mode, FsKind kind) {
     std::optional<double> calls = CountCallsPerUnit(
         fs,
         [&](const std::shared_ptr<FileSystem>& counted) {
-          return FirstSpill(counted, mode, eager, lazy);
+          StatusOr<PlanDiskManagerFactory> counted_factory = config.Factory(counted);
+          if (!counted_factory.ok()) return counted_factory.status();
+          return FirstSpill(counted, mode, config.eager, *counted_factory);
         },
         &error);
     if (!calls) return Fail(state, error);
@@ -239,11 +247,9 @@ void BM_FirstSpill(benchmark::State& state, Mode mode, FsKind kind) {
 void BM_SpillFileCreateDrop(benchmark::State& state, Mode mode, FsKind kind) {
   StatusOr<BenchFs*> env = GetBenchFs(kind);
   if (!env.ok()) return Fail(state, env.status());
-  const std::vector<std::string> dirs = FirstLocalDirs(**env, static_cast<int>(state.range(0)));
-  const DiskManagerOptions eager = EagerOptions(dirs);
-  const PlanDiskManagerOptions lazy = LazyOptions(dirs);
+  const PlanConfig config(FirstLocalDirs(**env, static_cast<int>(state.range(0))));
 
-  StatusOr<std::shared_ptr<SpillManager>> plan = BuildPlan((*env)->fs, mode, eager, lazy);
+  StatusOr<std::shared_ptr<SpillManager>> plan = config.Build((*env)->fs, mode);
   if (!plan.ok()) return Fail(state, plan.status());
   StatusOr<SpillFile> first = (*plan)->CreateTempFile("first");  // Makes lazy dirs.
   if (!first.ok()) return Fail(state, first.status());
@@ -262,7 +268,7 @@ void BM_SpillFileCreateDrop(benchmark::State& state, Mode mode, FsKind kind) {
 
   if (state.thread_index() == 0) {
     auto counter = std::make_shared<FaultInjectingFileSystem>((*env)->fs);
-    StatusOr<std::shared_ptr<SpillManager>> counted_plan = BuildPlan(counter, mode, eager, lazy);
+    StatusOr<std::shared_ptr<SpillManager>> counted_plan = config.Build(counter, mode);
     if (!counted_plan.ok()) return Fail(state, counted_plan.status());
     StatusOr<SpillFile> counted_first = (*counted_plan)->CreateTempFile("first");
     if (!counted_first.ok()) return Fail(state, counted_first.status());
@@ -290,8 +296,7 @@ BENCHMARK_CAPTURE(BM_PlanBuildDrop, lazy_posix, Mode::kLazy, FsKind::kPosix)->Ap
 BENCHMARK_CAPTURE(BM_PlanBuildDrop, eager_mem, Mode::kEager, FsKind::kMem)->Apply(PlanThreadArgs);
 BENCHMARK_CAPTURE(BM_PlanBuildDrop, lazy_mem, Mode::kLazy, FsKind::kMem)->Apply(PlanThreadArgs);
 
-BENCHMARK(BM_LazyPlanMovedOptions)->ArgName("dirs")->Arg(1)->Arg(4)->Arg(8)->UseManualTime();
-BENCHMARK(BM_CopyPlanOptions)->ArgName("dirs")->Arg(1)->Arg(4)->Arg(8);
+BENCHMARK(BM_LazyPlanCreateCopyingOptions)->ArgName("dirs")->Arg(1)->Arg(4)->Arg(8);
 BENCHMARK(BM_OneAllocationFloor);
 
 BENCHMARK_CAPTURE(BM_FirstSpill, eager_posix, Mode::kEager, FsKind::kPosix)->Apply(PlanArgs);

@@ -55,71 +55,95 @@ const std::shared_ptr<SharedManagerCache>& SharedManagerCache::ProcessWide() {
 }
 
 // ---------------------------------------------------------------------------------------
-// PlanDiskManager
+// PlanDiskManagerFactory
 
 struct PlanDiskManager::Private {};
 
-StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManager::Create(std::shared_ptr<FileSystem> fs,
-                                                                   PlanDiskManagerOptions options) {
-  if (fs == nullptr) return Status::InvalidArgument("PlanDiskManager::Create needs a FileSystem");
-  SPILLWAY_RETURN_IF_ERROR(ValidateOptions(options));
-  if (options.cleanup_log == nullptr) options.cleanup_log = std::make_shared<CleanupLog>();
+struct PlanDiskManagerFactory::Shared {
+  std::shared_ptr<FileSystem> fs;
+  PlanDiskManagerOptions options;
+};
 
-  if (options.quirks.Has(Quirk::kSharedLimit)) {
+StatusOr<PlanDiskManagerFactory> PlanDiskManagerFactory::Create(std::shared_ptr<FileSystem> fs,
+                                                                PlanDiskManagerOptions options) {
+  if (fs == nullptr) return Status::InvalidArgument("a plan's disk manager needs a FileSystem");
+  SPILLWAY_RETURN_IF_ERROR(ValidateOptions(options));
+  return PlanDiskManagerFactory(
+      std::make_shared<const Shared>(Shared{std::move(fs), std::move(options)}));
+}
+
+const PlanDiskManagerOptions& PlanDiskManagerFactory::options() const { return shared_->options; }
+
+StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManagerFactory::NewPlan() const {
+  auto plan = std::make_shared<PlanDiskManager>(PlanDiskManager::Private{}, shared_);
+  const PlanDiskManagerOptions& o = shared_->options;
+  if (o.quirks.Has(Quirk::kSharedLimit)) {
     // The PR's first version: one manager per (local dirs, limit) for the whole process,
     // built eagerly and cached forever. It records cleanup failures in the log of the plan
     // that built it, and fails on a missing directory whatever this plan's policy says.
     std::shared_ptr<SharedManagerCache> cache =
-        options.shared_cache != nullptr ? options.shared_cache : SharedManagerCache::ProcessWide();
-    const PlanDiskManagerOptions& o = options;
+        o.shared_cache != nullptr ? o.shared_cache : SharedManagerCache::ProcessWide();
+    // The plan is not yet shared with another thread; the lock is for the REQUIRES.
+    std::lock_guard<std::mutex> lock(plan->mu_);
     StatusOr<std::shared_ptr<DiskManager>> shared =
         cache->GetOrBuild({o.local_dirs, o.max_temp_directory_size}, [&]() {
-          DiskManagerOptions inner;
-          inner.mode = DiskManagerMode::kDirectories;
-          inner.local_dirs = o.local_dirs;
-          inner.max_temp_directory_size = o.max_temp_directory_size;
-          inner.limit_config_key = o.limit_config_key;
+          DiskManagerOptions inner = plan->InnerOptionsLocked(o.max_temp_directory_size);
           inner.missing_dir = MissingDirPolicy::kFail;
-          inner.quirks = WithoutPlanLevel(o.quirks);
-          inner.seed = o.seed;
-          inner.cleanup_log = o.cleanup_log;
-          return DiskManager::Build(fs, std::move(inner));
+          return DiskManager::Build(shared_->fs, std::move(inner));
         });
     if (!shared.ok()) return shared.status();
-    options.cleanup_log = (*shared)->cleanup_log();  // Where its failures are recorded.
-    auto plan = std::make_shared<PlanDiskManager>(Private{}, std::move(fs), std::move(options));
-    plan->inner_ = std::move(*shared);  // Not yet shared with another thread.
-    return plan;
-  }
-
-  auto plan = std::make_shared<PlanDiskManager>(Private{}, std::move(fs), std::move(options));
-  if (plan->options_.quirks.Has(Quirk::kEagerDirs)) {
+    plan->own_log_ = (*shared)->cleanup_log();  // Where its failures are recorded.
+    plan->inner_ = std::move(*shared);
+  } else if (o.quirks.Has(Quirk::kEagerDirs)) {
     // DataFusion's Directories mode as every plan used it before the PR: the directories
     // are made now, whether or not the plan ever spills.
+    std::lock_guard<std::mutex> lock(plan->mu_);
     StatusOr<std::shared_ptr<DiskManager>> inner =
-        DiskManager::Build(plan->fs_, plan->InnerOptions(plan->limit_));
+        DiskManager::Build(shared_->fs, plan->InnerOptionsLocked(plan->limit_));
     if (!inner.ok()) return inner.status();
-    plan->inner_ = std::move(*inner);  // Not yet shared with another thread.
+    plan->inner_ = std::move(*inner);
   }
   return plan;
 }
 
-PlanDiskManager::PlanDiskManager(Private, std::shared_ptr<FileSystem> fs,
-                                 PlanDiskManagerOptions options)
-    : fs_(std::move(fs)), options_(std::move(options)), limit_(options_.max_temp_directory_size) {}
+// ---------------------------------------------------------------------------------------
+// PlanDiskManager
+
+StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManager::Create(std::shared_ptr<FileSystem> fs,
+                                                                   PlanDiskManagerOptions options) {
+  StatusOr<PlanDiskManagerFactory> factory =
+      PlanDiskManagerFactory::Create(std::move(fs), std::move(options));
+  if (!factory.ok()) return factory.status();
+  return factory->NewPlan();
+}
+
+PlanDiskManager::PlanDiskManager(Private,
+                                 std::shared_ptr<const PlanDiskManagerFactory::Shared> shared)
+    : shared_(std::move(shared)), limit_(shared_->options.max_temp_directory_size) {}
 
 PlanDiskManager::~PlanDiskManager() = default;
 
-DiskManagerOptions PlanDiskManager::InnerOptions(uint64_t limit) const {
+const PlanDiskManagerOptions& PlanDiskManager::options() const { return shared_->options; }
+
+const std::shared_ptr<CleanupLog>& PlanDiskManager::OwnLogLocked() const {
+  if (own_log_ == nullptr) {
+    own_log_ =
+        options().cleanup_log != nullptr ? options().cleanup_log : std::make_shared<CleanupLog>();
+  }
+  return own_log_;
+}
+
+DiskManagerOptions PlanDiskManager::InnerOptionsLocked(uint64_t limit) const {
+  const PlanDiskManagerOptions& o = options();
   DiskManagerOptions inner;
   inner.mode = DiskManagerMode::kDirectories;
-  inner.local_dirs = options_.local_dirs;
+  inner.local_dirs = o.local_dirs;
   inner.max_temp_directory_size = limit;
-  inner.limit_config_key = options_.limit_config_key;
-  inner.missing_dir = options_.missing_dir;
-  inner.quirks = WithoutPlanLevel(options_.quirks);
-  inner.seed = options_.seed;
-  inner.cleanup_log = options_.cleanup_log;
+  inner.limit_config_key = o.limit_config_key;
+  inner.missing_dir = o.missing_dir;
+  inner.quirks = WithoutPlanLevel(o.quirks);
+  inner.seed = o.seed;
+  inner.cleanup_log = OwnLogLocked();
   return inner;
 }
 
@@ -132,11 +156,13 @@ StatusOr<SpillFile> PlanDiskManager::CreateTempFile(std::string_view description
     if (inner_ == nullptr) {
       // Comet as merged builds the inner manager with the limit the plan was created
       // with; otherwise the limit as last set.
-      const uint64_t limit =
-          options_.quirks.Has(Quirk::kOuterAccounting) ? options_.max_temp_directory_size : limit_;
+      const uint64_t limit = options().quirks.Has(Quirk::kOuterAccounting)
+                                 ? options().max_temp_directory_size
+                                 : limit_;
       // A failed build leaves nothing behind (DiskManager::Build removes what it made),
       // and inner_ stays null, so the next spill tries again.
-      StatusOr<std::shared_ptr<DiskManager>> built = DiskManager::Build(fs_, InnerOptions(limit));
+      StatusOr<std::shared_ptr<DiskManager>> built =
+          DiskManager::Build(shared_->fs, InnerOptionsLocked(limit));
       if (!built.ok()) return built.status();
       inner_ = std::move(*built);
     }
@@ -146,14 +172,14 @@ StatusOr<SpillFile> PlanDiskManager::CreateTempFile(std::string_view description
 }
 
 uint64_t PlanDiskManager::used_disk_space() const {
-  if (options_.quirks.Has(Quirk::kOuterAccounting)) return 0;
+  if (options().quirks.Has(Quirk::kOuterAccounting)) return 0;
   std::shared_ptr<DiskManager> inner = this->inner();
   return inner != nullptr ? inner->used_disk_space() : 0;
 }
 
 uint64_t PlanDiskManager::max_temp_directory_size() const {
   std::lock_guard<std::mutex> lock(mu_);
-  if (inner_ == nullptr || options_.quirks.Has(Quirk::kOuterAccounting)) return limit_;
+  if (inner_ == nullptr || options().quirks.Has(Quirk::kOuterAccounting)) return limit_;
   return inner_->max_temp_directory_size();
 }
 
@@ -162,18 +188,24 @@ Status PlanDiskManager::SetMaxTempDirectorySize(uint64_t bytes) {
   // either sees the new limit or is already done and gets it forwarded.
   std::lock_guard<std::mutex> lock(mu_);
   limit_ = bytes;
-  if (inner_ == nullptr || options_.quirks.Has(Quirk::kOuterAccounting)) return OkStatus();
+  if (inner_ == nullptr || options().quirks.Has(Quirk::kOuterAccounting)) return OkStatus();
   return inner_->SetMaxTempDirectorySize(bytes);
 }
 
 SpillingProgress PlanDiskManager::spilling_progress() const {
-  if (options_.quirks.Has(Quirk::kOuterAccounting)) return SpillingProgress{};
+  if (options().quirks.Has(Quirk::kOuterAccounting)) return SpillingProgress{};
   std::shared_ptr<DiskManager> inner = this->inner();
   return inner != nullptr ? inner->spilling_progress() : SpillingProgress{};
 }
 
 const std::shared_ptr<CleanupLog>& PlanDiskManager::cleanup_log() const {
-  return options_.cleanup_log;
+  // A log the options name is shared and never changes: no lock needed. Under kSharedLimit
+  // the plan's log is the shared manager's, set by NewPlan.
+  if (options().cleanup_log != nullptr && !options().quirks.Has(Quirk::kSharedLimit)) {
+    return options().cleanup_log;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  return OwnLogLocked();
 }
 
 std::shared_ptr<DiskManager> PlanDiskManager::inner() const {

@@ -30,7 +30,6 @@
 namespace spillway {
 namespace {
 
-
 constexpr int kThreads = 8;
 
 class ConcurrencyTest : public ::testing::Test {
@@ -86,6 +85,43 @@ TEST_F(ConcurrencyTest, ManyPlansAtOnce) {
         SpillWriter writer(*file);
         if (!writer.Write(std::string(40, 'x')).ok()) ++failures;
         // Each plan has its own limit: 40 + 40 > 64 whatever the other plans do.
+        if (writer.Write(std::string(40, 'x')).code() != StatusCode::kLimitExceeded) {
+          ++failures;
+        }
+        if ((*plan)->used_disk_space() != 40) ++failures;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  ExpectNothingLeft();
+}
+
+// The same, with every plan made from one factory shared by all threads, as an executor
+// does: the plans share the options and nothing else.
+TEST_F(ConcurrencyTest, ManyPlansFromOneFactoryAtOnce) {
+  constexpr int kPlansPerThread = 40;
+  StatusOr<PlanDiskManagerFactory> factory =
+      PlanDiskManagerFactory::Create(fs_, PlanOptions(64, /*seed=*/7));
+  ASSERT_OK(factory.status());
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kPlansPerThread; ++i) {
+        StatusOr<std::shared_ptr<PlanDiskManager>> plan = factory->NewPlan();
+        if (!plan.ok()) {
+          ++failures;
+          continue;
+        }
+        if (i % 2 == 1) continue;  // This plan never spills.
+        StatusOr<SpillFile> file = (*plan)->CreateTempFile("sort");
+        if (!file.ok()) {
+          ++failures;
+          continue;
+        }
+        SpillWriter writer(*file);
+        if (!writer.Write(std::string(40, 'x')).ok()) ++failures;
         if (writer.Write(std::string(40, 'x')).code() != StatusCode::kLimitExceeded) {
           ++failures;
         }

@@ -25,7 +25,6 @@ namespace {
 using ::testing::SizeIs;
 using ::testing::StartsWith;
 
-
 class PlanDiskManagerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -330,6 +329,82 @@ TEST_F(PlanDiskManagerTest, CleanupFailuresAreRecordedWithTheirPaths) {
   EXPECT_EQ(failures[1].path(), path);           // The directory's tree removal stopped there.
   EXPECT_EQ(Count("/local*/datafusion-*"), 1u);  // The other local dir's went.
   EXPECT_TRUE(mem_->Exists(dir));
+}
+
+TEST_F(PlanDiskManagerTest, FactoryRejectsBadOptionsWithoutTouchingTheFileSystem) {
+  PlanDiskManagerOptions none = Options();
+  none.local_dirs.clear();
+  EXPECT_EQ(PlanDiskManagerFactory::Create(fs_, none).status().code(),
+            StatusCode::kInvalidArgument);
+
+  PlanDiskManagerOptions bad_path = Options();
+  bad_path.local_dirs = {"/local0", "local1"};
+  StatusOr<PlanDiskManagerFactory> factory = PlanDiskManagerFactory::Create(fs_, bad_path);
+  EXPECT_EQ(factory.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(factory.status().message(), ::testing::HasSubstr("local1"));
+
+  EXPECT_EQ(PlanDiskManagerFactory::Create(nullptr, Options()).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(fs_->total_calls(), 0u);
+}
+
+TEST_F(PlanDiskManagerTest, PlansFromOneFactoryHaveTheirOwnDirectoriesLimitsAndLogs) {
+  ASSERT_OK_AND_ASSIGN(PlanDiskManagerFactory factory,
+                       PlanDiskManagerFactory::Create(fs_, Options(100)));
+  EXPECT_EQ(factory.options().local_dirs, Options().local_dirs);
+  ASSERT_OK_AND_ASSIGN(auto a, factory.NewPlan());
+  ASSERT_OK_AND_ASSIGN(auto b, factory.NewPlan());
+  EXPECT_EQ(fs_->total_calls(), 0u);
+
+  ASSERT_OK(a->SetMaxTempDirectorySize(10));
+  EXPECT_EQ(b->max_temp_directory_size(), 100u);
+  ASSERT_OK_AND_ASSIGN(SpillFile fa, a->CreateTempFile("sort"));
+  ASSERT_OK_AND_ASSIGN(SpillFile fb, b->CreateTempFile("sort"));
+  EXPECT_EQ(Count("/local*/datafusion-*"), 4u);
+  EXPECT_NE(ParentPath(fa.path()), ParentPath(fb.path()));
+  EXPECT_EQ(SpillWriter(fa).Write(std::string(11, 'x')).code(), StatusCode::kLimitExceeded);
+  EXPECT_OK(SpillWriter(fb).Write(std::string(11, 'x')));
+  EXPECT_EQ(b->used_disk_space(), 11u);
+  EXPECT_NE(a->cleanup_log(), b->cleanup_log());
+
+  const std::string a_dir = ParentPath(fa.path());
+  { SpillFile dropped = std::move(fa); }
+  a.reset();
+  EXPECT_FALSE(mem_->Exists(a_dir));
+  EXPECT_EQ(Count("/local*/datafusion-*"), 2u);
+  EXPECT_TRUE(mem_->Exists(fb.path()));
+}
+
+TEST_F(PlanDiskManagerTest, PlanOutlivesItsFactory) {
+  std::shared_ptr<PlanDiskManager> plan;
+  {
+    ASSERT_OK_AND_ASSIGN(PlanDiskManagerFactory factory,
+                         PlanDiskManagerFactory::Create(fs_, Options()));
+    ASSERT_OK_AND_ASSIGN(plan, factory.NewPlan());
+  }
+  {
+    ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
+    EXPECT_OK(SpillWriter(file).Write("abc"));
+    EXPECT_EQ(plan->used_disk_space(), 3u);
+  }
+  plan.reset();
+  EXPECT_EQ(Count("/local*/*"), 0u);
+}
+
+// Without a log in the options, the plan's own log (made at its first spill) is the one
+// its inner manager records into, and the one cleanup_log() returns afterwards.
+TEST_F(PlanDiskManagerTest, OwnLogMadeAtTheFirstSpillReceivesItsCleanupFailures) {
+  ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, Options()));
+  std::string path;
+  {
+    ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
+    path = file.path();
+    fs_->AddRule(Fail(OpKind::kRemove, EPERM, path, std::nullopt));
+  }
+  ASSERT_THAT(plan->cleanup_log()->failures(), SizeIs(1));
+  EXPECT_TRUE(plan->cleanup_log()->failures()[0].IsErrno(EPERM));
+  EXPECT_EQ(plan->cleanup_log()->failures()[0].path(), path);
+  EXPECT_EQ(plan->cleanup_log(), plan->inner()->cleanup_log());
 }
 
 }  // namespace

@@ -3,11 +3,11 @@
 //
 // For every (local dirs, threads) pair it runs batches of plans built and dropped without
 // spilling, eager (DiskManager::Build in kDirectories mode: a spill directory per local
-// dir, created at build and removed at drop) and lazy (PlanDiskManager::Create: nothing
-// until a first spill). The two modes alternate within every repetition (eager first on
-// even repetitions, lazy first on odd ones), so a noisy machine disturbs both alike. The
-// table reports medians over the repetitions. Unless --plans / --lazy-plans fix them, the
-// plans per batch are chosen (by growing warm-up batches) so that a batch of either mode
+// dir, created at build and removed at drop) and lazy (PlanDiskManagerFactory::NewPlan on
+// the executor's factory: nothing until a first spill). The two modes alternate within every
+// repetition (eager first on even repetitions, lazy first on odd ones), so a noisy machine disturbs
+// both alike. The table reports medians over the repetitions. Unless --plans / --lazy-plans fix
+// them, the plans per batch are chosen (by growing warm-up batches) so that a batch of either mode
 // runs for about --batch-ms: a lazy batch then builds some thousand times as many plans as
 // an eager one, and both are long enough for the clock and the scheduler not to matter.
 // Filesystem calls per plan are counted in a separate single-threaded pass over a
@@ -164,17 +164,18 @@ class BenchArea final {
   std::vector<std::string> local_dirs_;
 };
 
-// Builds and drops `count` plans of `mode` on `fs`. Options are copied for each plan, as
-// a caller that keeps the executor's configuration does.
+// Builds and drops `count` plans of `mode` on `fs`: eager ones from the executor's
+// options (copied for each plan, as DataFusion's builder does), lazy ones from the
+// executor's factory (which shares its options with every plan).
 Status BuildAndDrop(const std::shared_ptr<FileSystem>& fs, Mode mode,
-                    const DiskManagerOptions& eager, const PlanDiskManagerOptions& lazy,
+                    const DiskManagerOptions& eager, const PlanDiskManagerFactory& lazy,
                     uint64_t count) {
   for (uint64_t i = 0; i < count; ++i) {
     if (mode == Mode::kEager) {
       StatusOr<std::shared_ptr<DiskManager>> plan = DiskManager::Build(fs, eager);
       if (!plan.ok()) return plan.status();
     } else {
-      StatusOr<std::shared_ptr<PlanDiskManager>> plan = PlanDiskManager::Create(fs, lazy);
+      StatusOr<std::shared_ptr<PlanDiskManager>> plan = lazy.NewPlan();
       if (!plan.ok()) return plan.status();
     }
   }
@@ -198,7 +199,7 @@ std::chrono::nanoseconds ThreadCpuTime() {
 // Runs one batch: `threads` threads, released together, each building and dropping
 // `per_thread` plans.
 StatusOr<BatchTiming> RunBatch(const std::shared_ptr<FileSystem>& fs, Mode mode,
-                               const DiskManagerOptions& eager, const PlanDiskManagerOptions& lazy,
+                               const DiskManagerOptions& eager, const PlanDiskManagerFactory& lazy,
                                int threads, uint64_t per_thread) {
   struct PerThread {
     Clock::time_point start;
@@ -250,7 +251,7 @@ StatusOr<BatchTiming> RunBatch(const std::shared_ptr<FileSystem>& fs, Mode mode,
 // batches until one lasts a tenth of that, then scales. These batches also warm up caches,
 // the allocator and the dentry cache; none of them is recorded.
 StatusOr<uint64_t> SizeBatch(const std::shared_ptr<FileSystem>& fs, Mode mode,
-                             const DiskManagerOptions& eager, const PlanDiskManagerOptions& lazy,
+                             const DiskManagerOptions& eager, const PlanDiskManagerFactory& lazy,
                              int threads, double batch_s, uint64_t max_plans) {
   uint64_t n = mode == Mode::kEager ? 1 : 64;
   while (true) {
@@ -269,7 +270,9 @@ StatusOr<uint64_t> SizeBatch(const std::shared_ptr<FileSystem>& fs, Mode mode,
 StatusOr<double> CountCalls(const std::shared_ptr<FileSystem>& fs, Mode mode,
                             const DiskManagerOptions& eager, const PlanDiskManagerOptions& lazy) {
   auto counter = std::make_shared<FaultInjectingFileSystem>(fs);
-  SPILLWAY_RETURN_IF_ERROR(BuildAndDrop(counter, mode, eager, lazy, kCountedPlans));
+  StatusOr<PlanDiskManagerFactory> factory = PlanDiskManagerFactory::Create(counter, lazy);
+  if (!factory.ok()) return factory.status();
+  SPILLWAY_RETURN_IF_ERROR(BuildAndDrop(counter, mode, eager, *factory, kCountedPlans));
   return static_cast<double>(counter->total_calls()) / kCountedPlans;
 }
 
@@ -279,8 +282,12 @@ StatusOr<ConfigResult> MeasureConfig(const BenchArea& area, int dirs, int thread
   DiskManagerOptions eager;
   eager.mode = DiskManagerMode::kDirectories;
   eager.local_dirs = area.LocalDirs(dirs);
-  PlanDiskManagerOptions lazy;
-  lazy.local_dirs = area.LocalDirs(dirs);
+  PlanDiskManagerOptions lazy_options;
+  lazy_options.local_dirs = area.LocalDirs(dirs);
+  StatusOr<PlanDiskManagerFactory> factory =
+      PlanDiskManagerFactory::Create(area.fs(), lazy_options);
+  if (!factory.ok()) return factory.status();
+  const PlanDiskManagerFactory& lazy = *factory;
 
   ConfigResult result;
   result.dirs = dirs;
@@ -317,9 +324,9 @@ StatusOr<ConfigResult> MeasureConfig(const BenchArea& area, int dirs, int thread
   }
   // Calls per plan do not depend on the thread count: counted once per dir count.
   if (!calls_by_dirs.contains(dirs)) {
-    StatusOr<double> eager_calls = CountCalls(area.fs(), Mode::kEager, eager, lazy);
+    StatusOr<double> eager_calls = CountCalls(area.fs(), Mode::kEager, eager, lazy_options);
     if (!eager_calls.ok()) return eager_calls.status();
-    StatusOr<double> lazy_calls = CountCalls(area.fs(), Mode::kLazy, eager, lazy);
+    StatusOr<double> lazy_calls = CountCalls(area.fs(), Mode::kLazy, eager, lazy_options);
     if (!lazy_calls.ok()) return lazy_calls.status();
     calls_by_dirs[dirs] = {*eager_calls, *lazy_calls};
   }

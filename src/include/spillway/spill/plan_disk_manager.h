@@ -67,10 +67,46 @@ struct PlanDiskManagerOptions {
   std::shared_ptr<SharedManagerCache> shared_cache;
 };
 
+class PlanDiskManager;
+
+// An executor's spill configuration: the filesystem and the plan options, validated once
+// and shared by every plan made from it, so that making a plan's manager costs one
+// allocation and no filesystem call. (Comet gives every plan the executor's local dirs;
+// copying them per plan would cost more than everything else a lazy plan does.)
+//
+// A factory is a cheap handle: copies share the same configuration, which lives as long
+// as the last copy or plan that uses it. Thread safety: NewPlan may be called
+// concurrently on one factory or on its copies.
+class PlanDiskManagerFactory {
+ public:
+  // Validates `options`. Touches `fs` only under the kEagerDirs and kSharedLimit quirks,
+  // and then only in NewPlan. Errors: kInvalidArgument (a null `fs`, no local dirs, a bad
+  // path).
+  static StatusOr<PlanDiskManagerFactory> Create(std::shared_ptr<FileSystem> fs,
+                                                 PlanDiskManagerOptions options);
+
+  // A new plan's manager, as PlanDiskManager::Create(fs, options) would build it. Errors:
+  // none without quirks; with kEagerDirs or kSharedLimit, those of DiskManager::Build.
+  StatusOr<std::shared_ptr<PlanDiskManager>> NewPlan() const;
+
+  const PlanDiskManagerOptions& options() const;
+
+  // The configuration shared with the plans (defined in plan_disk_manager.cc).
+  struct Shared;
+
+ private:
+  explicit PlanDiskManagerFactory(std::shared_ptr<const Shared> shared)
+      : shared_(std::move(shared)) {}
+
+  std::shared_ptr<const Shared> shared_;
+};
+
 class PlanDiskManager final : public SpillManager {
  public:
-  // Builds a plan's manager without touching `fs` (unless the kEagerDirs or kSharedLimit
+  // Builds one plan's manager without touching `fs` (unless the kEagerDirs or kSharedLimit
   // quirk is on, which build the inner manager now and may fail as DiskManager::Build).
+  // Validates and copies `options` for this plan alone; an executor making many plans
+  // should make them from one PlanDiskManagerFactory instead.
   // Errors: kInvalidArgument (no local dirs, a bad path); with those quirks, kErrno.
   static StatusOr<std::shared_ptr<PlanDiskManager>> Create(std::shared_ptr<FileSystem> fs,
                                                            PlanDiskManagerOptions options);
@@ -83,28 +119,38 @@ class PlanDiskManager final : public SpillManager {
   Status SetMaxTempDirectorySize(uint64_t bytes) override;
   SpillingProgress spilling_progress() const override;
   bool tmp_files_enabled() const override { return true; }
+  // The options' log if they name one; otherwise the plan's own, made when first needed
+  // (at the first spill or the first call), so a plan that never spills never makes one.
   const std::shared_ptr<CleanupLog>& cleanup_log() const override;
 
   // The inner kDirectories manager, or null before the first successful spill.
   std::shared_ptr<DiskManager> inner() const;
 
   struct Private;
-  PlanDiskManager(Private, std::shared_ptr<FileSystem> fs, PlanDiskManagerOptions options);
+  PlanDiskManager(Private, std::shared_ptr<const PlanDiskManagerFactory::Shared> shared);
 
  private:
-  // The options the inner manager is built from: the plan's, without the plan-level quirks.
-  DiskManagerOptions InnerOptions(uint64_t limit) const;
+  friend class PlanDiskManagerFactory;
 
-  const std::shared_ptr<FileSystem> fs_;
-  // As given to Create, with cleanup_log filled in; never changed afterwards.
-  const PlanDiskManagerOptions options_;
-  mutable std::mutex mu_;  // Guards inner_, limit_ and the first spill.
-  // The plan's kDirectories manager: built by the first spill (or by Create under the
+  const PlanDiskManagerOptions& options() const;
+  // The plan's own log (made now if missing). REQUIRES: mu_ held.
+  const std::shared_ptr<CleanupLog>& OwnLogLocked() const;
+  // The options the inner manager is built from: the plan's, without the plan-level quirks.
+  // REQUIRES: mu_ held.
+  DiskManagerOptions InnerOptionsLocked(uint64_t limit) const;
+
+  // The executor's filesystem and options; never changed.
+  const std::shared_ptr<const PlanDiskManagerFactory::Shared> shared_;
+  mutable std::mutex mu_;  // Guards inner_, limit_, own_log_ and the first spill.
+  // The plan's kDirectories manager: built by the first spill (or by NewPlan under the
   // kEagerDirs and kSharedLimit quirks). Once set, never reset.
   std::shared_ptr<DiskManager> inner_;
   // The plan's limit as last set. The inner manager's is authoritative once it exists,
   // except under kOuterAccounting, where this value is only stored and never checked.
   uint64_t limit_;
+  // Where cleanup failures go when the options name no log (or, under kSharedLimit, the
+  // shared manager's log). Once set, never reset.
+  mutable std::shared_ptr<CleanupLog> own_log_;
 };
 
 }  // namespace spillway
