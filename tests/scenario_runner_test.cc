@@ -10,20 +10,31 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "scenario/scenario.h"
+#include "support/scenario_test_support.h"
 #include "support/temp_dir.h"
 
 namespace spillway::scenario {
+
+// For readable test parameters; found by argument-dependent lookup.
+void PrintTo(FsKind kind, std::ostream* os) { *os << (kind == FsKind::kMem ? "Mem" : "Posix"); }
+
 namespace {
 
+using test_support::kDocumentedExample;
+using test_support::MustParseOne;
+using test_support::ReadText;
 using test_support::TempDir;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -45,17 +56,30 @@ std::string ReadBack(std::FILE* f) {
   return text;
 }
 
-// Runs `text` as the file "t.scen" and captures what it prints.
-RunOutput RunText(std::string_view text, const RunnerOptions& options, bool verbose = false) {
+// Calls `run(out, err)` with both streams going to temporary files, and returns its exit
+// code and what it printed. Without the files the test fails and `run` is not called.
+template <typename Run>
+RunOutput Captured(const Run& run) {
   std::FILE* out = std::tmpfile();
   std::FILE* err = std::tmpfile();
-  EXPECT_NE(out, nullptr);
-  EXPECT_NE(err, nullptr);
+  if (out == nullptr || err == nullptr) {
+    ADD_FAILURE() << "tmpfile() failed";
+    if (out != nullptr) std::fclose(out);
+    if (err != nullptr) std::fclose(err);
+    return RunOutput{};
+  }
   RunOutput result;
-  result.code = RunScenarioText(text, "t.scen", options, verbose, out, err);
+  result.code = run(out, err);
   result.out = ReadBack(out);
   result.err = ReadBack(err);
   return result;
+}
+
+// Runs `text` as the file "t.scen" and captures what it prints.
+RunOutput RunText(std::string_view text, const RunnerOptions& options, bool verbose = false) {
+  return Captured([&](std::FILE* out, std::FILE* err) {
+    return RunScenarioText(text, "t.scen", options, verbose, out, err);
+  });
 }
 
 RunnerOptions Options(FsKind fs) {
@@ -92,13 +116,6 @@ std::vector<std::string> Entries(const std::string& dir) {
   return names;
 }
 
-Command Parsed(std::string_view line) {
-  std::variant<Scenario, ParseError> r = Parse("dir /\n" + std::string(line), "t.scen");
-  EXPECT_TRUE(std::holds_alternative<Scenario>(r)) << line;
-  if (!std::holds_alternative<Scenario>(r)) return Command{};
-  return std::get<Scenario>(r).commands.at(1);
-}
-
 // Tests that hold on both filesystems.
 class RunnerTest : public ::testing::TestWithParam<FsKind> {
  protected:
@@ -113,36 +130,119 @@ INSTANTIATE_TEST_SUITE_P(BothFileSystems, RunnerTest,
                            return param_info.param == FsKind::kMem ? "Mem" : "Posix";
                          });
 
-TEST_P(RunnerTest, TheDocumentedExampleHolds) {
-  const RunOutput r =
-      Run("dir /local0\n"
-          "dir /local1\n"
-          "plan p /local0,/local1 limit=10\n"
-          "expect count /local*/datafusion-* 0\n"
-          "spill f p\n"
-          "expect ok\n"
-          "write f 8\n"
-          "expect used p 8\n"
-          "write f 8\n"
-          "expect error LIMIT\n"
-          "expect used p 8\n"
-          "drop p\n"
-          "expect count /local*/datafusion-*/* 1\n"
-          "drop f\n"
-          "expect count /local*/datafusion-* 0\n");
+// Scripts that must run to the end with exit code 0 and print nothing, on both
+// filesystems. Each is named for what it shows.
+struct Script {
+  std::string_view name;
+  std::string_view text;
+};
+
+void PrintTo(const Script& script, std::ostream* os) { *os << script.name; }
+
+const Script kScripts[] = {
+    {"TheDocumentedExampleHolds", kDocumentedExample},
+    {"AFreshFileSystemHoldsAnEmptyTmpAndNothingElse",
+     "dir /x\n"
+     "expect exists /tmp\n"
+     "expect count /tmp/* 0\n"
+     "expect count /* 2\n"},  // /tmp and /x.
+    {"AFailedBindingLeavesTheNameFreeForALaterOne",
+     "dir /l\n"
+     "plan p /l\n"
+     "fault create EIO\n"
+     "spill f p\n"
+     "expect error EIO\n"
+     "spill f p\n"
+     "expect ok\n"
+     "expect files p 1\n"},
+    {"AFailingCommandWithoutExpectErrorDoesNotStopTheScenario",
+     "plan p disabled\n"
+     "spill f p\n"  // Fails with DISABLED; nothing checks it.
+     "plan q os_tmp\n"
+     "spill g q\n"
+     "expect ok\n"
+     "expect count /tmp/datafusion-*/* 1\n"},
+    {"SetUpCommandsReportTheirOutcome",
+     "file /x\n"
+     "dir /x\n"
+     "expect error EEXIST\n"
+     "dir /x/y\n"
+     "expect error ENOTDIR\n"
+     "file /x\n"
+     "expect error EEXIST\n"
+     "file /d/e/f\n"  // Parents are made.
+     "expect ok\n"
+     "expect exists /d/e\n"
+     "dir /d/e\n"  // An existing directory is fine.
+     "expect ok\n"
+     "clean /d\n"
+     "expect missing /d/e/f\n"
+     "expect missing /d\n"
+     "clean /nothing*\n"  // Matching nothing is not an error.
+     "expect ok\n"
+     "expect exists /x\n"},
+    {"SetUpCommandsGoAroundTheFaultRules",
+     "fault mkdir EIO\n"
+     "dir /l\n"  // Not faulted and not counted: the rule is still pending.
+     "expect ok\n"
+     "plan p /l\n"
+     "spill f p\n"
+     "expect error EIO\n"
+     "spill f p\n"
+     "expect ok\n"},
+    {"AShortWriteHitsOnlyTheNamedFile",
+     "dir /l\n"
+     "plan p /l\n"
+     "spill f p\n"
+     "spill g p\n"
+     "short_write g 2\n"
+     "write f 8\n"
+     "expect ok\n"
+     "write g 8\n"
+     "expect error EIO\n"
+     "expect size f 8\n"
+     "expect size g 2\n"
+     "expect used p 10\n"},
+    {"AWriteFarOverTheLimitIsRefusedWithoutWritingIt",
+     "dir /l\n"
+     "plan p /l limit=1G\n"
+     "spill f p\n"
+     "write f 200G\n"
+     "expect error LIMIT\n"
+     "expect used p 0\n"
+     "expect size f 0\n"},
+    {"AQuirkLineAppliesToPlansBuiltAfterIt",
+     "dir /l\n"
+     "plan p /l\n"
+     "quirk outer_accounting\n"
+     "plan q /l\n"
+     "spill f p\n"
+     "write f 8\n"
+     "spill g q\n"
+     "write g 8\n"
+     "expect used p 8\n"
+     "expect used q 0\n"},
+};
+
+class RunnerScriptTest : public ::testing::TestWithParam<std::tuple<Script, FsKind>> {};
+
+TEST_P(RunnerScriptTest, RunsCleanly) {
+  const auto& [script, fs] = GetParam();
+  const RunOutput r = RunText(script.text, Options(fs));
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.err, IsEmpty());
   EXPECT_THAT(r.out, IsEmpty());
 }
 
-TEST_P(RunnerTest, AFreshFileSystemHoldsAnEmptyTmpAndNothingElse) {
-  const RunOutput r =
-      Run("dir /x\n"
-          "expect exists /tmp\n"
-          "expect count /tmp/* 0\n"
-          "expect count /* 2\n");  // /tmp and /x.
-  EXPECT_EQ(r.code, 0) << r.err;
-}
+INSTANTIATE_TEST_SUITE_P(
+    BothFileSystems, RunnerScriptTest,
+    ::testing::Combine(::testing::ValuesIn(kScripts),
+                       ::testing::Values(FsKind::kMem, FsKind::kPosix)),
+    [](const ::testing::TestParamInfo<std::tuple<Script, FsKind>>& param_info) {
+      const std::string_view name = std::get<Script>(param_info.param).name;
+      return std::string(name) +
+             (std::get<FsKind>(param_info.param) == FsKind::kMem ? "_Mem" : "_Posix");
+    });
 
 TEST_P(RunnerTest, AFailedExpectationPrintsFileLineAndStops) {
   const RunOutput r =
@@ -206,30 +306,6 @@ TEST_P(RunnerTest, NameErrorsStopTheFileWithExitCode2) {
   }
 }
 
-TEST_P(RunnerTest, AFailedBindingLeavesTheNameFreeForALaterOne) {
-  const RunOutput r =
-      Run("dir /l\n"
-          "plan p /l\n"
-          "fault create EIO\n"
-          "spill f p\n"
-          "expect error EIO\n"
-          "spill f p\n"
-          "expect ok\n"
-          "expect files p 1\n");
-  EXPECT_EQ(r.code, 0) << r.err;
-}
-
-TEST_P(RunnerTest, AFailingCommandWithoutExpectErrorDoesNotStopTheScenario) {
-  const RunOutput r =
-      Run("plan p disabled\n"
-          "spill f p\n"  // Fails with DISABLED; nothing checks it.
-          "plan q os_tmp\n"
-          "spill g q\n"
-          "expect ok\n"
-          "expect count /tmp/datafusion-*/* 1\n");
-  EXPECT_EQ(r.code, 0) << r.err;
-}
-
 TEST_P(RunnerTest, VerboseEchoesEachCommandWithItsOutcome) {
   const RunOutput r =
       Run("dir /l   # a comment is not echoed\n"
@@ -246,71 +322,6 @@ TEST_P(RunnerTest, VerboseEchoesEachCommandWithItsOutcome) {
   EXPECT_EQ(r.err, "t.scen:5: expected files p 1, got 0\n");
 }
 
-TEST_P(RunnerTest, SetUpCommandsReportTheirOutcome) {
-  const RunOutput r =
-      Run("file /x\n"
-          "dir /x\n"
-          "expect error EEXIST\n"
-          "dir /x/y\n"
-          "expect error ENOTDIR\n"
-          "file /x\n"
-          "expect error EEXIST\n"
-          "file /d/e/f\n"  // Parents are made.
-          "expect ok\n"
-          "expect exists /d/e\n"
-          "dir /d/e\n"  // An existing directory is fine.
-          "expect ok\n"
-          "clean /d\n"
-          "expect missing /d/e/f\n"
-          "expect missing /d\n"
-          "clean /nothing*\n"  // Matching nothing is not an error.
-          "expect ok\n"
-          "expect exists /x\n");
-  EXPECT_EQ(r.code, 0) << r.err;
-}
-
-TEST_P(RunnerTest, SetUpCommandsGoAroundTheFaultRules) {
-  const RunOutput r =
-      Run("fault mkdir EIO\n"
-          "dir /l\n"  // Not faulted and not counted: the rule is still pending.
-          "expect ok\n"
-          "plan p /l\n"
-          "spill f p\n"
-          "expect error EIO\n"
-          "spill f p\n"
-          "expect ok\n");
-  EXPECT_EQ(r.code, 0) << r.err;
-}
-
-TEST_P(RunnerTest, AShortWriteHitsOnlyTheNamedFile) {
-  const RunOutput r =
-      Run("dir /l\n"
-          "plan p /l\n"
-          "spill f p\n"
-          "spill g p\n"
-          "short_write g 2\n"
-          "write f 8\n"
-          "expect ok\n"
-          "write g 8\n"
-          "expect error EIO\n"
-          "expect size f 8\n"
-          "expect size g 2\n"
-          "expect used p 10\n");
-  EXPECT_EQ(r.code, 0) << r.err;
-}
-
-TEST_P(RunnerTest, AWriteFarOverTheLimitIsRefusedWithoutWritingIt) {
-  const RunOutput r =
-      Run("dir /l\n"
-          "plan p /l limit=1G\n"
-          "spill f p\n"
-          "write f 200G\n"
-          "expect error LIMIT\n"
-          "expect used p 0\n"
-          "expect size f 0\n");
-  EXPECT_EQ(r.code, 0) << r.err;
-}
-
 TEST_P(RunnerTest, QuirksFromTheOptionsActAsIfTheFileOpenedWithThem) {
   const std::string counterexample =
       "dir /l\n"
@@ -323,21 +334,6 @@ TEST_P(RunnerTest, QuirksFromTheOptionsActAsIfTheFileOpenedWithThem) {
   EXPECT_EQ(RunText(counterexample, options).code, 1);
   options.quirks = Quirks(Quirk::kWriteLeak);
   const RunOutput r = RunText(counterexample, options);
-  EXPECT_EQ(r.code, 0) << r.err;
-}
-
-TEST_P(RunnerTest, AQuirkLineAppliesToPlansBuiltAfterIt) {
-  const RunOutput r =
-      Run("dir /l\n"
-          "plan p /l\n"
-          "quirk outer_accounting\n"
-          "plan q /l\n"
-          "spill f p\n"
-          "write f 8\n"
-          "spill g q\n"
-          "write g 8\n"
-          "expect used p 8\n"
-          "expect used q 0\n");
   EXPECT_EQ(r.code, 0) << r.err;
 }
 
@@ -367,48 +363,45 @@ TEST(RunnerPosixTest, CapacityIsIgnoredOnARealDisk) {
   EXPECT_EQ(r.code, 0) << r.err;
 }
 
-TEST(RunnerPosixTest, ASyntaxErrorRunsNothing) {
-  TempDir root;
-  ASSERT_TRUE(root.ok()) << root.error();
-  RunnerOptions options = Options(FsKind::kPosix);
-  options.posix_root = root.path();
-  const RunOutput r = RunText("dir /made\nbogus\n", options);
+// Runs on the POSIX filesystem under a root the test gives: root_, a fresh temp dir.
+class RunnerGivenRootTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(root_.ok()) << root_.error();
+    options_.posix_root = root_.path();
+  }
+
+  TempDir root_;
+  RunnerOptions options_ = Options(FsKind::kPosix);
+};
+
+TEST_F(RunnerGivenRootTest, ASyntaxErrorRunsNothing) {
+  const RunOutput r = RunText("dir /made\nbogus\n", options_);
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "t.scen:2: unknown command \"bogus\"\n");
-  EXPECT_FALSE(std::filesystem::exists(root.path() + "/made"));
+  EXPECT_FALSE(std::filesystem::exists(root_.path() + "/made"));
 }
 
-TEST(RunnerPosixTest, ANameErrorIsFoundWhenItsLineIsReached) {
-  TempDir root;
-  ASSERT_TRUE(root.ok()) << root.error();
-  RunnerOptions options = Options(FsKind::kPosix);
-  options.posix_root = root.path();
-  const RunOutput r = RunText("dir /made\nwrite f 8\ndir /after\n", options);
+TEST_F(RunnerGivenRootTest, ANameErrorIsFoundWhenItsLineIsReached) {
+  const RunOutput r = RunText("dir /made\nwrite f 8\ndir /after\n", options_);
   EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(std::filesystem::is_directory(root.path() + "/made"));
-  EXPECT_FALSE(std::filesystem::exists(root.path() + "/after"));
+  EXPECT_TRUE(std::filesystem::is_directory(root_.path() + "/made"));
+  EXPECT_FALSE(std::filesystem::exists(root_.path() + "/after"));
 }
 
-TEST(RunnerPosixTest, AGivenRootIsUsedAndKept) {
-  TempDir root;
-  ASSERT_TRUE(root.ok()) << root.error();
-  RunnerOptions options = Options(FsKind::kPosix);
-  options.posix_root = root.path();
-  const RunOutput r = RunText("file /a/b\nexpect exists /a/b\n", options);
+TEST_F(RunnerGivenRootTest, AGivenRootIsUsedAndKept) {
+  const RunOutput r = RunText("file /a/b\nexpect exists /a/b\n", options_);
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_TRUE(std::filesystem::is_regular_file(root.path() + "/a/b"));
-  EXPECT_TRUE(std::filesystem::is_directory(root.path() + "/tmp"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(root_.path() + "/a/b"));
+  EXPECT_TRUE(std::filesystem::is_directory(root_.path() + "/tmp"));
 }
 
-TEST(RunnerPosixTest, ARootThatIsNotADirectoryIsRefused) {
-  TempDir root;
-  ASSERT_TRUE(root.ok()) << root.error();
-  RunnerOptions options = Options(FsKind::kPosix);
-  options.posix_root = root.path() + "/missing";
-  StatusOr<std::unique_ptr<Runner>> runner = Runner::Create(options);
+TEST_F(RunnerGivenRootTest, ARootThatIsNotADirectoryIsRefused) {
+  options_.posix_root = root_.path() + "/missing";
+  StatusOr<std::unique_ptr<Runner>> runner = Runner::Create(options_);
   ASSERT_FALSE(runner.ok());
   EXPECT_EQ(runner.status().code(), StatusCode::kInvalidArgument);
-  const RunOutput r = RunText("dir /a\n", options);
+  const RunOutput r = RunText("dir /a\n", options_);
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, StartsWith("t.scen: cannot set up the filesystem: "));
 }
@@ -453,13 +446,13 @@ TEST(RunnerStepTest, StepsExposeTheRunnersState) {
   Runner& runner = **created;
   std::string message;
   EXPECT_TRUE(runner.last_outcome().ok());
-  EXPECT_EQ(runner.Step(Parsed("expect ok"), &message), StepResult::kMalformed);
+  EXPECT_EQ(runner.Step(MustParseOne("expect ok"), &message), StepResult::kMalformed);
   EXPECT_THAT(message, HasSubstr("before any command"));
 
-  EXPECT_EQ(runner.Step(Parsed("dir /l"), &message), StepResult::kOk);
-  EXPECT_EQ(runner.Step(Parsed("plan p /l"), &message), StepResult::kOk);
-  EXPECT_EQ(runner.Step(Parsed("spill f p sort"), &message), StepResult::kOk);
-  EXPECT_EQ(runner.Step(Parsed("clone g f"), &message), StepResult::kOk);
+  EXPECT_EQ(runner.Step(MustParseOne("dir /l"), &message), StepResult::kOk);
+  EXPECT_EQ(runner.Step(MustParseOne("plan p /l"), &message), StepResult::kOk);
+  EXPECT_EQ(runner.Step(MustParseOne("spill f p sort"), &message), StepResult::kOk);
+  EXPECT_EQ(runner.Step(MustParseOne("clone g f"), &message), StepResult::kOk);
   EXPECT_THAT(runner.plan_names(), ::testing::ElementsAre("p"));
   EXPECT_THAT(runner.file_names(), ::testing::ElementsAre("f", "g"));
   ASSERT_NE(runner.plan("p"), nullptr);
@@ -471,9 +464,10 @@ TEST(RunnerStepTest, StepsExposeTheRunnersState) {
   EXPECT_TRUE(runner.base_fs().Exists(runner.file("f")->path()));
   EXPECT_GT(runner.fs().calls(OpKind::kMkdir), 0u);  // The spill went through the injector.
 
-  EXPECT_EQ(runner.Step(Parsed("spill h p"), &message), StepResult::kOk);
-  EXPECT_EQ(runner.Step(Parsed("expect files p 2"), &message), StepResult::kOk) << message;
-  EXPECT_EQ(runner.Step(Parsed("expect files p 3"), &message), StepResult::kExpectationFailed);
+  EXPECT_EQ(runner.Step(MustParseOne("spill h p"), &message), StepResult::kOk);
+  EXPECT_EQ(runner.Step(MustParseOne("expect files p 2"), &message), StepResult::kOk) << message;
+  EXPECT_EQ(runner.Step(MustParseOne("expect files p 3"), &message),
+            StepResult::kExpectationFailed);
   EXPECT_EQ(message, "expected files p 3, got 2");
 
   const std::string path = runner.file("f")->path();
@@ -482,7 +476,7 @@ TEST(RunnerStepTest, StepsExposeTheRunnersState) {
   EXPECT_THAT(runner.file_names(), IsEmpty());
   EXPECT_FALSE(runner.base_fs().Exists(path));
   EXPECT_EQ(runner.cleanup_log()->failure_count(), 0u);
-  EXPECT_EQ(runner.Step(Parsed("write f 1"), &message), StepResult::kMalformed);
+  EXPECT_EQ(runner.Step(MustParseOne("write f 1"), &message), StepResult::kMalformed);
   EXPECT_EQ(message, "\"f\" was dropped");
 }
 
@@ -492,7 +486,8 @@ TEST(RunnerStepTest, RemovalFailuresReachTheRunsCleanupLog) {
   Runner& runner = **created;
   std::string message;
   for (const char* line : {"dir /l", "plan p /l", "spill f p", "fault remove EACCES", "drop f"}) {
-    ASSERT_EQ(runner.Step(Parsed(line), &message), StepResult::kOk) << line << ": " << message;
+    ASSERT_EQ(runner.Step(MustParseOne(line), &message), StepResult::kOk)
+        << line << ": " << message;
   }
   EXPECT_TRUE(runner.last_outcome().ok());               // drop reports nothing ...
   EXPECT_EQ(runner.cleanup_log()->failure_count(), 1u);  // ... the log has it.
@@ -506,7 +501,7 @@ TEST(RunnerStepTest, TheSameSeedGivesTheSameNames) {
     EXPECT_TRUE(runner.ok());
     std::string message;
     for (const char* line : {"dir /l0", "dir /l1", "plan p /l0,/l1", "spill f p"}) {
-      EXPECT_EQ((*runner)->Step(Parsed(line), &message), StepResult::kOk) << message;
+      EXPECT_EQ((*runner)->Step(MustParseOne(line), &message), StepResult::kOk) << message;
     }
     return (*runner)->file("f")->path();
   };
@@ -515,32 +510,22 @@ TEST(RunnerStepTest, TheSameSeedGivesTheSameNames) {
 }
 
 TEST(RunScenarioFileTest, AMissingFileIsExitCode2) {
-  std::FILE* out = std::tmpfile();
-  std::FILE* err = std::tmpfile();
-  ASSERT_NE(out, nullptr);
-  ASSERT_NE(err, nullptr);
-  const int code = RunScenarioFile("/nonexistent/x.scen", RunnerOptions{}, false, out, err);
-  EXPECT_EQ(code, 2);
-  EXPECT_EQ(ReadBack(out), "");
-  EXPECT_THAT(ReadBack(err), StartsWith("/nonexistent/x.scen: cannot read the file: ENOENT"));
+  const RunOutput r = Captured([](std::FILE* out, std::FILE* err) {
+    return RunScenarioFile("/nonexistent/x.scen", RunnerOptions{}, false, out, err);
+  });
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_THAT(r.err, StartsWith("/nonexistent/x.scen: cannot read the file: ENOENT"));
 }
 
 TEST(RunScenarioFileTest, RunsAShippedScenario) {
-  std::FILE* out = std::tmpfile();
-  std::FILE* err = std::tmpfile();
-  ASSERT_NE(out, nullptr);
-  ASSERT_NE(err, nullptr);
-  const int code = RunScenarioFile(std::string(SPILLWAY_SCENARIO_DIR) + "/readme_example.scen",
-                                   RunnerOptions{}, true, out, err);
-  EXPECT_EQ(code, 0);
-  EXPECT_THAT(ReadBack(out), HasSubstr("readme_example.scen:18: expect count"));
-  EXPECT_EQ(ReadBack(err), "");
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << path;
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  const RunOutput r = Captured([](std::FILE* out, std::FILE* err) {
+    return RunScenarioFile(std::string(SPILLWAY_SCENARIO_DIR) + "/readme_example.scen",
+                           RunnerOptions{}, true, out, err);
+  });
+  EXPECT_EQ(r.code, 0);
+  EXPECT_THAT(r.out, HasSubstr("readme_example.scen:18: expect count"));
+  EXPECT_EQ(r.err, "");
 }
 
 // The bodies of the ```scenario blocks of a Markdown file.
@@ -568,7 +553,7 @@ std::vector<std::string> ScenarioBlocks(const std::string& markdown) {
 const std::string kDocs = std::string(SPILLWAY_SCENARIO_DIR) + "/../docs/scenarios.md";
 
 TEST(ScenarioDocsTest, EveryScenarioInTheDocsRunsOnBothFileSystems) {
-  const std::vector<std::string> blocks = ScenarioBlocks(ReadFile(kDocs));
+  const std::vector<std::string> blocks = ScenarioBlocks(ReadText(kDocs));
   ASSERT_GE(blocks.size(), 3u);
   for (const std::string& block : blocks) {
     for (FsKind fs : {FsKind::kMem, FsKind::kPosix}) {
@@ -579,11 +564,11 @@ TEST(ScenarioDocsTest, EveryScenarioInTheDocsRunsOnBothFileSystems) {
 }
 
 TEST(ScenarioDocsTest, TheDocsFirstExampleIsTheShippedReadmeExample) {
-  const std::vector<std::string> blocks = ScenarioBlocks(ReadFile(kDocs));
+  const std::vector<std::string> blocks = ScenarioBlocks(ReadText(kDocs));
   ASSERT_FALSE(blocks.empty());
   std::variant<Scenario, ParseError> doc = Parse(blocks[0], "doc");
   std::variant<Scenario, ParseError> shipped =
-      Parse(ReadFile(std::string(SPILLWAY_SCENARIO_DIR) + "/readme_example.scen"), "shipped");
+      Parse(ReadText(std::string(SPILLWAY_SCENARIO_DIR) + "/readme_example.scen"), "shipped");
   ASSERT_TRUE(std::holds_alternative<Scenario>(doc));
   ASSERT_TRUE(std::holds_alternative<Scenario>(shipped));
   EXPECT_EQ(ToText(std::get<Scenario>(doc).commands), ToText(std::get<Scenario>(shipped).commands));

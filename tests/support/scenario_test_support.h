@@ -18,7 +18,7 @@
 
 #include "scenario/scenario.h"
 
-namespace spillway::scenario::test_support {
+namespace spillway::test_support {
 
 // The example of SCENARIOS.md, with its comments.
 inline constexpr std::string_view kDocumentedExample =
@@ -39,34 +39,34 @@ inline constexpr std::string_view kDocumentedExample =
     "expect count /local*/datafusion-* 0      # and then everything is gone\n";
 
 // Parses text that must be valid, as the file "test.scen"; fails the test otherwise.
-inline Scenario MustParse(std::string_view text) {
-  std::variant<Scenario, ParseError> r = Parse(text, "test.scen");
-  if (const ParseError* e = std::get_if<ParseError>(&r)) {
+inline scenario::Scenario MustParse(std::string_view text) {
+  std::variant<scenario::Scenario, scenario::ParseError> r = scenario::Parse(text, "test.scen");
+  if (const scenario::ParseError* e = std::get_if<scenario::ParseError>(&r)) {
     ADD_FAILURE() << "unexpected parse error at line " << e->line << ": " << e->message << "\nin:\n"
                   << text;
-    return Scenario{};
+    return scenario::Scenario{};
   }
-  return std::get<Scenario>(std::move(r));
+  return std::get<scenario::Scenario>(std::move(r));
 }
 
 // Parses one command, behind a `dir /` so that an expect has something to check.
-inline Command MustParseOne(std::string_view line) {
-  Scenario s = MustParse("dir /\n" + std::string(line));
+inline scenario::Command MustParseOne(std::string_view line) {
+  scenario::Scenario s = MustParse("dir /\n" + std::string(line));
   if (s.commands.size() != 2) {
     ADD_FAILURE() << "expected one command from: " << line;
-    return Command{};
+    return scenario::Command{};
   }
   return s.commands[1];
 }
 
 // Parses text that must be malformed; returns the error.
-inline ParseError MustFail(std::string_view text) {
-  std::variant<Scenario, ParseError> r = Parse(text, "test.scen");
-  if (std::holds_alternative<Scenario>(r)) {
+inline scenario::ParseError MustFail(std::string_view text) {
+  std::variant<scenario::Scenario, scenario::ParseError> r = scenario::Parse(text, "test.scen");
+  if (std::holds_alternative<scenario::Scenario>(r)) {
     ADD_FAILURE() << "parsed, but should not have:\n" << text;
-    return ParseError{};
+    return scenario::ParseError{};
   }
-  return std::get<ParseError>(r);
+  return std::get<scenario::ParseError>(r);
 }
 
 // The whole file; empty (and a test failure) when it cannot be opened.
@@ -90,6 +90,6 @@ inline std::vector<std::filesystem::path> ScenarioFiles() {
   return files;
 }
 
-}  // namespace spillway::scenario::test_support
+}  // namespace spillway::test_support
 
 #endif  // SPILLWAY_TESTS_SUPPORT_SCENARIO_TEST_SUPPORT_H_
