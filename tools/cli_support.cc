@@ -22,4 +22,12 @@ CLI::Validator QuirkNameValidator() {
       "QUIRK");
 }
 
+std::vector<std::string> QuirkNames(Quirks quirks) {
+  std::vector<std::string> names;
+  for (Quirk q : AllQuirks()) {
+    if (quirks.Has(q)) names.emplace_back(QuirkName(q));
+  }
+  return names;
+}
+
 }  // namespace spillway::tools

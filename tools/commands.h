@@ -5,6 +5,10 @@
 #define SPILLWAY_TOOLS_COMMANDS_H_
 
 #include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "spillway/spill/quirks.h"
 
 namespace spillway::tools {
 
@@ -15,6 +19,10 @@ void AddBenchCommand(CLI::App& app, int& exit_code);     // bench_command.cc
 
 // Accepts a quirk's name (quirks.h); otherwise names the known ones. cli_support.cc.
 CLI::Validator QuirkNameValidator();
+
+// The names of the quirks in `quirks`, in AllQuirks() order; empty for none. The JSON
+// summaries list a run's quirks with it. cli_support.cc.
+std::vector<std::string> QuirkNames(Quirks quirks);
 
 }  // namespace spillway::tools
 

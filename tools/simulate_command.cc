@@ -295,14 +295,6 @@ class Progress {
   std::thread thread_;
 };
 
-std::vector<std::string> QuirkNames(Quirks quirks) {
-  std::vector<std::string> names;
-  for (Quirk q : AllQuirks()) {
-    if (quirks.Has(q)) names.emplace_back(QuirkName(q));
-  }
-  return names;
-}
-
 std::string Join(const std::map<std::string, uint64_t>& counts) {
   if (counts.empty()) return "none";
   std::string text;

@@ -124,10 +124,7 @@ void PrintJson(const sweep::SweepOptions& options, const sweep::SweepResult& res
                const std::string& fs_name) {
   nlohmann::ordered_json json;
   json["fs"] = fs_name;
-  json["quirks"] = nlohmann::json::array();
-  for (Quirk q : AllQuirks()) {
-    if (options.quirks.Has(q)) json["quirks"].push_back(std::string(QuirkName(q)));
-  }
+  json["quirks"] = QuirkNames(options.quirks);
   json["errnos"] = nlohmann::json::array();
   for (int e : options.errnos) json["errnos"].push_back(ErrnoName(e));
   json["modes"] = nlohmann::json::array();
