@@ -1,7 +1,7 @@
 // What only PosixFileSystem can show: symlinks (which MemFileSystem does not have), real
 // modes on disk, the randomness of unique names, the root option, O_NOFOLLOW, TempDir()'s
 // choice, and appends cut short by the kernel. The common contract is in
-// file_system_conformance_test.cc.
+// the file_system_conformance_*_test.cc files.
 #include "spillway/vfs/posix_file_system.h"
 
 #include <fcntl.h>
