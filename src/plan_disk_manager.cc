@@ -4,6 +4,9 @@
 // the merged version's outer accounting (kOuterAccounting).
 #include "spillway/spill/plan_disk_manager.h"
 
+#include <array>
+#include <atomic>
+#include <cstddef>
 #include <utility>
 
 namespace spillway {
@@ -22,7 +25,8 @@ Quirks WithoutPlanLevel(Quirks quirks) {
   return inner;
 }
 
-Status ValidateOptions(const PlanDiskManagerOptions& options) {
+Status ValidateOptions(const FileSystem* fs, const PlanDiskManagerOptions& options) {
+  if (fs == nullptr) return Status::InvalidArgument("a plan's disk manager needs a FileSystem");
   if (options.local_dirs.empty()) {
     return Status::InvalidArgument("a plan's disk manager needs at least one local dir");
   }
@@ -64,19 +68,69 @@ struct PlanDiskManagerFactory::Shared {
   PlanDiskManagerOptions options;
 };
 
-StatusOr<PlanDiskManagerFactory> PlanDiskManagerFactory::Create(std::shared_ptr<FileSystem> fs,
-                                                                PlanDiskManagerOptions options) {
-  if (fs == nullptr) return Status::InvalidArgument("a plan's disk manager needs a FileSystem");
-  SPILLWAY_RETURN_IF_ERROR(ValidateOptions(options));
-  return PlanDiskManagerFactory(
-      std::make_shared<const Shared>(Shared{std::move(fs), std::move(options)}));
+namespace {
+
+// Shards of a factory's reference count. Every plan holds its configuration through the
+// owner of its thread's shard, so two threads making plans at once write different
+// counters (a single shared count, written twice per plan by every thread, would cost
+// more than the rest of a lazy plan). Threads beyond kShards share shards round robin.
+constexpr size_t kShards = 16;
+// Keeps each owner's reference count on a cache line of its own.
+constexpr size_t kCacheLine = 64;
+
+struct alignas(kCacheLine) Owner {
+  std::shared_ptr<const PlanDiskManagerFactory::Shared> shared;
+};
+
+// This thread's shard: threads take shards in turn as they first make a plan.
+size_t ThisThreadShard() {
+  static std::atomic<size_t> next{0};
+  thread_local const size_t shard = next.fetch_add(1, std::memory_order_relaxed) % kShards;
+  return shard;
 }
 
-const PlanDiskManagerOptions& PlanDiskManagerFactory::options() const { return shared_->options; }
+}  // namespace
+
+struct PlanDiskManagerFactory::Owners {
+  std::array<std::shared_ptr<const Owner>, kShards> shards;
+};
+
+StatusOr<PlanDiskManagerFactory> PlanDiskManagerFactory::Create(std::shared_ptr<FileSystem> fs,
+                                                                PlanDiskManagerOptions options) {
+  SPILLWAY_RETURN_IF_ERROR(ValidateOptions(fs.get(), options));
+  auto shared = std::make_shared<const Shared>(Shared{std::move(fs), std::move(options)});
+  auto owners = std::make_shared<Owners>();
+  for (std::shared_ptr<const Owner>& owner : owners->shards) {
+    owner = std::make_shared<const Owner>(Owner{shared});
+  }
+  return PlanDiskManagerFactory(std::move(owners));
+}
+
+const PlanDiskManagerOptions& PlanDiskManagerFactory::options() const {
+  return owners_->shards[0]->shared->options;
+}
 
 StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManagerFactory::NewPlan() const {
-  auto plan = std::make_shared<PlanDiskManager>(PlanDiskManager::Private{}, shared_);
-  const PlanDiskManagerOptions& o = shared_->options;
+  const std::shared_ptr<const Owner>& owner = owners_->shards[ThisThreadShard()];
+  // Shares the owner's reference count, not the configuration's.
+  return PlanDiskManager::Make(std::shared_ptr<const Shared>(owner, owner->shared.get()));
+}
+
+// ---------------------------------------------------------------------------------------
+// PlanDiskManager
+
+StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManager::Create(std::shared_ptr<FileSystem> fs,
+                                                                   PlanDiskManagerOptions options) {
+  // One plan: its configuration needs no factory, and no shards.
+  SPILLWAY_RETURN_IF_ERROR(ValidateOptions(fs.get(), options));
+  return Make(std::make_shared<const PlanDiskManagerFactory::Shared>(
+      PlanDiskManagerFactory::Shared{std::move(fs), std::move(options)}));
+}
+
+StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManager::Make(
+    std::shared_ptr<const PlanDiskManagerFactory::Shared> shared) {
+  auto plan = std::make_shared<PlanDiskManager>(Private{}, std::move(shared));
+  const PlanDiskManagerOptions& o = plan->options();
   if (o.quirks.Has(Quirk::kSharedLimit)) {
     // The PR's first version: one manager per (local dirs, limit) for the whole process,
     // built eagerly and cached forever. It records cleanup failures in the log of the plan
@@ -85,36 +139,25 @@ StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManagerFactory::NewPlan() con
         o.shared_cache != nullptr ? o.shared_cache : SharedManagerCache::ProcessWide();
     // The plan is not yet shared with another thread; the lock is for the REQUIRES.
     std::lock_guard<std::mutex> lock(plan->mu_);
-    StatusOr<std::shared_ptr<DiskManager>> shared =
+    StatusOr<std::shared_ptr<DiskManager>> cached =
         cache->GetOrBuild({o.local_dirs, o.max_temp_directory_size}, [&]() {
           DiskManagerOptions inner = plan->InnerOptionsLocked(o.max_temp_directory_size);
           inner.missing_dir = MissingDirPolicy::kFail;
-          return DiskManager::Build(shared_->fs, std::move(inner));
+          return DiskManager::Build(plan->shared_->fs, std::move(inner));
         });
-    if (!shared.ok()) return shared.status();
-    plan->own_log_ = (*shared)->cleanup_log();  // Where its failures are recorded.
-    plan->inner_ = std::move(*shared);
+    if (!cached.ok()) return cached.status();
+    plan->own_log_ = (*cached)->cleanup_log();  // Where its failures are recorded.
+    plan->inner_ = std::move(*cached);
   } else if (o.quirks.Has(Quirk::kEagerDirs)) {
     // DataFusion's Directories mode as every plan used it before the PR: the directories
     // are made now, whether or not the plan ever spills.
     std::lock_guard<std::mutex> lock(plan->mu_);
     StatusOr<std::shared_ptr<DiskManager>> inner =
-        DiskManager::Build(shared_->fs, plan->InnerOptionsLocked(plan->limit_));
+        DiskManager::Build(plan->shared_->fs, plan->InnerOptionsLocked(plan->limit_));
     if (!inner.ok()) return inner.status();
     plan->inner_ = std::move(*inner);
   }
   return plan;
-}
-
-// ---------------------------------------------------------------------------------------
-// PlanDiskManager
-
-StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManager::Create(std::shared_ptr<FileSystem> fs,
-                                                                   PlanDiskManagerOptions options) {
-  StatusOr<PlanDiskManagerFactory> factory =
-      PlanDiskManagerFactory::Create(std::move(fs), std::move(options));
-  if (!factory.ok()) return factory.status();
-  return factory->NewPlan();
 }
 
 PlanDiskManager::PlanDiskManager(Private,

@@ -134,6 +134,40 @@ TEST_F(ConcurrencyTest, ManyPlansFromOneFactoryAtOnce) {
   ExpectNothingLeft();
 }
 
+// A factory keeps its configuration alive through one reference count per shard of
+// threads. Plans made on more threads than there are shards, then used after the factory
+// is gone, still have their configuration (the address sanitizer build checks it).
+TEST_F(ConcurrencyTest, PlansFromMoreThreadsThanShardsOutliveTheirFactory) {
+  constexpr int kPlanThreads = 40;
+  std::optional<PlanDiskManagerFactory> factory;
+  {
+    StatusOr<PlanDiskManagerFactory> made =
+        PlanDiskManagerFactory::Create(fs_, PlanOptions(64, /*seed=*/11));
+    ASSERT_OK(made.status());
+    factory.emplace(std::move(*made));
+  }
+  std::vector<std::shared_ptr<PlanDiskManager>> plans(kPlanThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kPlanThreads; ++t) {
+    threads.emplace_back([&, t] {
+      StatusOr<std::shared_ptr<PlanDiskManager>> plan = factory->NewPlan();
+      if (plan.ok()) plans[static_cast<size_t>(t)] = std::move(*plan);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  factory.reset();
+  for (std::shared_ptr<PlanDiskManager>& plan : plans) {
+    ASSERT_NE(plan, nullptr);
+    EXPECT_EQ(plan->max_temp_directory_size(), 64u);
+    StatusOr<SpillFile> file = plan->CreateTempFile("sort");
+    ASSERT_OK(file.status());
+    EXPECT_OK(SpillWriter(*file).Write(std::string(10, 'x')));
+    EXPECT_EQ(plan->used_disk_space(), 10u);
+  }
+  plans.clear();
+  ExpectNothingLeft();
+}
+
 // One plan, many threads: each spills files, writes to them, clones them into a shared
 // pool, and drops references that any thread made, while another thread moves the limit.
 TEST_F(ConcurrencyTest, ManyThreadsSpillWriteCloneAndDropIntoOnePlan) {

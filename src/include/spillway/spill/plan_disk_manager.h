@@ -75,8 +75,10 @@ class PlanDiskManager;
 // copying them per plan would cost more than everything else a lazy plan does.)
 //
 // A factory is a cheap handle: copies share the same configuration, which lives as long
-// as the last copy or plan that uses it. Thread safety: NewPlan may be called
-// concurrently on one factory or on its copies.
+// as the last copy or plan that uses it. Plans made on different threads keep it alive
+// through different reference counts (one per shard, threads assigned round robin), so
+// that threads making plans at once do not contend on one counter.
+// Thread safety: NewPlan may be called concurrently on one factory or on its copies.
 class PlanDiskManagerFactory {
  public:
   // Validates `options`. Touches `fs` only under the kEagerDirs and kSharedLimit quirks,
@@ -91,14 +93,16 @@ class PlanDiskManagerFactory {
 
   const PlanDiskManagerOptions& options() const;
 
-  // The configuration shared with the plans (defined in plan_disk_manager.cc).
+  // The configuration shared with the plans, and its per-shard owners (both defined in
+  // plan_disk_manager.cc).
   struct Shared;
+  struct Owners;
 
  private:
-  explicit PlanDiskManagerFactory(std::shared_ptr<const Shared> shared)
-      : shared_(std::move(shared)) {}
+  explicit PlanDiskManagerFactory(std::shared_ptr<const Owners> owners)
+      : owners_(std::move(owners)) {}
 
-  std::shared_ptr<const Shared> shared_;
+  std::shared_ptr<const Owners> owners_;
 };
 
 class PlanDiskManager final : public SpillManager {
@@ -131,6 +135,11 @@ class PlanDiskManager final : public SpillManager {
 
  private:
   friend class PlanDiskManagerFactory;
+
+  // A plan over `shared`; builds the inner manager now under the kEagerDirs and
+  // kSharedLimit quirks. REQUIRES: `shared` was validated.
+  static StatusOr<std::shared_ptr<PlanDiskManager>> Make(
+      std::shared_ptr<const PlanDiskManagerFactory::Shared> shared);
 
   const PlanDiskManagerOptions& options() const;
   // The plan's own log (made now if missing). REQUIRES: mu_ held.
