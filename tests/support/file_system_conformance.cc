@@ -1,11 +1,20 @@
 // The conformance suite's fixture, and its one instantiation over both filesystems.
 #include "support/file_system_conformance.h"
 
+#include <grp.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 #include "spillway/vfs/mem_file_system.h"
 #include "spillway/vfs/posix_file_system.h"
@@ -53,10 +62,51 @@ void FileSystemConformanceTest::SetUp() {
   }
 }
 
-bool FileSystemConformanceTest::UsePermissionCheckingFileSystem() {
-  if (GetParam() == FsKind::kPosix) return ::geteuid() != 0;
-  fs_ = test_support::NewMemFileSystem(/*enforce_permissions=*/true);
-  return true;
+void FileSystemConformanceTest::RunWithPermissionChecks(const std::function<void()>& body) {
+  if (GetParam() == FsKind::kMem) {
+    fs_ = test_support::NewMemFileSystem(/*enforce_permissions=*/true);
+    body();
+    return;
+  }
+  if (::geteuid() != 0) {
+    body();
+    return;
+  }
+  // Root: hand the test's directory to the unprivileged user, and run `body` as that user
+  // in a child process, so that this process stays root for the rest of the suite.
+  const uid_t id = test_support::kUnprivilegedId;
+  std::error_code ec;
+  ASSERT_EQ(::lchown(temp_dir_->path().c_str(), id, id), 0) << std::strerror(errno);
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(temp_dir_->path(), ec)) {
+    ASSERT_EQ(::lchown(entry.path().c_str(), id, id), 0)
+        << entry.path() << ": " << std::strerror(errno);
+  }
+  ASSERT_FALSE(ec) << temp_dir_->path() << ": " << ec.message();
+
+  constexpr int kCannotGiveUpRoot = 77;
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0) << "fork: " << std::strerror(errno);
+  if (pid == 0) {
+    if (::setgroups(0, nullptr) != 0 || ::setgid(id) != 0 || ::setuid(id) != 0) {
+      std::fprintf(stderr, "cannot switch to uid %u: %s\n", id, std::strerror(errno));
+      std::fflush(nullptr);
+      ::_exit(kCannotGiveUpRoot);
+    }
+    body();
+    std::fflush(nullptr);
+    // _exit: the child must not run the parent's exit handlers or gtest's teardown.
+    ::_exit(::testing::Test::HasFailure() ? 1 : 0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid) << "waitpid: " << std::strerror(errno);
+  ASSERT_TRUE(WIFEXITED(status)) << "the unprivileged child did not exit (status " << status << ")";
+  if (WEXITSTATUS(status) == kCannotGiveUpRoot) {
+    GTEST_SKIP() << "running as root and cannot switch to uid " << id
+                 << ": Linux bypasses permission checks for root";
+  }
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "the checks failed as uid " << id << " (the child's failures are printed above)";
 }
 
 std::optional<FileType> FileSystemConformanceTest::TypeOf(const std::string& path) {

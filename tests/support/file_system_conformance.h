@@ -2,9 +2,10 @@
 //
 // Each case runs on PosixFileSystem, rooted in a fresh private temp dir, and on
 // MemFileSystem. Linux is the oracle: a case states what Linux does, and the in-memory
-// filesystem must agree. Cases that need permission checks (EACCES) are skipped on POSIX
-// when running as root, since root bypasses them; on Mem they run on an instance that
-// enforces permissions.
+// filesystem must agree. Cases that need permission checks (EACCES) run their body through
+// RunWithPermissionChecks: on Mem on an instance that enforces permissions, on POSIX as an
+// unprivileged user, since root bypasses the checks (as root, in a child process that
+// gives root up).
 //
 // The suite is instantiated once, as AllFileSystems, in file_system_conformance.cc; the
 // test files only define TEST_P cases.
@@ -14,6 +15,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -53,8 +55,8 @@ inline void PrintTo(FsKind kind, std::ostream* os) {
 // Creates `path` holding `contents` and closes it.
 Status WriteNewFile(FileSystem& fs, const std::string& path, std::string_view contents);
 
-inline constexpr std::string_view kNoPermissionChecksAsRoot =
-    "running as root: Linux bypasses permission checks, so EACCES cannot be provoked";
+// The user and group a root test process switches to for permission checks ("nobody").
+inline constexpr unsigned kUnprivilegedId = 65534;
 
 }  // namespace test_support
 
@@ -64,9 +66,13 @@ class FileSystemConformanceTest : public ::testing::TestWithParam<test_support::
  protected:
   void SetUp() override;
 
-  // Switches fs_ to a filesystem that enforces permissions and returns true, or returns
-  // false when there is none: POSIX as root.
-  bool UsePermissionCheckingFileSystem();
+  // Runs `body` (the test's checks) on a filesystem that enforces permissions. On Mem, fs_
+  // becomes an instance that enforces them. On POSIX as root, who bypasses them, `body`
+  // runs in a forked child that has switched to kUnprivilegedId and been given the test's
+  // directory; the child prints its failures, and its exit status fails the test here.
+  // Skips the test if the child cannot give up root (no CAP_SETUID). REQUIRES: `body`
+  // uses only fs_ and gtest assertions, and starts no thread.
+  void RunWithPermissionChecks(const std::function<void()>& body);
 
   // fs_->Stat(path)'s type, or nullopt when it fails.
   std::optional<FileType> TypeOf(const std::string& path);
