@@ -3,13 +3,14 @@
 //
 // For every (local dirs, threads) pair it runs batches of plans built and dropped without
 // spilling, eager (DiskManager::Build in kDirectories mode: a spill directory per local
-// dir, created at build and removed at drop) and lazy (PlanDiskManagerFactory::NewPlan on
-// the executor's factory: nothing until a first spill). The two modes alternate within every
-// repetition (eager first on even repetitions, lazy first on odd ones), so a noisy machine disturbs
-// both alike. The table reports medians over the repetitions. Unless --plans / --lazy-plans fix
-// them, the plans per batch are chosen (by growing warm-up batches) so that a batch of either mode
-// runs for about --batch-ms: a lazy batch then builds some thousand times as many plans as
-// an eager one, and both are long enough for the clock and the scheduler not to matter.
+// dir, created at build and removed at drop) and lazy (PlanDiskManagerFactory::NewPlan
+// on the executor's factory: nothing until a first spill). The two modes alternate within
+// every repetition (eager first on even repetitions, lazy first on odd ones), so a noisy
+// machine disturbs both alike. The table reports medians over the repetitions. Unless
+// --plans / --lazy-plans fix them, the plans per batch are chosen (by growing warm-up
+// batches) so that a batch of either mode runs for about --batch-ms: a lazy batch then
+// builds some thousand times as many plans as an eager one, and both are long enough for
+// the clock and the scheduler not to matter.
 // Filesystem calls per plan are counted in a separate single-threaded pass over a
 // FaultInjectingFileSystem, never in the timed one.
 #include <fcntl.h>
