@@ -143,6 +143,33 @@ TEST_F(SimulateTest, RejectsBadSettings) {
   EXPECT_EQ(RunSpillway({"simulate", "--plans", "0"}, out).code, 2);
   EXPECT_EQ(RunSpillway({"simulate", "--quirk", "no_such_quirk"}, out).code, 2);
   EXPECT_EQ(RunSpillway({"simulate", "--fs", "floppy"}, out).code, 2);
+  EXPECT_EQ(RunSpillway({"simulate", "--forever-percent", "101"}, out).code, 2);
+  EXPECT_EQ(RunSpillway({"simulate", "--forever-percent", "-1"}, out).code, 2);
+}
+
+// Faults that never stop fail every later matching call, so the same run injects many more
+// failures with them than with faults that fail once, and the model still predicts every
+// step.
+TEST_F(SimulateTest, ForeverFaultsFailEveryLaterMatchingCall) {
+  auto injected = [&](const std::string& percent) -> uint64_t {
+    const Exit exit = RunSpillway({"simulate", "--seed", "3", "--steps", "2000",
+                                   "--forever-percent", percent, "--json", "--out", dir_.string()},
+                                  (dir_ / "stdout").string());
+    EXPECT_EQ(exit.code, 0) << exit.output;
+    if (exit.code != 0) return 0;
+    const nlohmann::json summary = nlohmann::json::parse(exit.output);
+    EXPECT_EQ(summary["forever_percent"], std::stoi(percent));
+    EXPECT_TRUE(summary["runs"][0]["violation"].is_null()) << summary.dump(2);
+    uint64_t total = 0;
+    for (const auto& [kind, n] : summary["totals"]["faults_injected"].items()) {
+      total += n.get<uint64_t>();
+    }
+    return total;
+  };
+  const uint64_t once = injected("0");
+  const uint64_t forever = injected("100");
+  EXPECT_GT(once, 0u);
+  EXPECT_GT(forever, 3 * once);
 }
 
 }  // namespace

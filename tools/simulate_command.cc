@@ -43,6 +43,7 @@ struct SimulateArgs {
   int plans = 4;
   int dirs = 3;
   double fault_rate = 0.05;
+  int forever_percent = 0;
   std::string fs = "mem";
   std::vector<std::string> quirks;
   int jobs = 1;
@@ -359,6 +360,7 @@ void PrintJson(const SimulateOptions& options, const std::vector<SeedResult>& re
   json["fs"] = FsName(options.fs);
   json["quirks"] = QuirkNames(options.quirks);
   json["steps_per_seed"] = options.steps;
+  json["forever_percent"] = options.gen.forever_percent;
   json["seconds"] = seconds;
   nlohmann::ordered_json totals;
   uint64_t steps = 0, plans = 0, spills = 0, bytes = 0, checks = 0;
@@ -425,6 +427,9 @@ bool MakeOptions(const SimulateArgs& args, SimulateOptions* options) {
   if (!(args.fault_rate >= 0 && args.fault_rate < 1)) {
     return bad("--fault-rate must be at least 0 and below 1");
   }
+  if (args.forever_percent < 0 || args.forever_percent > 100) {
+    return bad("--forever-percent must be between 0 and 100");
+  }
   if (args.out.empty()) return bad("--out: empty directory name");
   options->steps = args.steps;
   options->fs = args.fs == "posix" ? scenario::FsKind::kPosix : scenario::FsKind::kMem;
@@ -440,9 +445,9 @@ bool MakeOptions(const SimulateArgs& args, SimulateOptions* options) {
   gen.fault_weight = static_cast<int>(
       std::lround(args.fault_rate * model::GenOptions::kOtherVerbsWeight / (1 - args.fault_rate)));
   if (args.fault_rate > 0 && gen.fault_weight == 0) gen.fault_weight = 1;
-  // Over a long run, a fault that never stops would soon fail every later step of its
-  // kind; the property tests cover those. Here every fault fails one call.
-  gen.forever_percent = 0;
+  // By default every fault fails one call: over a long run, a fault that never stops soon
+  // fails every later step of its kind (the property tests cover those in short runs).
+  gen.forever_percent = args.forever_percent;
   gen.capacity = options->fs == scenario::FsKind::kMem;
   return true;
 }
@@ -494,6 +499,10 @@ void AddSimulateCommand(CLI::App& app, int& exit_code) {
   sub->add_option("--dirs", args->dirs, "Local dirs (/l0 ...), 1 to 4")->capture_default_str();
   sub->add_option("--fault-rate", args->fault_rate,
                   "About this fraction of commands inject a fault (0 <= P < 1)")
+      ->capture_default_str();
+  sub->add_option("--forever-percent", args->forever_percent,
+                  "Percent of injected faults that fail every later matching call, not only "
+                  "the next (0 to 100)")
       ->capture_default_str();
   sub->add_option("--fs", args->fs, "The filesystem under test: mem or posix")
       ->check(CLI::IsMember({"mem", "posix"}))
