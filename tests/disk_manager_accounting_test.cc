@@ -26,11 +26,7 @@ using ::testing::HasSubstr;
 
 TEST_F(DiskManagerTest, DiskUsageBasic) {
   ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().Build(fs_));
-  std::optional<SpillFile> file;
-  {
-    ASSERT_OK_AND_ASSIGN(SpillFile made, dm->CreateTempFile("Testing"));
-    file = std::move(made);
-  }
+  ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, dm->CreateTempFile("Testing"));
   std::optional<SpillWriter> writer(std::in_place, *file);
   EXPECT_EQ(dm->used_disk_space(), 0u);
   EXPECT_EQ(file->size(), 0u);
@@ -53,11 +49,7 @@ TEST_F(DiskManagerTest, DiskUsageBasic) {
 
 TEST_F(DiskManagerTest, DiskUsageWithClones) {
   ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().Build(fs_));
-  std::optional<SpillFile> file;
-  {
-    ASSERT_OK_AND_ASSIGN(SpillFile made, dm->CreateTempFile("Testing"));
-    file = std::move(made);
-  }
+  ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, dm->CreateTempFile("Testing"));
   ASSERT_OK(SpillWriter(*file).Write("test data"));
   std::optional<SpillFile> clone1 = *file;
   std::optional<SpillFile> clone2 = *file;
@@ -84,11 +76,7 @@ TEST_F(DiskManagerTest, DiskUsageWithClones) {
 
 TEST_F(DiskManagerTest, DiskUsageClonesDroppedOutOfOrder) {
   ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().Build(fs_));
-  std::optional<SpillFile> file;
-  {
-    ASSERT_OK_AND_ASSIGN(SpillFile made, dm->CreateTempFile("Testing"));
-    file = std::move(made);
-  }
+  ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, dm->CreateTempFile("Testing"));
   ASSERT_OK(SpillWriter(*file).Write("test"));
   std::optional<SpillFile> clone1 = *file, clone2 = *file, clone3 = *file;
   file.reset();  // The original first.
@@ -144,11 +132,7 @@ TEST_F(DiskManagerTest, DynamicLimitThroughASharedReference) {
 
 TEST_F(DiskManagerTest, LimitLoweredBelowCurrentUsage) {
   ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().WithMaxTempDirectorySize(100).Build(fs_));
-  std::optional<SpillFile> file;
-  {
-    ASSERT_OK_AND_ASSIGN(SpillFile made, dm->CreateTempFile("Testing"));
-    file = std::move(made);
-  }
+  ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, dm->CreateTempFile("Testing"));
   ASSERT_OK(SpillWriter(*file).Write(std::string(80, 'x')));
   ASSERT_OK(dm->SetMaxTempDirectorySize(60));
 
@@ -174,11 +158,7 @@ TEST_F(DiskManagerTest, UpdateDiskUsageRollsBackWhenTheLimitIsExceeded) {
                                     .WithMaxTempDirectorySize(10)
                                     .WithLimitConfigKey("test.limit")
                                     .Build(fs_));
-  std::optional<SpillFile> file;
-  {
-    ASSERT_OK_AND_ASSIGN(SpillFile made, dm->CreateTempFile("rollback"));
-    file = std::move(made);
-  }
+  ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, dm->CreateTempFile("rollback"));
   ASSERT_OK_AND_ASSIGN(auto behind, mem_->OpenForAppend(file->path()));
   ASSERT_OK(behind->Append(std::string(6, 'x')).status);
   ASSERT_OK(file->UpdateDiskUsage());

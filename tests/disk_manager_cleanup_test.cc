@@ -27,11 +27,7 @@ using ::testing::SizeIs;
 
 TEST_F(DiskManagerTest, FileOutlivesItsManagerInOsTmpMode) {
   ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().Build(fs_));
-  std::optional<SpillFile> file;
-  {
-    ASSERT_OK_AND_ASSIGN(SpillFile made, dm->CreateTempFile("Testing"));
-    file = std::move(made);
-  }
+  ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, dm->CreateTempFile("Testing"));
   const std::string path = file->path();
   dm.reset();
   EXPECT_TRUE(mem_->Exists(path));
@@ -46,11 +42,7 @@ TEST_F(DiskManagerTest, FileOutlivesItsManagerInOsTmpMode) {
 
 TEST_F(DiskManagerTest, FileAndSpillDirsGoOnlyWhenManagerAndEveryFileAreGone) {
   ASSERT_OK_AND_ASSIGN(auto dm, BuildDirectories(3));
-  std::optional<SpillFile> file;
-  {
-    ASSERT_OK_AND_ASSIGN(SpillFile made, dm->CreateTempFile("Testing"));
-    file = std::move(made);
-  }
+  ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, dm->CreateTempFile("Testing"));
   const std::string path = file->path();
   dm.reset();
   EXPECT_TRUE(mem_->Exists(path));
@@ -80,11 +72,7 @@ TEST_F(DiskManagerTest, MissingSpillDirIsRecreatedUnderTheRecreatePolicy) {
   ASSERT_OK_AND_ASSIGN(
       auto dm,
       BuildDirectories(1, DiskManagerBuilder().WithMissingDirPolicy(MissingDirPolicy::kRecreate)));
-  std::optional<SpillFile> old_file;
-  {
-    ASSERT_OK_AND_ASSIGN(SpillFile made, dm->CreateTempFile("sort"));
-    old_file = std::move(made);
-  }
+  ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> old_file, dm->CreateTempFile("sort"));
   const std::string old_dir = dm->spill_dirs()[0];
   ASSERT_OK(fs_->RemoveTreeFromOutside(old_dir));
 
@@ -129,11 +117,7 @@ TEST_F(DiskManagerTest, RecreatePolicyReportsAFailedRecreation) {
 
 TEST_F(DiskManagerTest, FailedFileRemovalIsRecordedWithItsPath) {
   ASSERT_OK_AND_ASSIGN(auto dm, BuildDirectories(1));
-  std::optional<SpillFile> file;
-  {
-    ASSERT_OK_AND_ASSIGN(SpillFile made, dm->CreateTempFile("sort"));
-    file = std::move(made);
-  }
+  ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, dm->CreateTempFile("sort"));
   const std::string path = file->path();
   fs_->AddRule(Fail(OpKind::kRemove, EACCES, path));
   file.reset();
@@ -164,11 +148,7 @@ TEST_F(DiskManagerTest, FailedDirectoryRemovalIsRecordedWithItsPath) {
 
 TEST_F(DiskManagerTest, FileRemovedByACleanerIsRecordedNotIgnored) {
   ASSERT_OK_AND_ASSIGN(auto dm, BuildDirectories(1));
-  std::optional<SpillFile> file;
-  {
-    ASSERT_OK_AND_ASSIGN(SpillFile made, dm->CreateTempFile("sort"));
-    file = std::move(made);
-  }
+  ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, dm->CreateTempFile("sort"));
   ASSERT_OK(fs_->RemoveTreeFromOutside(file->path()));
   file.reset();
   ASSERT_EQ(dm->cleanup_log()->failure_count(), 1u);

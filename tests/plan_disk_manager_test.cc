@@ -106,11 +106,7 @@ TEST_F(PlanDiskManagerTest, DirectoriesAreCreatedOnTheFirstSpillAndReusedByLater
 
 TEST_F(PlanDiskManagerTest, DirectoriesAreRemovedOncePlanAndFilesAreDropped) {
   ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, Options()));
-  std::optional<SpillFile> file;
-  {
-    ASSERT_OK_AND_ASSIGN(SpillFile made, plan->CreateTempFile("sort"));
-    file = std::move(made);
-  }
+  ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, plan->CreateTempFile("sort"));
   ASSERT_OK(SpillWriter(*file).Write("batch"));
   const std::string path = file->path();
   const std::shared_ptr<CleanupLog> log = plan->cleanup_log();
@@ -217,11 +213,7 @@ TEST_F(PlanDiskManagerTest, MissingLocalDirIsCreatedByTheFirstSpill) {
 // batches.
 TEST_F(PlanDiskManagerTest, ShuffleFileKeptOpenAcrossBatches) {
   ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, Options(10)));
-  std::optional<SpillFile> file;
-  {
-    ASSERT_OK_AND_ASSIGN(SpillFile made, plan->CreateTempFile("shuffle writer spill"));
-    file = std::move(made);
-  }
+  ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, plan->CreateTempFile("shuffle writer spill"));
   EXPECT_FALSE(file->path().empty());
   EXPECT_THAT(BaseName(file->path()), StartsWith(".tmp.shuffle_writer_spill."));
   std::optional<SpillWriter> writer(std::in_place, *file);
@@ -244,11 +236,7 @@ TEST_F(PlanDiskManagerTest, ShuffleFileKeptOpenAcrossBatches) {
 
 TEST_F(PlanDiskManagerTest, ShuffleFileStaysWritableAfterACleanerUnlinkedIt) {
   ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, Options(10)));
-  std::optional<SpillFile> file;
-  {
-    ASSERT_OK_AND_ASSIGN(SpillFile made, plan->CreateTempFile("shuffle"));
-    file = std::move(made);
-  }
+  ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, plan->CreateTempFile("shuffle"));
   SpillWriter writer(*file);
   ASSERT_OK(writer.Write("abcd"));
   ASSERT_OK(fs_->RemoveTreeFromOutside(file->path()));
@@ -281,11 +269,7 @@ TEST_F(PlanDiskManagerTest, RecreatePolicyMakesANewSpillDirAfterACleanerRemovedI
   options.local_dirs = {"/local0"};
   options.missing_dir = MissingDirPolicy::kRecreate;
   ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
-  std::optional<SpillFile> first;
-  {
-    ASSERT_OK_AND_ASSIGN(SpillFile made, plan->CreateTempFile("sort"));
-    first = std::move(made);
-  }
+  ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> first, plan->CreateTempFile("sort"));
   const std::string old_dir = ParentPath(first->path());
   ASSERT_OK(fs_->RemoveTreeFromOutside(old_dir));
 
@@ -308,11 +292,7 @@ TEST_F(PlanDiskManagerTest, CleanupFailuresAreRecordedWithTheirPaths) {
   options.cleanup_log = log;
   ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
   EXPECT_EQ(plan->cleanup_log(), log);
-  std::optional<SpillFile> file;
-  {
-    ASSERT_OK_AND_ASSIGN(SpillFile made, plan->CreateTempFile("sort"));
-    file = std::move(made);
-  }
+  ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, plan->CreateTempFile("sort"));
   const std::string path = file->path();
   const std::string dir = ParentPath(path);
   // The file cannot be removed: not by its own cleanup, and not by its directory's tree
