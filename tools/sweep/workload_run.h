@@ -109,6 +109,9 @@ class WorkloadRun final {
   std::map<std::string, size_t> file_ids_;  // Bound file reference -> index in files_.
 };
 
+// `expect count GLOB N`: the line a reproducer places where a count went wrong.
+scenario::Command ExpectCount(const std::string& glob, uint64_t count);
+
 }  // namespace spillway::sweep::internal
 
 #endif  // SPILLWAY_TOOLS_SWEEP_WORKLOAD_RUN_H_
