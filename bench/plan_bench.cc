@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "bench_env.h"
+#include "spillway/bench/plan_workload.h"
 #include "spillway/spill/disk_manager.h"
 #include "spillway/spill/plan_disk_manager.h"
 #include "spillway/spill/spill_file.h"
@@ -33,92 +34,25 @@ namespace spillway::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using Mode = PlanMode;
 
-enum class Mode { kEager, kLazy };
-
-// Plans built by the counting pass that follows each timed loop.
-constexpr int kCountedPlans = 16;
-
-DiskManagerOptions EagerOptions(std::vector<std::string> local_dirs) {
-  DiskManagerOptions options;
-  options.mode = DiskManagerMode::kDirectories;
-  options.local_dirs = std::move(local_dirs);
-  return options;
+// The workload over the first `n` local dirs of `env`.
+PlanWorkload WorkloadOver(const BenchFs& env, int n) {
+  return PlanWorkload(FirstLocalDirs(env, n));
 }
 
-PlanDiskManagerOptions LazyOptions(std::vector<std::string> local_dirs) {
-  PlanDiskManagerOptions options;
-  options.local_dirs = std::move(local_dirs);
-  return options;
+// Builds a plan of `mode` over `fs` with a lazy factory made for it (for set-up and the
+// counting passes, whose filesystem differs from the timed one).
+StatusOr<std::shared_ptr<SpillManager>> BuildOn(const PlanWorkload& workload,
+                                                const std::shared_ptr<FileSystem>& fs, Mode mode) {
+  StatusOr<PlanDiskManagerFactory> factory = workload.Factory(fs);
+  if (!factory.ok()) return factory.status();
+  return workload.Build(fs, mode, *factory);
 }
 
-// Builds one plan's manager: eager from the executor's options (which DiskManager::Build
-// copies, as DataFusion's builder does), lazy from the executor's factory (which shares its
-// options with every plan).
-StatusOr<std::shared_ptr<SpillManager>> BuildPlan(const std::shared_ptr<FileSystem>& fs, Mode mode,
-                                                  const DiskManagerOptions& eager,
-                                                  const PlanDiskManagerFactory& lazy) {
-  if (mode == Mode::kEager) {
-    StatusOr<std::shared_ptr<DiskManager>> m = DiskManager::Build(fs, eager);
-    if (!m.ok()) return m.status();
-    return std::shared_ptr<SpillManager>(std::move(*m));
-  }
-  StatusOr<std::shared_ptr<PlanDiskManager>> m = lazy.NewPlan();
-  if (!m.ok()) return m.status();
-  return std::shared_ptr<SpillManager>(std::move(*m));
-}
-
-// The executor's options for eager and lazy plans over the given local dirs.
-struct PlanConfig {
-  DiskManagerOptions eager;
-  PlanDiskManagerOptions lazy;
-
-  explicit PlanConfig(const std::vector<std::string>& dirs)
-      : eager(EagerOptions(dirs)), lazy(LazyOptions(dirs)) {}
-
-  StatusOr<PlanDiskManagerFactory> Factory(const std::shared_ptr<FileSystem>& fs) const {
-    return PlanDiskManagerFactory::Create(fs, lazy);
-  }
-
-  // BuildPlan over `fs` with a lazy factory made for it (for set-up and the counting
-  // passes, whose filesystem differs from the timed one).
-  StatusOr<std::shared_ptr<SpillManager>> Build(const std::shared_ptr<FileSystem>& fs,
-                                                Mode mode) const {
-    StatusOr<PlanDiskManagerFactory> factory = Factory(fs);
-    if (!factory.ok()) return factory.status();
-    return BuildPlan(fs, mode, eager, *factory);
-  }
-};
-
-// Counts FileSystem calls per unit: runs `unit` kCountedPlans times over a counting
-// wrapper of `fs` and divides.
-template <typename Unit>
-std::optional<double> CountCallsPerUnit(const std::shared_ptr<FileSystem>& fs, Unit unit,
-                                        Status* error) {
-  auto counter = std::make_shared<FaultInjectingFileSystem>(fs);
-  std::shared_ptr<FileSystem> counted = counter;
-  for (int i = 0; i < kCountedPlans; ++i) {
-    Status s = unit(counted);
-    if (!s.ok()) {
-      *error = s;
-      return std::nullopt;
-    }
-  }
-  return static_cast<double>(counter->total_calls()) / kCountedPlans;
-}
-
-// Checks that the first `n` local dirs are empty again: every plan removed its spill
-// directories when it was dropped.
+// Checks that the first `n` local dirs of `env` are empty again.
 Status CheckNothingLeft(const BenchFs& env, int n) {
-  for (const std::string& dir : FirstLocalDirs(env, n)) {
-    StatusOr<std::vector<DirEntry>> entries = env.fs->ListDir(dir);
-    if (!entries.ok()) return entries.status();
-    if (!entries->empty()) {
-      return Status::InvalidArgument("left behind after the plans were dropped: " +
-                                     JoinPath(dir, entries->front().name));
-    }
-  }
-  return OkStatus();
+  return bench::CheckNothingLeft(*env.fs, FirstLocalDirs(env, n));
 }
 
 void SetLatency(benchmark::State& state, Clock::time_point start, std::string_view name) {
@@ -133,13 +67,13 @@ void BM_PlanBuildDrop(benchmark::State& state, Mode mode, FsKind kind) {
   StatusOr<BenchFs*> env = GetBenchFs(kind);
   if (!env.ok()) return Fail(state, env.status());
   const std::shared_ptr<FileSystem>& fs = (*env)->fs;
-  const PlanConfig config(FirstLocalDirs(**env, static_cast<int>(state.range(0))));
-  StatusOr<PlanDiskManagerFactory> factory = config.Factory(fs);
+  const PlanWorkload workload = WorkloadOver(**env, static_cast<int>(state.range(0)));
+  StatusOr<PlanDiskManagerFactory> factory = workload.Factory(fs);
   if (!factory.ok()) return Fail(state, factory.status());
 
   const Clock::time_point start = Clock::now();
   for (auto _ : state) {
-    StatusOr<std::shared_ptr<SpillManager>> plan = BuildPlan(fs, mode, config.eager, *factory);
+    StatusOr<std::shared_ptr<SpillManager>> plan = workload.Build(fs, mode, *factory);
     if (!plan.ok()) {
       Fail(state, plan.status());
       break;
@@ -150,14 +84,10 @@ void BM_PlanBuildDrop(benchmark::State& state, Mode mode, FsKind kind) {
   state.SetItemsProcessed(state.iterations());
 
   if (state.thread_index() == 0) {
-    Status error;
-    std::optional<double> calls = CountCallsPerUnit(
-        fs,
-        [&](const std::shared_ptr<FileSystem>& counted) {
-          return config.Build(counted, mode).status();
-        },
-        &error);
-    if (!calls) return Fail(state, error);
+    StatusOr<double> calls = CountCallsPerUnit(fs, [&](const std::shared_ptr<FileSystem>& counted) {
+      return BuildOn(workload, counted, mode).status();
+    });
+    if (!calls.ok()) return Fail(state, calls.status());
     state.counters["fs_calls_per_plan"] = *calls;
     Status left = CheckNothingLeft(**env, static_cast<int>(state.range(0)));
     if (!left.ok()) return Fail(state, left);
@@ -171,10 +101,9 @@ void BM_LazyPlanCreateCopyingOptions(benchmark::State& state) {
   StatusOr<BenchFs*> env = GetBenchFs(FsKind::kMem);
   if (!env.ok()) return Fail(state, env.status());
   const std::shared_ptr<FileSystem>& fs = (*env)->fs;
-  const PlanDiskManagerOptions lazy =
-      LazyOptions(FirstLocalDirs(**env, static_cast<int>(state.range(0))));
+  const PlanWorkload workload = WorkloadOver(**env, static_cast<int>(state.range(0)));
   for (auto _ : state) {
-    StatusOr<std::shared_ptr<PlanDiskManager>> plan = PlanDiskManager::Create(fs, lazy);
+    StatusOr<std::shared_ptr<PlanDiskManager>> plan = PlanDiskManager::Create(fs, workload.lazy);
     if (!plan.ok()) {
       Fail(state, plan.status());
       break;
@@ -211,9 +140,9 @@ void BM_SharedPtrCopy(benchmark::State& state, bool one_count) {
 
 // A plan's first spill: build the plan, create one spill file (for a lazy plan this
 // creates its directories), then drop the file and the plan (which removes them).
-Status FirstSpill(const std::shared_ptr<FileSystem>& fs, Mode mode, const DiskManagerOptions& eager,
+Status FirstSpill(const std::shared_ptr<FileSystem>& fs, Mode mode, const PlanWorkload& workload,
                   const PlanDiskManagerFactory& lazy) {
-  StatusOr<std::shared_ptr<SpillManager>> plan = BuildPlan(fs, mode, eager, lazy);
+  StatusOr<std::shared_ptr<SpillManager>> plan = workload.Build(fs, mode, lazy);
   if (!plan.ok()) return plan.status();
   StatusOr<SpillFile> file = (*plan)->CreateTempFile("sort");
   if (!file.ok()) return file.status();
@@ -225,13 +154,13 @@ void BM_FirstSpill(benchmark::State& state, Mode mode, FsKind kind) {
   StatusOr<BenchFs*> env = GetBenchFs(kind);
   if (!env.ok()) return Fail(state, env.status());
   const std::shared_ptr<FileSystem>& fs = (*env)->fs;
-  const PlanConfig config(FirstLocalDirs(**env, static_cast<int>(state.range(0))));
-  StatusOr<PlanDiskManagerFactory> factory = config.Factory(fs);
+  const PlanWorkload workload = WorkloadOver(**env, static_cast<int>(state.range(0)));
+  StatusOr<PlanDiskManagerFactory> factory = workload.Factory(fs);
   if (!factory.ok()) return Fail(state, factory.status());
 
   const Clock::time_point start = Clock::now();
   for (auto _ : state) {
-    Status s = FirstSpill(fs, mode, config.eager, *factory);
+    Status s = FirstSpill(fs, mode, workload, *factory);
     if (!s.ok()) {
       Fail(state, s);
       break;
@@ -241,16 +170,12 @@ void BM_FirstSpill(benchmark::State& state, Mode mode, FsKind kind) {
   state.SetItemsProcessed(state.iterations());
 
   if (state.thread_index() == 0) {
-    Status error;
-    std::optional<double> calls = CountCallsPerUnit(
-        fs,
-        [&](const std::shared_ptr<FileSystem>& counted) {
-          StatusOr<PlanDiskManagerFactory> counted_factory = config.Factory(counted);
-          if (!counted_factory.ok()) return counted_factory.status();
-          return FirstSpill(counted, mode, config.eager, *counted_factory);
-        },
-        &error);
-    if (!calls) return Fail(state, error);
+    StatusOr<double> calls = CountCallsPerUnit(fs, [&](const std::shared_ptr<FileSystem>& counted) {
+      StatusOr<PlanDiskManagerFactory> counted_factory = workload.Factory(counted);
+      if (!counted_factory.ok()) return counted_factory.status();
+      return FirstSpill(counted, mode, workload, *counted_factory);
+    });
+    if (!calls.ok()) return Fail(state, calls.status());
     state.counters["fs_calls_per_plan"] = *calls;
     Status left = CheckNothingLeft(**env, static_cast<int>(state.range(0)));
     if (!left.ok()) return Fail(state, left);
@@ -262,9 +187,9 @@ void BM_FirstSpill(benchmark::State& state, Mode mode, FsKind kind) {
 void BM_SpillFileCreateDrop(benchmark::State& state, Mode mode, FsKind kind) {
   StatusOr<BenchFs*> env = GetBenchFs(kind);
   if (!env.ok()) return Fail(state, env.status());
-  const PlanConfig config(FirstLocalDirs(**env, static_cast<int>(state.range(0))));
+  const PlanWorkload workload = WorkloadOver(**env, static_cast<int>(state.range(0)));
 
-  StatusOr<std::shared_ptr<SpillManager>> plan = config.Build((*env)->fs, mode);
+  StatusOr<std::shared_ptr<SpillManager>> plan = BuildOn(workload, (*env)->fs, mode);
   if (!plan.ok()) return Fail(state, plan.status());
   StatusOr<SpillFile> first = (*plan)->CreateTempFile("first");  // Makes lazy dirs.
   if (!first.ok()) return Fail(state, first.status());
@@ -283,17 +208,17 @@ void BM_SpillFileCreateDrop(benchmark::State& state, Mode mode, FsKind kind) {
 
   if (state.thread_index() == 0) {
     auto counter = std::make_shared<FaultInjectingFileSystem>((*env)->fs);
-    StatusOr<std::shared_ptr<SpillManager>> counted_plan = config.Build(counter, mode);
+    StatusOr<std::shared_ptr<SpillManager>> counted_plan = BuildOn(workload, counter, mode);
     if (!counted_plan.ok()) return Fail(state, counted_plan.status());
     StatusOr<SpillFile> counted_first = (*counted_plan)->CreateTempFile("first");
     if (!counted_first.ok()) return Fail(state, counted_first.status());
     counter->ResetCounters();
-    for (int i = 0; i < kCountedPlans; ++i) {
+    for (uint64_t i = 0; i < kCountedUnits; ++i) {
       StatusOr<SpillFile> file = (*counted_plan)->CreateTempFile("sort");
       if (!file.ok()) return Fail(state, file.status());
     }
     state.counters["fs_calls_per_file"] =
-        static_cast<double>(counter->total_calls()) / kCountedPlans;
+        static_cast<double>(counter->total_calls()) / kCountedUnits;
   }
 }
 

@@ -1,4 +1,4 @@
-// Property tests of the spill manager against the spill model (model/spill_model.h).
+// Property tests of the spill manager against the spill model (spillway/model/spill_model.h).
 //
 // The main property runs random scenario programs (plans, spills, writes, clones, drops,
 // limit changes, injected faults, short writes, a tmp cleaner, a full disk) on the
@@ -9,6 +9,8 @@
 //
 // Case counts are set here; RC_PARAMS (max_success=, seed=, ...) overrides them as
 // RapidCheck documents.
+#include "spill_property.h"
+
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
@@ -25,8 +27,8 @@
 #include <variant>
 #include <vector>
 
-#include "scenario/scenario.h"
-#include "spill_model.h"
+#include "spillway/model/spill_model.h"
+#include "spillway/scenario/scenario.h"
 #include "spillway/spill/quirks.h"
 
 extern char** environ;
@@ -102,8 +104,9 @@ RC_GTEST_PROP(SpillModelProperty, GeneratedProgramsPrintAsScenarios, ()) {
                                 [gen](const SpillModel& s) { return CommandGen(s, gen); });
   std::vector<CommandPtr> program;
   for (const RcCommandPtr& c : commands) {
-    program.push_back(std::dynamic_pointer_cast<const SpillCommand>(c));
-    RC_ASSERT(static_cast<bool>(program.back()));
+    const auto* wrapped = dynamic_cast<const RcSpillCommand*>(c.get());
+    RC_ASSERT(wrapped != nullptr);
+    program.push_back(wrapped->command());
   }
   const std::string text = ScenarioText(program);
   std::variant<scenario::Scenario, scenario::ParseError> parsed = scenario::Parse(text, "gen");

@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "spillway/bench/plan_workload.h"
 #include "spillway/spill/disk_manager.h"
 #include "spillway/spill/plan_disk_manager.h"
 #include "spillway/vfs/fault_injecting_file_system.h"
@@ -51,13 +52,11 @@ namespace spillway::tools {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using Mode = bench::PlanMode;
+using bench::PlanWorkload;
 
-enum class Mode { kEager, kLazy };
-
-const char* ModeName(Mode mode) { return mode == Mode::kEager ? "eager" : "lazy"; }
-
-// Plans built by the counting pass of each configuration.
-constexpr uint64_t kCountedPlans = 20;
+// PlanModeName views a string literal, so its data() is terminated.
+const char* ModeName(Mode mode) { return bench::PlanModeName(mode).data(); }
 // How long the machine idles before each timed batch on a real filesystem.
 constexpr std::chrono::milliseconds kSettleTime{20};
 // Bounds on the plans per thread of a batch sized by time (--batch-ms).
@@ -143,17 +142,7 @@ class BenchArea final {
   }
 
   // Checks that every local dir is empty: every plan removed its spill directories.
-  Status CheckNothingLeft() const {
-    for (const std::string& dir : local_dirs_) {
-      StatusOr<std::vector<DirEntry>> entries = fs_->ListDir(dir);
-      if (!entries.ok()) return entries.status();
-      if (!entries->empty()) {
-        return Status::InvalidArgument("left behind after its plan was dropped: " +
-                                       JoinPath(dir, entries->front().name));
-      }
-    }
-    return OkStatus();
-  }
+  Status CheckNothingLeft() const { return bench::CheckNothingLeft(*fs_, local_dirs_); }
 
  private:
   BenchArea(std::shared_ptr<FileSystem> fs, bool real, std::string base)
@@ -165,20 +154,12 @@ class BenchArea final {
   std::vector<std::string> local_dirs_;
 };
 
-// Builds and drops `count` plans of `mode` on `fs`: eager ones from the executor's
-// options (copied for each plan, as DataFusion's builder does), lazy ones from the
-// executor's factory (which shares its options with every plan).
-Status BuildAndDrop(const std::shared_ptr<FileSystem>& fs, Mode mode,
-                    const DiskManagerOptions& eager, const PlanDiskManagerFactory& lazy,
-                    uint64_t count) {
+// Builds and drops `count` plans of `mode` on `fs` (PlanWorkload::Build).
+Status BuildAndDrop(const std::shared_ptr<FileSystem>& fs, Mode mode, const PlanWorkload& workload,
+                    const PlanDiskManagerFactory& lazy, uint64_t count) {
   for (uint64_t i = 0; i < count; ++i) {
-    if (mode == Mode::kEager) {
-      StatusOr<std::shared_ptr<DiskManager>> plan = DiskManager::Build(fs, eager);
-      if (!plan.ok()) return plan.status();
-    } else {
-      StatusOr<std::shared_ptr<PlanDiskManager>> plan = lazy.NewPlan();
-      if (!plan.ok()) return plan.status();
-    }
+    StatusOr<std::shared_ptr<SpillManager>> plan = workload.Build(fs, mode, lazy);
+    if (!plan.ok()) return plan.status();
   }
   return OkStatus();
 }
@@ -200,7 +181,7 @@ std::chrono::nanoseconds ThreadCpuTime() {
 // Runs one batch: `threads` threads, released together, each building and dropping
 // `per_thread` plans.
 StatusOr<BatchTiming> RunBatch(const std::shared_ptr<FileSystem>& fs, Mode mode,
-                               const DiskManagerOptions& eager, const PlanDiskManagerFactory& lazy,
+                               const PlanWorkload& workload, const PlanDiskManagerFactory& lazy,
                                int threads, uint64_t per_thread) {
   struct PerThread {
     Clock::time_point start;
@@ -219,7 +200,7 @@ StatusOr<BatchTiming> RunBatch(const std::shared_ptr<FileSystem>& fs, Mode mode,
       go.wait();
       const std::chrono::nanoseconds cpu_start = ThreadCpuTime();
       m->start = Clock::now();
-      m->status = BuildAndDrop(fs, mode, eager, lazy, per_thread);
+      m->status = BuildAndDrop(fs, mode, workload, lazy, per_thread);
       m->end = Clock::now();
       m->cpu = ThreadCpuTime() - cpu_start;
     });
@@ -252,11 +233,11 @@ StatusOr<BatchTiming> RunBatch(const std::shared_ptr<FileSystem>& fs, Mode mode,
 // batches until one lasts a tenth of that, then scales. These batches also warm up caches,
 // the allocator and the dentry cache; none of them is recorded.
 StatusOr<uint64_t> SizeBatch(const std::shared_ptr<FileSystem>& fs, Mode mode,
-                             const DiskManagerOptions& eager, const PlanDiskManagerFactory& lazy,
+                             const PlanWorkload& workload, const PlanDiskManagerFactory& lazy,
                              int threads, double batch_s, uint64_t max_plans) {
   uint64_t n = mode == Mode::kEager ? 1 : 64;
   while (true) {
-    StatusOr<BatchTiming> t = RunBatch(fs, mode, eager, lazy, threads, n);
+    StatusOr<BatchTiming> t = RunBatch(fs, mode, workload, lazy, threads, n);
     if (!t.ok()) return t.status();
     if (t->wall_s >= batch_s / 10 || n >= max_plans) {
       const double scaled = static_cast<double>(n) * batch_s / std::max(t->wall_s, 1e-9);
@@ -269,24 +250,19 @@ StatusOr<uint64_t> SizeBatch(const std::shared_ptr<FileSystem>& fs, Mode mode,
 // FileSystem calls per plan of `mode`, from a single-threaded pass over a counting
 // wrapper of `fs` (not timed).
 StatusOr<double> CountCalls(const std::shared_ptr<FileSystem>& fs, Mode mode,
-                            const DiskManagerOptions& eager, const PlanDiskManagerOptions& lazy) {
-  auto counter = std::make_shared<FaultInjectingFileSystem>(fs);
-  StatusOr<PlanDiskManagerFactory> factory = PlanDiskManagerFactory::Create(counter, lazy);
-  if (!factory.ok()) return factory.status();
-  SPILLWAY_RETURN_IF_ERROR(BuildAndDrop(counter, mode, eager, *factory, kCountedPlans));
-  return static_cast<double>(counter->total_calls()) / kCountedPlans;
+                            const PlanWorkload& workload) {
+  return bench::CountCallsPerUnit(fs, [&](const std::shared_ptr<FileSystem>& counted) {
+    StatusOr<PlanDiskManagerFactory> factory = workload.Factory(counted);
+    if (!factory.ok()) return factory.status();
+    return BuildAndDrop(counted, mode, workload, *factory, 1);
+  });
 }
 
 StatusOr<ConfigResult> MeasureConfig(const BenchArea& area, int dirs, int threads,
                                      const BenchFlags& flags,
                                      std::map<int, std::pair<double, double>>& calls_by_dirs) {
-  DiskManagerOptions eager;
-  eager.mode = DiskManagerMode::kDirectories;
-  eager.local_dirs = area.LocalDirs(dirs);
-  PlanDiskManagerOptions lazy_options;
-  lazy_options.local_dirs = area.LocalDirs(dirs);
-  StatusOr<PlanDiskManagerFactory> factory =
-      PlanDiskManagerFactory::Create(area.fs(), lazy_options);
+  const PlanWorkload workload(area.LocalDirs(dirs));
+  StatusOr<PlanDiskManagerFactory> factory = workload.Factory(area.fs());
   if (!factory.ok()) return factory.status();
   const PlanDiskManagerFactory& lazy = *factory;
 
@@ -301,10 +277,10 @@ StatusOr<ConfigResult> MeasureConfig(const BenchArea& area, int dirs, int thread
       n = static_cast<uint64_t>(fixed);
       // Warm-up, not recorded.
       StatusOr<BatchTiming> warm =
-          RunBatch(area.fs(), mode, eager, lazy, threads, std::max<uint64_t>(1, n / 10));
+          RunBatch(area.fs(), mode, workload, lazy, threads, std::max<uint64_t>(1, n / 10));
       if (!warm.ok()) return warm.status();
     } else {
-      StatusOr<uint64_t> sized = SizeBatch(area.fs(), mode, eager, lazy, threads, batch_s,
+      StatusOr<uint64_t> sized = SizeBatch(area.fs(), mode, workload, lazy, threads, batch_s,
                                            mode == Mode::kEager ? kMaxEagerPlans : kMaxLazyPlans);
       if (!sized.ok()) return sized.status();
       n = *sized;
@@ -316,7 +292,8 @@ StatusOr<ConfigResult> MeasureConfig(const BenchArea& area, int dirs, int thread
     for (Mode mode : order) {
       ModeResult& r = mode == Mode::kEager ? result.eager : result.lazy;
       area.Settle();
-      StatusOr<BatchTiming> t = RunBatch(area.fs(), mode, eager, lazy, threads, r.plans_per_thread);
+      StatusOr<BatchTiming> t =
+          RunBatch(area.fs(), mode, workload, lazy, threads, r.plans_per_thread);
       if (!t.ok()) return t.status();
       r.ns_per_plan.push_back(t->ns_per_plan);
       r.cpu_ns_per_plan.push_back(t->cpu_ns_per_plan);
@@ -325,9 +302,9 @@ StatusOr<ConfigResult> MeasureConfig(const BenchArea& area, int dirs, int thread
   }
   // Calls per plan do not depend on the thread count: counted once per dir count.
   if (!calls_by_dirs.contains(dirs)) {
-    StatusOr<double> eager_calls = CountCalls(area.fs(), Mode::kEager, eager, lazy_options);
+    StatusOr<double> eager_calls = CountCalls(area.fs(), Mode::kEager, workload);
     if (!eager_calls.ok()) return eager_calls.status();
-    StatusOr<double> lazy_calls = CountCalls(area.fs(), Mode::kLazy, eager, lazy_options);
+    StatusOr<double> lazy_calls = CountCalls(area.fs(), Mode::kLazy, workload);
     if (!lazy_calls.ok()) return lazy_calls.status();
     calls_by_dirs[dirs] = {*eager_calls, *lazy_calls};
   }

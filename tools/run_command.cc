@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "commands.h"
-#include "scenario/scenario.h"
+#include "spillway/scenario/scenario.h"
 #include "spillway/spill/quirks.h"
 
 namespace spillway::tools {

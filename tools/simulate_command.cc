@@ -1,4 +1,4 @@
-// `spillway simulate`: a long, seeded random run of the spill model (property_tests/model)
+// `spillway simulate`: a long, seeded random run of the spill model (model/)
 // against the spill manager, with several plans at once, injected faults and a tmp
 // cleaner, checking every invariant after every step. The commands and the checks are the
 // property tests' own; only the source of randomness differs (a seeded mt19937_64 instead
@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "commands.h"
-#include "scenario/scenario.h"
-#include "spill_model.h"
+#include "spillway/model/spill_model.h"
+#include "spillway/scenario/scenario.h"
 #include "spillway/spill/quirks.h"
 #include "spillway/vfs/fault_injecting_file_system.h"
 #include "spillway/vfs/status.h"
@@ -223,7 +223,7 @@ SeedResult RunSeed(const SimulateOptions& options, uint64_t seed, std::atomic<ui
       if (after != nullptr) result.bytes_written += after->size() - size_before;
     }
     if (!outcome.ok()) ++result.errors[outcome.CodeName()];
-    command->apply(state);
+    command->Apply(state);
   }
   // The rest of the run's steps count as done when it stopped early.
   progress->fetch_add(options.steps - result.steps);

@@ -15,8 +15,8 @@
 
 #include "commands.h"
 #include "spillway/spill/quirks.h"
+#include "spillway/sweep/sweep.h"
 #include "spillway/vfs/status.h"
-#include "sweep/sweep.h"
 
 namespace spillway::tools {
 namespace {

@@ -16,7 +16,7 @@
 #include <variant>
 #include <vector>
 
-#include "scenario/scenario.h"
+#include "spillway/scenario/scenario.h"
 
 namespace spillway::test_support {
 

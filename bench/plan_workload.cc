@@ -1,0 +1,56 @@
+#include "spillway/bench/plan_workload.h"
+
+#include <utility>
+
+#include "spillway/vfs/fault_injecting_file_system.h"
+
+namespace spillway::bench {
+
+std::string_view PlanModeName(PlanMode mode) { return mode == PlanMode::kEager ? "eager" : "lazy"; }
+
+PlanWorkload::PlanWorkload(const std::vector<std::string>& local_dirs) {
+  eager.mode = DiskManagerMode::kDirectories;
+  eager.local_dirs = local_dirs;
+  lazy.local_dirs = local_dirs;
+}
+
+StatusOr<PlanDiskManagerFactory> PlanWorkload::Factory(
+    const std::shared_ptr<FileSystem>& fs) const {
+  return PlanDiskManagerFactory::Create(fs, lazy);
+}
+
+StatusOr<std::shared_ptr<SpillManager>> PlanWorkload::Build(
+    const std::shared_ptr<FileSystem>& fs, PlanMode mode,
+    const PlanDiskManagerFactory& factory) const {
+  if (mode == PlanMode::kEager) {
+    StatusOr<std::shared_ptr<DiskManager>> m = DiskManager::Build(fs, eager);
+    if (!m.ok()) return m.status();
+    return std::shared_ptr<SpillManager>(std::move(*m));
+  }
+  StatusOr<std::shared_ptr<PlanDiskManager>> m = factory.NewPlan();
+  if (!m.ok()) return m.status();
+  return std::shared_ptr<SpillManager>(std::move(*m));
+}
+
+StatusOr<double> CountCallsPerUnit(
+    const std::shared_ptr<FileSystem>& fs,
+    const std::function<Status(const std::shared_ptr<FileSystem>&)>& unit) {
+  auto counter = std::make_shared<FaultInjectingFileSystem>(fs);
+  const std::shared_ptr<FileSystem> counted = counter;
+  for (uint64_t i = 0; i < kCountedUnits; ++i) SPILLWAY_RETURN_IF_ERROR(unit(counted));
+  return static_cast<double>(counter->total_calls()) / kCountedUnits;
+}
+
+Status CheckNothingLeft(FileSystem& fs, const std::vector<std::string>& local_dirs) {
+  for (const std::string& dir : local_dirs) {
+    StatusOr<std::vector<DirEntry>> entries = fs.ListDir(dir);
+    if (!entries.ok()) return entries.status();
+    if (!entries->empty()) {
+      return Status::InvalidArgument("left behind after its plan was dropped: " +
+                                     JoinPath(dir, entries->front().name));
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace spillway::bench

@@ -1,0 +1,312 @@
+// The spill model: how spill files, spill directories and their accounting must behave,
+// as a stateful model whose commands are scenario lines. Plain C++: `spillway simulate`
+// drives it with a seeded generator, and the property tests (property_tests/) wrap its
+// commands as RapidCheck state commands.
+//
+// SpillModel is what a correct spill manager's state must be after a sequence of scenario
+// commands, computed without running one. Each SpillCommand is one scenario line (a
+// scenario::Command) plus the `expect` lines the model predicts right after it; the system
+// under test is a scenario::Runner, which runs both. So a failing, shrunk program printed
+// as a counterexample is a scenario file, and `spillway run` replays it.
+//
+// The model predicts every outcome exactly (ok, an errno name, LIMIT, DISABLED), because it
+// knows which filesystem calls each operation makes and in what order, and so which call
+// an injected fault rule (`fault OP ERRNO`, always after=0) fails:
+// - a plan's directories (the first spill of a lazy plan, the build of an eager one): per
+//   local dir a stat, a mkdir of the local dir when it is missing, a mkdir of the
+//   "datafusion-*" directory; when one fails, the directories made so far are removed (a
+//   list and an rmdir each, in order) and the error is returned;
+// - a spill: a create in one of the plan's directories; with missing_dir=recreate an
+//   ENOENT there makes a new directory in the same local dir (stat, mkdir) and creates
+//   again;
+// - a write: nothing when the bytes would take used_disk_space over the limit (LIMIT),
+//   else one append: an injected fault stores nothing, a pending short write stores its
+//   bytes then fails with EIO, a full in-memory filesystem stores what fits then fails
+//   with ENOSPC; exactly the stored bytes are counted;
+// - the drop of a file's last handle: its bytes leave used_disk_space and the active-file
+//   count, and one remove of the file;
+// - once a plan and every file it made are gone: its directories are removed together, in
+//   order, each as a tree (a list, a remove per file left in it, an rmdir); a failed
+//   removal leaves the path behind, recorded in the CleanupLog.
+// The printed expectations cover what a line changes; after every line every invariant is
+// checked too (CheckInvariants), through the same `expect` lines where the language has
+// one, and a violation names the line that does not hold.
+//
+// A spill file goes into one of its plan's local dirs at random, so where the model cannot
+// know the outcome (for instance a tmp cleaner removing one of a two-dir plan's spill
+// directories while it holds files) the command is not valid in that state and is not
+// generated (see SpillCommand::IsValid).
+//
+// Thread safety: a SpillModel and its commands are values; distinct models may be used
+// from different threads. A SpillSut is driven by one thread. GenerateCommand may run in
+// several threads at once, each with its own Chooser.
+#ifndef SPILLWAY_MODEL_SPILL_MODEL_H_
+#define SPILLWAY_MODEL_SPILL_MODEL_H_
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "spillway/scenario/scenario.h"
+#include "spillway/spill/quirks.h"
+#include "spillway/vfs/fault_injecting_file_system.h"
+
+namespace spillway::model {
+
+// The local dirs a generated program uses are /l0 .. /l3; index kTmpDir stands for the
+// filesystem's temp dir (/tmp), where an os_tmp plan spills.
+inline constexpr int kMaxLocalDirs = 4;
+inline constexpr int kTmpDir = kMaxLocalDirs;
+// "/l0" .. "/l3", or "/tmp" for kTmpDir.
+std::string LocalDirPath(int index);
+
+// What a generated program may contain.
+struct GenOptions {
+  // About the sum of the weights of the verbs other than `fault` and `short_write`, for
+  // turning a fault rate into fault_weight.
+  static constexpr int kOtherVerbsWeight = 75;
+
+  // Local dirs used: /l0 .. /l{local_dirs-1}. REQUIRES: 1 <= local_dirs <= kMaxLocalDirs.
+  int local_dirs = 3;
+  // At most this many plans and file names are bound at once (more are not generated).
+  int max_live_plans = 3;
+  int max_live_files = 6;
+  // Relative weight of `fault` commands among all commands (the other verbs weigh 2 to
+  // 20, about kOtherVerbsWeight in all); `short_write` weighs a third of it. 0: none.
+  int fault_weight = 8;
+  // `capacity` commands (the in-memory filesystem only; ignored on a real disk).
+  bool capacity = true;
+  // Percent of `fault` commands that fail every later matching call (times=forever)
+  // rather than the next one. REQUIRES: 0 <= forever_percent <= 100.
+  int forever_percent = 10;
+};
+
+// The source of every random choice made while generating a command, so that the same
+// generation code serves a seeded simulation and a property-test framework that shrinks
+// choices toward 0. Implementations are not thread-safe.
+class Chooser {
+ public:
+  virtual ~Chooser() = default;
+  // A number in [0, n). Smaller is simpler. REQUIRES: n > 0.
+  virtual uint64_t Pick(uint64_t n) = 0;
+};
+
+// Choices from a seeded std::mt19937_64: the same seed gives the same choices.
+class RandomChooser final : public Chooser {
+ public:
+  explicit RandomChooser(uint64_t seed) : rng_(seed) {}
+  uint64_t Pick(uint64_t n) override;
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+// A fault rule as the model sees it.
+struct ModelRule {
+  OpKind op = OpKind::kMkdir;
+  int error_number = 0;
+  std::optional<uint64_t> remaining;  // Calls it still fails; nullopt: forever.
+};
+
+// One "datafusion-*" spill directory a manager made.
+struct ModelDir {
+  int local_dir = 0;    // Index (kTmpDir for the temp dir).
+  bool on_disk = true;  // False once removed (by its manager or by a cleaner).
+};
+
+// One spill file (all clones of it share it).
+struct ModelFile {
+  int plan = 0;         // Id of the plan whose manager made it.
+  int dir = -1;         // Id of its directory; -1 when the plan has several and the
+                        // manager chose one at random.
+  uint64_t size = 0;    // Bytes in the file, and counted in its plan's used_disk_space.
+  int refs = 0;         // Bound names (handles); 0 once dropped.
+  bool on_disk = true;  // The directory entry exists.
+  std::deque<uint64_t> short_writes;  // Pending `short_write` byte counts, in order.
+};
+
+enum class PlanKind { kLazy, kEager, kOsTmp, kDisabled };
+
+// One plan's manager.
+struct ModelPlan {
+  std::string name;
+  PlanKind kind = PlanKind::kLazy;
+  std::vector<int> local_dirs;  // Indexes, as written (kTmpDir for os_tmp).
+  uint64_t limit = 0;
+  bool recreate = false;   // missing_dir=recreate.
+  bool bound = true;       // The plan's name is bound (not dropped).
+  bool built = false;      // Its directories were made (slots is filled).
+  bool finished = false;   // Its directories were removed (plan and files gone).
+  std::vector<int> slots;  // Directory ids, one per local dir, once built.
+  int stale_dirs = 0;      // Directories replaced after a cleaner removed them.
+  uint64_t used = 0;       // Sum of its live files' sizes.
+  uint64_t active = 0;     // Its live files.
+};
+
+// A set of scenario names, cheap to copy when they are the generated "p<N>" and "f<N>".
+class NameSet {
+ public:
+  bool Contains(const std::string& name) const;
+  void Insert(const std::string& name);
+
+ private:
+  // The N of "p<N>" (prefix 'p') or "f<N>" (prefix 'f') written without leading zeros;
+  // -1 for any other name.
+  static int Number(const std::string& name, char prefix);
+
+  std::vector<bool> plans_;       // plans_[N]: "p<N>" is in the set.
+  std::vector<bool> files_;       // files_[N]: "f<N>" is in the set.
+  std::set<std::string> others_;  // Every other name.
+};
+
+// The whole state: the managers, their files and directories, the filesystem's local dirs,
+// its fault rules and capacity, and the scenario's names.
+struct SpillModel {
+  std::map<int, ModelPlan> plans;
+  std::map<int, ModelFile> files;
+  std::map<int, ModelDir> dirs;
+  int next_id = 0;                        // For plans, files and dirs alike.
+  std::map<std::string, int> plan_names;  // Bound plan names -> plan id.
+  std::map<std::string, int> file_names;  // Bound file names -> file id.
+  NameSet used_names;                     // Every name ever bound, dropped or failed.
+  int plan_counter = 0;                   // For fresh names p0, p1, ...
+  int file_counter = 0;                   // For fresh names f0, f1, ...
+  bool root_exists[kMaxLocalDirs] = {};
+  std::vector<ModelRule> rules;
+  // Whether `capacity` is enforced: by the in-memory filesystem, not by a real disk.
+  bool enforce_capacity = true;
+  std::optional<uint64_t> capacity;
+  // Removals of stale directories (missing ones a recreate replaced) whose moment is not
+  // part of the contract: each is one list call, at the latest when its plan finishes.
+  // While any is pending, a `fault list` that fails only once is not generated.
+  int pending_stale_lists = 0;
+
+  // Bytes the in-memory filesystem holds: files on disk or still open.
+  uint64_t MemBytes() const;
+  // "datafusion-*" directories on disk in local dir `local_dir`.
+  uint64_t SpillDirCount(int local_dir) const;
+  // Spill files on disk under the local dirs (tmp == false) or under /tmp (tmp == true).
+  uint64_t SpillFileCount(bool tmp) const;
+};
+
+// The state before any command, on the filesystem `fs` runs on.
+SpillModel InitialState(scenario::FsKind fs);
+
+// The system under test: a scenario Runner (spillway/scenario/scenario.h), not owned.
+struct SpillSut {
+  scenario::Runner* runner = nullptr;
+  uint64_t checks = 0;  // Invariants and expectations checked so far.
+};
+
+// A difference between the model and the system under test.
+struct Violation {
+  std::string invariant;  // Which check: "expect", "invariant", "malformed", "leftover".
+  std::string message;    // What was expected and what was found.
+};
+
+// One model command: a scenario line and the expectations the model predicts after it.
+class SpillCommand {
+ public:
+  virtual ~SpillCommand() = default;
+  SpillCommand(const SpillCommand&) = delete;
+  SpillCommand& operator=(const SpillCommand&) = delete;
+
+  // The scenario line and the `expect` lines printed after it.
+  const scenario::Command& line() const { return line_; }
+  const std::vector<scenario::Command>& expects() const { return expects_; }
+
+  // The line and its expects as scenario text, one per line, no trailing newline.
+  std::string ToText() const;
+
+  // Runs the line and its expects on the runner and then checks every invariant against
+  // the model's next state. Returns the first violation, if any. REQUIRES: IsValid(s0).
+  std::optional<Violation> Execute(const SpillModel& s0, SpillSut& sut) const;
+
+  // True when the line may run in s0 (names bound as it needs, outcome predictable) and
+  // the expectations computed at construction are the ones s0 gives.
+  bool IsValid(const SpillModel& s0) const;
+
+  // Advances s0 to the state after the line. REQUIRES: IsValid(s0).
+  void Apply(SpillModel& s0) const;
+
+  // What the printed expectations of a line cover (the invariants checked after every
+  // line cover everything).
+  struct Affected {
+    std::set<int> used;           // Plan ids whose used_disk_space is printed.
+    std::set<int> active;         // Plan ids whose active-file count is printed.
+    std::set<std::string> sizes;  // File names whose size is printed.
+    std::set<int> local_dirs;     // Local dirs whose spill directories are counted.
+    bool file_count = false;      // Count the spill files on disk.
+    bool outcome = true;          // Print expect ok / expect error.
+  };
+
+ protected:
+  explicit SpillCommand(scenario::Command line) : line_(std::move(line)) {}
+
+  // The verb's transition: advances `s` by the line and returns the outcome's code name
+  // ("OK", an errno name, "LIMIT", "DISABLED"); nullopt when the line is not valid in `s`
+  // or its outcome is not predictable there. Fills `affected`.
+  virtual std::optional<std::string> Transition(SpillModel& s, Affected* affected) const = 0;
+
+  // Computes expects_ from s0; returns false when the line is not valid in s0.
+  bool Init(const SpillModel& s0);
+
+ private:
+  scenario::Command line_;
+  std::vector<scenario::Command> expects_;
+};
+
+using CommandPtr = std::shared_ptr<const SpillCommand>;
+
+// The model command for a scenario line in state s0, or null when the line is not one the
+// model knows (an expect, `file`, `quirk`, ...) or is not valid in s0.
+CommandPtr MakeCommand(const scenario::Command& line, const SpillModel& s0);
+
+// A random command valid in s0, or null when the choices led to none.
+CommandPtr GenerateCommand(const SpillModel& s0, const GenOptions& options, Chooser& chooser);
+
+// Every invariant, checked against the runner after a command: each bound plan's
+// used_disk_space and active-file count, each bound file's size, each local dir's spill
+// directories, the spill files on disk, which local dirs exist, that a lazy plan that has
+// not spilled has no directory, and that a plan's limit is the one set. Runs the checks
+// that have a scenario form as `expect` lines through the runner.
+std::optional<Violation> CheckInvariants(const SpillModel& s, SpillSut& sut);
+
+// The end of a run: drops every bound file (in name order) and then every bound plan, as
+// model commands, appending their scenario text to `*text`; then checks that the
+// filesystem holds nothing a manager made except paths the CleanupLog reports as left
+// behind. `s` ends as the final state.
+std::optional<Violation> DropEverything(SpillModel& s, SpillSut& sut, std::string* text);
+
+// The commands as a scenario: each line followed by its expectations, one per line, with
+// a newline after the last.
+std::string ScenarioText(const std::vector<CommandPtr>& commands);
+
+// A program: commands in order and the state after them.
+struct Program {
+  std::vector<CommandPtr> commands;
+  SpillModel state;
+};
+
+// Rebuilds model commands from scenario lines, for a run on `fs` (expect lines are
+// skipped; a line that is not valid where it stands is dropped). Used to shrink a failing
+// run and to replay a printed counterexample.
+Program ProgramFromLines(const std::vector<scenario::Command>& lines,
+                         scenario::FsKind fs = scenario::FsKind::kMem);
+
+// Runs a program on a fresh runner, then DropEverything. Returns the first violation.
+// REQUIRES: the program was built for options.fs.
+// `*text`, when given, receives the program's scenario text up to the violation (or the
+// whole of it, drops included).
+std::optional<Violation> RunProgram(const Program& program, const scenario::RunnerOptions& options,
+                                    std::string* text = nullptr);
+
+}  // namespace spillway::model
+
+#endif  // SPILLWAY_MODEL_SPILL_MODEL_H_

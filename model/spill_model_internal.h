@@ -1,0 +1,103 @@
+// Internal to the spillway_model library: what its files share beyond spill_model.h. The
+// scenario lines the model prints, the filesystem calls an operation makes as the model
+// accounts for them, and the scenario's names. Defined in spill_model.cc.
+//
+// Thread safety: these are functions of the SpillModel value they are given.
+#ifndef SPILLWAY_MODEL_SPILL_MODEL_INTERNAL_H_
+#define SPILLWAY_MODEL_SPILL_MODEL_INTERNAL_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spillway/model/spill_model.h"
+#include "spillway/scenario/scenario.h"
+
+namespace spillway::model {
+
+// Globs for the counts the model predicts.
+inline constexpr std::string_view kSpillDirsSuffix = "/datafusion-*";
+inline constexpr std::string_view kLocalFilesGlob = "/l*/datafusion-*/*";
+inline constexpr std::string_view kTmpFilesGlob = "/tmp/datafusion-*/*";
+// The code name of a successful outcome.
+inline constexpr std::string_view kOk = "OK";
+
+// ---------------------------------------------------------------------------------------
+// Lines
+
+// A line of the verb with no argument set.
+scenario::Command Line(scenario::Verb verb);
+// `expect used PLAN SIZE`, `expect files PLAN COUNT`, `expect size FILE SIZE`,
+// `expect count GLOB COUNT`, and `expect exists|missing` of local dir `local_dir`.
+scenario::Command ExpectUsed(const std::string& plan, uint64_t size);
+scenario::Command ExpectFiles(const std::string& plan, uint64_t count);
+scenario::Command ExpectSize(const std::string& file, uint64_t size);
+scenario::Command ExpectCount(std::string glob, uint64_t count);
+scenario::Command ExpectRoot(int local_dir, bool exists);
+
+// The glob of the spill directories in local dir `local_dir` (kTmpDir for /tmp).
+std::string SpillDirsGlob(int local_dir);
+
+// The local dir index of "/lN" (N < kMaxLocalDirs); -1 for any other path.
+int LocalDirIndex(std::string_view path);
+
+// The line as text in backquotes, for messages.
+std::string Quoted(const scenario::Command& c);
+
+// ---------------------------------------------------------------------------------------
+// The filesystem calls an operation makes, as the model accounts for them.
+
+// The errno an injected rule gives the next call of kind `op` (0 when none is due),
+// consuming one failure of a rule that fails a limited number of times.
+int TakeFault(SpillModel& s, OpKind op);
+
+// True when a rule for `op` that fails a limited number of times is still due.
+bool LimitedRulePending(const SpillModel& s, OpKind op);
+
+// MakeSpillDir: with `create_parent`, a stat of the local dir and, when it is missing, a
+// mkdir of it (one level deep); then a mkdir of a new "datafusion-*" directory in it.
+// Returns the failing call's errno, or 0 with the new directory's id in *dir_id.
+int MakeSpillDir(SpillModel& s, int local_dir, bool create_parent, int* dir_id);
+
+// A kDirectories manager's build: a spill directory in each local dir, in order. When one
+// fails, the ones made so far are removed in order and the errno returned.
+int BuildDirs(SpillModel& s, ModelPlan& plan);
+
+// Once a plan's name is dropped and it has no live file, its directories are removed
+// together, in order. Stale directories (already gone) were removed by then too.
+void MaybeFinish(SpillModel& s, ModelPlan& plan);
+
+// Forgets what can no longer be observed: spent fault rules, closed files that are gone,
+// plans whose name is dropped and whose directories and files are all done with,
+// directories that are gone and referenced by nothing.
+void Collect(SpillModel& s);
+
+// "OK" for 0, else the errno's name.
+std::string CodeName(int error_number);
+
+// ---------------------------------------------------------------------------------------
+// Names
+
+// The next fresh name with `prefix` ("p" or "f"), counting from `counter`.
+std::string FreshName(const SpillModel& s, std::string_view prefix, int counter);
+
+// Records that `name` is used, so that it is never bound again, and moves the fresh-name
+// counters past it.
+void UseName(SpillModel& s, const std::string& name);
+
+// True when `name` may be bound: not empty and never used.
+bool Fresh(const SpillModel& s, const std::string& name);
+
+// The id bound to a plan or file name, if any.
+std::optional<int> BoundPlan(const SpillModel& s, const std::string& name);
+std::optional<int> BoundFile(const SpillModel& s, const std::string& name);
+
+// The names bound in `m`, in order.
+std::vector<std::string> Keys(const std::map<std::string, int>& m);
+
+}  // namespace spillway::model
+
+#endif  // SPILLWAY_MODEL_SPILL_MODEL_INTERNAL_H_

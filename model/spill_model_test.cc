@@ -1,0 +1,267 @@
+// The spill model's predictions for small programs whose outcome follows from the
+// contract (SCENARIOS.md, DESIGN.md and the headers), checked line by line, and then
+// against the implementation. The expected texts are worked out from the contract, not
+// taken from the model's output.
+#include "spillway/model/spill_model.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <variant>
+
+#include "spillway/scenario/scenario.h"
+
+namespace spillway::model {
+namespace {
+
+std::vector<scenario::Command> Lines(const std::string& text) {
+  std::variant<scenario::Scenario, scenario::ParseError> parsed = scenario::Parse(text, "test");
+  if (const auto* e = std::get_if<scenario::ParseError>(&parsed)) {
+    ADD_FAILURE() << "line " << e->line << ": " << e->message;
+    return {};
+  }
+  return std::get<scenario::Scenario>(parsed).commands;
+}
+
+// The model's text for `program` (commands only) is `expected` on both filesystems, every
+// command of it is kept, and the implementation agrees.
+void ExpectPredictions(const std::string& program, const std::string& expected) {
+  const std::vector<scenario::Command> lines = Lines(program);
+  for (const scenario::FsKind fs : {scenario::FsKind::kMem, scenario::FsKind::kPosix}) {
+    const Program p = ProgramFromLines(lines, fs);
+    EXPECT_EQ(p.commands.size(), lines.size()) << "a command was not valid where it stands";
+    EXPECT_EQ(ScenarioText(p.commands), expected);
+    scenario::RunnerOptions options;
+    options.fs = fs;
+    std::string text;
+    const std::optional<Violation> v = RunProgram(p, options, &text);
+    EXPECT_FALSE(v.has_value()) << "[" << v->invariant << "] " << v->message << "\n" << text;
+  }
+}
+
+// SCENARIOS.md's example: a plan that does not spill creates nothing, the limit refuses a
+// write without counting it, the file outlives its plan, and then everything is gone.
+TEST(SpillModelTest, PredictsTheDocumentedExample) {
+  ExpectPredictions(R"(dir /l0
+dir /l1
+plan p /l0,/l1 limit=10
+spill f p
+write f 8
+write f 8
+drop p
+drop f
+)",
+                    R"(dir /l0
+dir /l1
+plan p /l0,/l1 limit=10
+expect ok
+expect count /l0/datafusion-* 0
+expect count /l1/datafusion-* 0
+spill f p
+expect ok
+expect files p 1
+expect count /l0/datafusion-* 1
+expect count /l1/datafusion-* 1
+write f 8
+expect ok
+expect used p 8
+expect size f 8
+write f 8
+expect error LIMIT
+expect used p 8
+expect size f 8
+drop p
+expect ok
+expect count /l0/datafusion-* 1
+expect count /l1/datafusion-* 1
+expect count /l*/datafusion-*/* 1
+drop f
+expect ok
+expect count /l0/datafusion-* 0
+expect count /l1/datafusion-* 0
+expect count /l*/datafusion-*/* 0
+)");
+}
+
+// A failed create counts no file; the plan's directories were made by then and stay
+// until the plan is dropped. An unusable local dir fails the plan at its first spill.
+TEST(SpillModelTest, PredictsFailedCreatesAndMissingLocalDirs) {
+  ExpectPredictions(R"(fault create EIO
+plan p /l2
+spill f p
+spill g p
+fault mkdir EACCES
+plan q /l3
+spill h q
+drop p
+)",
+                    R"(fault create EIO
+plan p /l2
+expect ok
+expect count /l2/datafusion-* 0
+spill f p
+expect error EIO
+expect files p 0
+expect count /l2/datafusion-* 1
+spill g p
+expect ok
+expect files p 1
+expect count /l2/datafusion-* 1
+fault mkdir EACCES
+plan q /l3
+expect ok
+expect count /l3/datafusion-* 0
+spill h q
+expect error EACCES
+expect files q 0
+expect count /l3/datafusion-* 0
+drop p
+expect ok
+expect count /l2/datafusion-* 1
+expect count /l*/datafusion-*/* 1
+)");
+}
+
+// A file whose removal fails stays on disk after its last handle goes; the directory's
+// removal, once the plan is gone too, removes it (the rule failed only once).
+TEST(SpillModelTest, PredictsAFileLeftBehindUntilItsDirectoryGoes) {
+  ExpectPredictions(R"(dir /l0
+plan p /l0
+spill f p
+write f 5
+fault remove EIO
+drop f
+drop p
+)",
+                    R"(dir /l0
+plan p /l0
+expect ok
+expect count /l0/datafusion-* 0
+spill f p
+expect ok
+expect files p 1
+expect count /l0/datafusion-* 1
+write f 5
+expect ok
+expect used p 5
+expect size f 5
+fault remove EIO
+drop f
+expect ok
+expect used p 0
+expect files p 0
+expect count /l0/datafusion-* 1
+expect count /l*/datafusion-*/* 1
+drop p
+expect ok
+expect count /l0/datafusion-* 0
+expect count /l*/datafusion-*/* 0
+)");
+}
+
+// A tmp cleaner removes two plans' directories: the plan with missing_dir=recreate makes a
+// new one at its next spill, the other fails with ENOENT; a file the cleaner unlinked
+// stays writable through its handle.
+TEST(SpillModelTest, PredictsATmpCleaner) {
+  ExpectPredictions(R"(dir /l0
+plan p /l0 missing_dir=recreate
+plan q /l0
+spill f p
+spill g q
+clean /l0/datafusion-*
+spill f2 p
+spill g2 q
+write f 5
+)",
+                    R"(dir /l0
+plan p /l0 missing_dir=recreate
+expect ok
+expect count /l0/datafusion-* 0
+plan q /l0
+expect ok
+expect count /l0/datafusion-* 0
+spill f p
+expect ok
+expect files p 1
+expect count /l0/datafusion-* 1
+spill g q
+expect ok
+expect files q 1
+expect count /l0/datafusion-* 2
+clean /l0/datafusion-*
+expect ok
+expect count /l0/datafusion-* 0
+expect count /l*/datafusion-*/* 0
+spill f2 p
+expect ok
+expect files p 2
+expect count /l0/datafusion-* 1
+spill g2 q
+expect error ENOENT
+expect files q 1
+expect count /l0/datafusion-* 1
+write f 5
+expect ok
+expect used p 5
+expect size f 5
+)");
+}
+
+// A short write counts the bytes it stored; a full filesystem stores what fits, then
+// nothing.
+TEST(SpillModelTest, PredictsShortWritesAndAFullDisk) {
+  const std::vector<scenario::Command> lines = Lines(R"(capacity 10
+plan p /l0
+spill f p
+short_write f 3
+write f 8
+write f 8
+write f 1
+)");
+  const Program p = ProgramFromLines(lines);
+  ASSERT_EQ(p.commands.size(), lines.size());
+  EXPECT_EQ(p.commands[4]->ToText(),
+            "write f 8\nexpect error EIO\nexpect used p 3\nexpect size f 3");
+  EXPECT_EQ(p.commands[5]->ToText(),
+            "write f 8\nexpect error ENOSPC\nexpect used p 10\nexpect size f 10");
+  EXPECT_EQ(p.commands[6]->ToText(),
+            "write f 1\nexpect error ENOSPC\nexpect used p 10\nexpect size f 10");
+  EXPECT_FALSE(RunProgram(p, scenario::RunnerOptions{}).has_value());
+}
+
+// Where the manager's random choice of directory would decide the outcome, the line is
+// not a valid model command: a cleaner removing one of a two-dir plan's directories while
+// it holds a file, and then a spill of that plan.
+TEST(SpillModelTest, RejectsLinesWhoseOutcomeIsNotPredictable) {
+  const Program p = ProgramFromLines(Lines(R"(plan p /l0,/l1
+spill f p
+)"));
+  ASSERT_EQ(p.commands.size(), 2u);
+  EXPECT_EQ(MakeCommand(Lines("clean /l0/datafusion-*")[0], p.state), nullptr);
+  EXPECT_NE(MakeCommand(Lines("clean /l*/datafusion-*")[0], p.state), nullptr);
+
+  const Program without_files = ProgramFromLines(Lines(R"(plan p /l0,/l1
+spill f p
+drop f
+clean /l0/datafusion-*
+)"));
+  ASSERT_EQ(without_files.commands.size(), 4u);
+  EXPECT_EQ(MakeCommand(Lines("spill g p")[0], without_files.state), nullptr);
+}
+
+// Names are never bound twice, nor used after drop; unknown names are not commands.
+TEST(SpillModelTest, RejectsMalformedNames) {
+  const Program p = ProgramFromLines(Lines(R"(plan p /l0
+spill f p
+drop f
+)"));
+  ASSERT_EQ(p.commands.size(), 3u);
+  EXPECT_EQ(MakeCommand(Lines("spill f p")[0], p.state), nullptr);
+  EXPECT_EQ(MakeCommand(Lines("write f 1")[0], p.state), nullptr);
+  EXPECT_EQ(MakeCommand(Lines("plan p /l1")[0], p.state), nullptr);
+  EXPECT_EQ(MakeCommand(Lines("spill g nope")[0], p.state), nullptr);
+  EXPECT_NE(MakeCommand(Lines("spill g p")[0], p.state), nullptr);
+}
+
+}  // namespace
+}  // namespace spillway::model

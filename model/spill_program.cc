@@ -1,0 +1,177 @@
+// Programs of model commands run against a scenario Runner: the invariants checked after
+// every line, the drops and leftover check that end a run, rebuilding a program from
+// scenario lines.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "spill_model_internal.h"
+#include "spillway/model/spill_model.h"
+#include "spillway/spill/cleanup_log.h"
+#include "spillway/spill/plan_disk_manager.h"
+#include "spillway/spill/spill_manager.h"
+#include "spillway/vfs/glob.h"
+#include "spillway/vfs/status.h"
+
+namespace spillway::model {
+
+using ScenarioCommand = scenario::Command;
+using scenario::StepResult;
+using scenario::Verb;
+
+// ---------------------------------------------------------------------------------------
+// Invariants
+
+std::optional<Violation> CheckInvariants(const SpillModel& s, SpillSut& sut) {
+  scenario::Runner& runner = *sut.runner;
+  auto expect = [&](const ScenarioCommand& c) -> std::optional<Violation> {
+    std::string message;
+    ++sut.checks;
+    const StepResult r = runner.Step(c, &message);
+    if (r == StepResult::kOk) return std::nullopt;
+    return Violation{r == StepResult::kMalformed ? "malformed" : "invariant",
+                     fmt::format("{} does not hold: {}", Quoted(c), message)};
+  };
+
+  for (const auto& [name, id] : s.plan_names) {
+    const ModelPlan& plan = s.plans.at(id);
+    // used_disk_space is the sum of the live files' sizes, and the active-file count is
+    // the number of live files.
+    if (auto v = expect(ExpectUsed(name, plan.used))) return v;
+    if (auto v = expect(ExpectFiles(name, plan.active))) return v;
+    const SpillManager* manager = runner.plan(name);
+    sut.checks += 3;  // The limit, the progress and the lazy plan's directories below.
+    if (manager == nullptr) {
+      return Violation{"invariant", fmt::format("plan {} is not bound in the runner", name)};
+    }
+    if (manager->max_temp_directory_size() != plan.limit) {
+      return Violation{"invariant",
+                       fmt::format("plan {}: max_temp_directory_size is {}, the model says {}",
+                                   name, manager->max_temp_directory_size(), plan.limit)};
+    }
+    if (manager->spilling_progress().current_bytes != manager->used_disk_space()) {
+      return Violation{"invariant",
+                       fmt::format("plan {}: spilling_progress().current_bytes {} differs from "
+                                   "used_disk_space() {}",
+                                   name, manager->spilling_progress().current_bytes,
+                                   manager->used_disk_space())};
+    }
+    // A lazy plan that has not spilled has no directory (and no inner manager).
+    if (plan.kind == PlanKind::kLazy && !plan.built) {
+      const auto* lazy = dynamic_cast<const PlanDiskManager*>(manager);
+      if (lazy == nullptr || lazy->inner() != nullptr) {
+        return Violation{
+            "invariant",
+            fmt::format("plan {} has not spilled but has built its directories", name)};
+      }
+    }
+  }
+  for (const auto& [name, id] : s.file_names) {
+    if (auto v = expect(ExpectSize(name, s.files.at(id).size))) return v;
+  }
+  // Every spill directory that should be there, and no other; the local dirs themselves.
+  for (int i = 0; i < kMaxLocalDirs; ++i) {
+    if (auto v = expect(ExpectCount(SpillDirsGlob(i), s.SpillDirCount(i)))) return v;
+    if (auto v = expect(ExpectRoot(i, s.root_exists[i]))) return v;
+  }
+  if (auto v = expect(ExpectCount(SpillDirsGlob(kTmpDir), s.SpillDirCount(kTmpDir)))) return v;
+  // Every live file exists until its last handle goes, unless a cleaner removed it.
+  if (auto v = expect(ExpectCount(std::string(kLocalFilesGlob), s.SpillFileCount(false)))) {
+    return v;
+  }
+  if (auto v = expect(ExpectCount(std::string(kTmpFilesGlob), s.SpillFileCount(true)))) {
+    return v;
+  }
+  return std::nullopt;
+}
+
+std::optional<Violation> DropEverything(SpillModel& s, SpillSut& sut, std::string* text) {
+  std::vector<std::string> names = Keys(s.file_names);
+  for (const std::string& plan : Keys(s.plan_names)) names.push_back(plan);
+  bool lost = false;  // Set once a drop's outcome was not predictable.
+  for (const std::string& name : names) {
+    ScenarioCommand drop = Line(Verb::kDrop);
+    drop.name = name;
+    CommandPtr command = lost ? nullptr : MakeCommand(drop, s);
+    if (command != nullptr) {
+      text->append(command->ToText()).append("\n");
+      if (std::optional<Violation> v = command->Execute(s, sut)) return v;
+      command->Apply(s);
+      continue;
+    }
+    // From here on the model cannot follow; the CleanupLog check below still holds.
+    lost = true;
+    text->append(drop.ToString()).append("\n");
+    std::string message;
+    if (sut.runner->Step(drop, &message) != StepResult::kOk) {
+      return Violation{"malformed", fmt::format("{}: {}", Quoted(drop), message)};
+    }
+  }
+
+  // Everything is dropped: the filesystem holds nothing a manager made, except what the
+  // CleanupLog reports as left behind (a path, or a directory holding one).
+  const std::vector<std::string> left = sut.runner->cleanup_log()->left_behind();
+  auto reported = [&](const std::string& path) {
+    return std::any_of(left.begin(), left.end(), [&](const std::string& l) {
+      return l == path || (l.size() > path.size() && l.compare(0, path.size(), path) == 0 &&
+                           l[path.size()] == '/');
+    });
+  };
+  for (const std::string glob :
+       {"/l*/datafusion-*", "/l*/datafusion-*/*", "/tmp/datafusion-*", "/tmp/datafusion-*/*"}) {
+    for (const std::string& path : ExpandGlob(sut.runner->base_fs(), glob)) {
+      if (!reported(path)) {
+        return Violation{"leftover",
+                         fmt::format("after everything was dropped, {} is still there and the "
+                                     "CleanupLog does not report it",
+                                     path)};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::string ScenarioText(const std::vector<CommandPtr>& commands) {
+  std::string text;
+  for (const CommandPtr& c : commands) text.append(c->ToText()).append("\n");
+  return text;
+}
+
+Program ProgramFromLines(const std::vector<ScenarioCommand>& lines, scenario::FsKind fs) {
+  Program program;
+  program.state = InitialState(fs);
+  for (const ScenarioCommand& line : lines) {
+    if (scenario::IsExpect(line.verb)) continue;
+    CommandPtr command = MakeCommand(line, program.state);
+    if (command == nullptr) continue;
+    command->Apply(program.state);
+    program.commands.push_back(std::move(command));
+  }
+  return program;
+}
+
+std::optional<Violation> RunProgram(const Program& program, const scenario::RunnerOptions& options,
+                                    std::string* text) {
+  std::string scratch;
+  std::string* out = text != nullptr ? text : &scratch;
+  out->clear();
+  StatusOr<std::unique_ptr<scenario::Runner>> runner = scenario::Runner::Create(options);
+  if (!runner.ok()) {
+    return Violation{"setup", "cannot create the runner: " + runner.status().ToString()};
+  }
+  SpillSut sut{runner->get()};
+  SpillModel s = InitialState(options.fs);
+  for (const CommandPtr& command : program.commands) {
+    out->append(command->ToText()).append("\n");
+    if (std::optional<Violation> v = command->Execute(s, sut)) return v;
+    command->Apply(s);
+  }
+  return DropEverything(s, sut, out);
+}
+
+}  // namespace spillway::model

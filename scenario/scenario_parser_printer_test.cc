@@ -1,0 +1,114 @@
+// Tests of the scenario printer: each command's shortest form, commands built in code,
+// equivalence of commands, and the round trip Parse(ToString()) on every shipped scenario.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "spillway/scenario/scenario.h"
+#include "support/scenario_test_support.h"
+
+namespace spillway::scenario {
+namespace {
+
+using test_support::MustParseOne;
+using test_support::ReadText;
+using test_support::ScenarioFiles;
+
+// The round trip every accepted scenario must survive: printing it and parsing the print
+// gives equivalent commands, and printing again gives the same text.
+void ExpectRoundTrip(const Scenario& scenario) {
+  const std::string printed = ToText(scenario.commands);
+  std::variant<Scenario, ParseError> again = Parse(printed, "printed");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(again))
+      << std::get<ParseError>(again).message << "\nin:\n"
+      << printed;
+  const Scenario& reparsed = std::get<Scenario>(again);
+  ASSERT_EQ(reparsed.commands.size(), scenario.commands.size()) << printed;
+  for (size_t i = 0; i < scenario.commands.size(); ++i) {
+    EXPECT_TRUE(CommandsEquivalent(scenario.commands[i], reparsed.commands[i]))
+        << "line " << scenario.commands[i].line << " printed as \""
+        << scenario.commands[i].ToString() << "\" parsed back as \""
+        << reparsed.commands[i].ToString() << "\"";
+  }
+  EXPECT_EQ(ToText(reparsed.commands), printed);
+}
+
+TEST(ScenarioParserTest, PrintsCommandsInTheirShortestForm) {
+  EXPECT_EQ(MustParseOne("plan p /l0,/l1 limit=10").ToString(), "plan p /l0,/l1 limit=10");
+  EXPECT_EQ(MustParseOne("plan p /l0").ToString(), "plan p /l0");
+  EXPECT_EQ(MustParseOne("plan p /l0 limit=1024 mode=lazy").ToString(),
+            "plan p /l0 mode=lazy limit=1K");
+  EXPECT_EQ(MustParseOne("plan p os_tmp missing_dir=recreate").ToString(),
+            "plan p os_tmp missing_dir=recreate");
+  EXPECT_EQ(MustParseOne("capacity 3145728").ToString(), "capacity 3M");
+  EXPECT_EQ(MustParseOne("write f 1025").ToString(), "write f 1025");
+  EXPECT_EQ(MustParseOne("spill f p").ToString(), "spill f p");
+  EXPECT_EQ(MustParseOne("spill f p sort").ToString(), "spill f p sort");
+  EXPECT_EQ(MustParseOne("fault write EIO").ToString(), "fault write EIO");
+  EXPECT_EQ(MustParseOne("fault any EACCES times=forever after=3 path=/x/*").ToString(),
+            "fault any EACCES after=3 times=forever path=/x/*");
+  EXPECT_EQ(MustParseOne("expect   count  /a/*   2 # c").ToString(), "expect count /a/* 2");
+  EXPECT_EQ(MustParseOne("expect error LIMIT").ToString(), "expect error LIMIT");
+  EXPECT_EQ(MustParseOne("quirk no_rollback").ToString(), "quirk no_rollback");
+}
+
+TEST(ScenarioParserTest, GeneratedCommandsWithDefaultFieldsPrintTheirValues) {
+  // A generator fills values, not the *_written flags; what differs from a default prints.
+  Command plan;
+  plan.verb = Verb::kPlan;
+  plan.name = "p";
+  plan.plan.local_dirs = {"/l0"};
+  plan.plan.limit = 10;
+  plan.plan.mode = PlanMode::kEager;
+  EXPECT_EQ(plan.ToString(), "plan p /l0 mode=eager limit=10");
+
+  Command spill;
+  spill.verb = Verb::kSpill;
+  spill.name = "f";
+  spill.target = "p";  // description left empty: the default.
+  EXPECT_EQ(spill.ToString(), "spill f p");
+  EXPECT_TRUE(CommandsEquivalent(spill, MustParseOne(spill.ToString())));
+}
+
+TEST(ScenarioParserTest, EquivalenceLooksOnlyAtTheVerbsFields) {
+  Command a = MustParseOne("write f 8");
+  Command b = a;
+  b.line = 99;
+  b.path = "/unrelated";
+  EXPECT_TRUE(CommandsEquivalent(a, b));
+  b.size = 9;
+  EXPECT_FALSE(CommandsEquivalent(a, b));
+  EXPECT_FALSE(CommandsEquivalent(MustParseOne("drop f"), MustParseOne("drop g")));
+  EXPECT_FALSE(CommandsEquivalent(MustParseOne("dir /a"), MustParseOne("file /a")));
+}
+
+TEST(ScenarioParserTest, EveryShippedScenarioRoundTrips) {
+  const std::vector<std::filesystem::path> files = ScenarioFiles();
+  int shipped = 0;
+  for (const std::filesystem::path& path : files) {
+    SCOPED_TRACE(path.string());
+    const std::string text = ReadText(path);
+    std::variant<Scenario, ParseError> r = Parse(text, path.string());
+    if (path.filename() == "syntax_error.scen") {
+      ASSERT_TRUE(std::holds_alternative<ParseError>(r));
+      continue;
+    }
+    ASSERT_TRUE(std::holds_alternative<Scenario>(r)) << std::get<ParseError>(r).message;
+    const Scenario& scenario = std::get<Scenario>(r);
+    EXPECT_FALSE(scenario.commands.empty());
+    ExpectRoundTrip(scenario);
+    // Each command on its own, too.
+    for (const Command& c : scenario.commands) {
+      EXPECT_TRUE(CommandsEquivalent(c, MustParseOne(c.ToString()))) << c.ToString();
+    }
+    if (path.parent_path() == std::filesystem::path(SPILLWAY_SCENARIO_DIR)) ++shipped;
+  }
+  EXPECT_GE(shipped, 22);
+}
+
+}  // namespace
+}  // namespace spillway::scenario

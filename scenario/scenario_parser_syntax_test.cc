@@ -1,0 +1,280 @@
+// Tests of the scenario parser on the syntax of SCENARIOS.md: the documented example,
+// sizes, counts, names and paths, comments, defaults, each command's words and options,
+// and the errors of malformed input.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "spillway/scenario/scenario.h"
+#include "support/scenario_test_support.h"
+
+namespace spillway::scenario {
+namespace {
+
+using test_support::kDocumentedExample;
+using test_support::MustFail;
+using test_support::MustParse;
+using test_support::MustParseOne;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+
+// Input that must fail to parse, and a part of the message it must fail with.
+struct Malformed {
+  std::string text;
+  std::string message_part;
+};
+
+void ExpectMalformed(const std::vector<Malformed>& cases) {
+  for (const Malformed& c : cases) {
+    SCOPED_TRACE(c.text);
+    EXPECT_THAT(MustFail(c.text).message, HasSubstr(c.message_part));
+  }
+}
+
+TEST(ScenarioParserTest, ParsesTheDocumentedExample) {
+  const Scenario s = MustParse(kDocumentedExample);
+  ASSERT_EQ(s.commands.size(), 15u);
+  EXPECT_EQ(s.file_name, "test.scen");
+
+  const Command& plan = s.commands[2];
+  EXPECT_EQ(plan.verb, Verb::kPlan);
+  EXPECT_EQ(plan.line, 3);
+  EXPECT_EQ(plan.name, "p");
+  EXPECT_EQ(plan.plan.dirs_kind, DirsKind::kList);
+  EXPECT_THAT(plan.plan.local_dirs, ElementsAre("/local0", "/local1"));
+  EXPECT_EQ(plan.plan.limit, 10u);
+  EXPECT_TRUE(plan.plan.limit_written);
+  EXPECT_EQ(plan.plan.mode, PlanMode::kLazy);
+  EXPECT_FALSE(plan.plan.mode_written);
+  EXPECT_EQ(plan.plan.missing_dir, MissingDirPolicy::kFail);
+
+  EXPECT_EQ(s.commands[3].verb, Verb::kExpectCount);
+  EXPECT_EQ(s.commands[3].path, "/local*/datafusion-*");
+  EXPECT_EQ(s.commands[3].count, 0u);
+
+  const Command& spill = s.commands[4];
+  EXPECT_EQ(spill.verb, Verb::kSpill);
+  EXPECT_EQ(spill.name, "f");
+  EXPECT_EQ(spill.target, "p");
+  EXPECT_EQ(spill.description, "spill");
+
+  EXPECT_EQ(s.commands[6].verb, Verb::kWrite);
+  EXPECT_EQ(s.commands[6].size, 8u);
+  EXPECT_EQ(s.commands[9].verb, Verb::kExpectError);
+  EXPECT_EQ(s.commands[9].error, "LIMIT");
+  EXPECT_EQ(s.commands[11].verb, Verb::kDrop);
+  EXPECT_EQ(s.commands[11].name, "p");
+  EXPECT_EQ(s.commands[14].line, 15);
+}
+
+TEST(ScenarioParserTest, SizesAreBytesWithBinarySuffixes) {
+  const std::vector<std::pair<std::string, uint64_t>> cases = {
+      {"0", 0},
+      {"7", 7},
+      {"007", 7},
+      {"1K", 1024},
+      {"3M", uint64_t{3} << 20},
+      {"2G", uint64_t{2} << 30},
+      {"0G", 0},
+      {"18446744073709551615", kMax},
+      // The largest G multiple that fits: (2^34 - 1) GiB.
+      {"17179869183G", ((uint64_t{1} << 34) - 1) << 30},
+  };
+  for (const auto& [text, value] : cases) {
+    const Command c = MustParseOne("capacity " + text);
+    EXPECT_EQ(c.verb, Verb::kCapacity) << text;
+    EXPECT_EQ(c.size, value) << text;
+  }
+}
+
+TEST(ScenarioParserTest, RejectsBadAndOverflowingSizes) {
+  for (const std::string bad : {"1k", "1m", "K", "-1", "+1", "1.5K", "1KB", "0x10", "1 K", "ten"}) {
+    const ParseError e = MustFail("dir /l\nplan p /l\nspill f p\nwrite f " + bad + "\n");
+    EXPECT_EQ(e.line, 4) << bad;
+    EXPECT_FALSE(e.message.empty()) << bad;
+  }
+  for (const std::string big : {"18446744073709551616", "99999999999999999999999", "17179869184G",
+                                "17592186044416M", "18014398509481984K"}) {
+    const ParseError e = MustFail("capacity " + big);
+    EXPECT_EQ(e.line, 1);
+    EXPECT_THAT(e.message, HasSubstr("too large")) << big;
+  }
+}
+
+TEST(ScenarioParserTest, CountsTakeNoSuffix) {
+  EXPECT_EQ(MustParseOne("expect files p 3").count, 3u);
+  EXPECT_EQ(MustParseOne("expect count /a/* 18446744073709551615").count, kMax);
+  ExpectMalformed({
+      {"dir /\nexpect files p 5K", "count"},
+      {"dir /\nexpect count /a 18446744073709551616", "too large"},
+      {"fault write EIO after=1K", "count"},
+      {"fault write EIO times=-1", "count"},
+  });
+}
+
+TEST(ScenarioParserTest, NamesAreLettersDigitsUnderscoreAndDash) {
+  const Command c = MustParseOne("spill a-B_9 Plan-2");
+  EXPECT_EQ(c.name, "a-B_9");
+  EXPECT_EQ(c.target, "Plan-2");
+  for (const std::string bad : {"a.b", "a/b", "a*", "\xc3\xa9", "a=b", "a,b"}) {
+    EXPECT_THAT(MustFail("drop " + bad).message, HasSubstr("bad name")) << bad;
+  }
+}
+
+TEST(ScenarioParserTest, PathsAreAbsoluteWithoutDotComponents) {
+  EXPECT_EQ(MustParseOne("dir /").path, "/");
+  EXPECT_EQ(MustParseOne("file /a/b.c/..d").path, "/a/b.c/..d");
+  for (const std::string bad : {"local0", "/a/./b", "/a/../b", "/a/", "//a", "/a//b", "/.."}) {
+    EXPECT_EQ(MustFail("dir " + bad).line, 1) << bad;
+    EXPECT_EQ(MustFail("dir /\nexpect exists " + bad).line, 2) << bad;
+    EXPECT_EQ(MustFail("clean " + bad).line, 1) << bad;
+    EXPECT_EQ(MustFail("plan p /a," + bad).line, 1) << bad;
+    EXPECT_EQ(MustFail("fault write EIO path=" + bad).line, 1) << bad;
+  }
+  EXPECT_EQ(MustFail("plan p /a,,/b").line, 1);
+  EXPECT_EQ(MustFail("plan p /a,").line, 1);
+}
+
+TEST(ScenarioParserTest, CommentsAndBlankLinesAreIgnoredAnywhere) {
+  const Scenario s = MustParse(
+      "# a header\n"
+      "\n"
+      "   dir /a   # trailing\n"
+      "\tdir /b#glued\n"
+      "#expect ok\n"
+      "   \t  \n"
+      "dir /c\r\n");
+  ASSERT_EQ(s.commands.size(), 3u);
+  EXPECT_EQ(s.commands[0].path, "/a");
+  EXPECT_EQ(s.commands[0].line, 3);
+  EXPECT_EQ(s.commands[1].path, "/b");
+  EXPECT_EQ(s.commands[1].line, 4);
+  EXPECT_EQ(s.commands[2].path, "/c");
+  EXPECT_EQ(s.commands[2].line, 7);
+  EXPECT_TRUE(MustParse("").commands.empty());
+  EXPECT_TRUE(MustParse("# only a comment").commands.empty());
+}
+
+TEST(ScenarioParserTest, DefaultsAreThoseOfTheContract) {
+  const Command plan = MustParseOne("plan p /l");
+  EXPECT_EQ(plan.plan.mode, PlanMode::kLazy);
+  EXPECT_EQ(plan.plan.limit, uint64_t{100} << 30);
+  EXPECT_EQ(plan.plan.missing_dir, MissingDirPolicy::kFail);
+  EXPECT_FALSE(plan.plan.limit_written || plan.plan.mode_written || plan.plan.missing_dir_written);
+
+  const Command fault = MustParseOne("fault create ENOENT");
+  EXPECT_EQ(fault.fault.op, OpKind::kCreate);
+  EXPECT_EQ(fault.fault.error_number, ENOENT);
+  EXPECT_EQ(fault.fault.after, 0u);
+  EXPECT_EQ(fault.fault.times, std::optional<uint64_t>(1));
+  EXPECT_EQ(fault.fault.path_glob, "");
+
+  EXPECT_EQ(MustParseOne("spill f p").description, "spill");
+  EXPECT_EQ(MustParseOne("spill f p hash-join.build").description, "hash-join.build");
+}
+
+TEST(ScenarioParserTest, PlanDirsAndOptions) {
+  const Command os_tmp = MustParseOne("plan p os_tmp limit=1G");
+  EXPECT_EQ(os_tmp.plan.dirs_kind, DirsKind::kOsTmp);
+  EXPECT_EQ(os_tmp.plan.limit, uint64_t{1} << 30);
+  EXPECT_EQ(MustParseOne("plan p disabled").plan.dirs_kind, DirsKind::kDisabled);
+
+  const Command eager = MustParseOne("plan q /a missing_dir=recreate mode=eager limit=0");
+  EXPECT_EQ(eager.plan.mode, PlanMode::kEager);
+  EXPECT_EQ(eager.plan.missing_dir, MissingDirPolicy::kRecreate);
+  EXPECT_EQ(eager.plan.limit, 0u);
+  EXPECT_TRUE(eager.plan.mode_written && eager.plan.limit_written &&
+              eager.plan.missing_dir_written);
+
+  EXPECT_EQ(MustParseOne("plan p os_tmp mode=lazy").plan.mode, PlanMode::kLazy);
+  ExpectMalformed({
+      {"plan p os_tmp mode=eager", "mode=eager"},
+      {"plan p disabled mode=eager", "mode=eager"},
+      {"plan p /a mode=sometimes", "mode"},
+      {"plan p /a missing_dir=retry", "missing_dir"},
+      {"plan p /a limit=10 limit=20", "twice"},
+      {"plan p /a colour=blue", "unknown option"},
+      {"plan p /a extra", "unexpected word"},
+  });
+}
+
+TEST(ScenarioParserTest, FaultOpsOptionsAndErrnos) {
+  const Command any = MustParseOne("fault any ENOSPC after=2 times=forever path=/l*/datafusion-*");
+  EXPECT_EQ(any.fault.op, std::nullopt);
+  EXPECT_EQ(any.fault.error_number, ENOSPC);
+  EXPECT_EQ(any.fault.after, 2u);
+  EXPECT_EQ(any.fault.times, std::nullopt);
+  EXPECT_EQ(any.fault.path_glob, "/l*/datafusion-*");
+
+  const std::vector<std::pair<std::string, OpKind>> ops = {
+      {"mkdir", OpKind::kMkdir},   {"create", OpKind::kCreate}, {"write", OpKind::kWrite},
+      {"remove", OpKind::kRemove}, {"rmdir", OpKind::kRmdir},   {"list", OpKind::kList}};
+  for (const auto& [word, op] : ops) {
+    EXPECT_EQ(MustParseOne("fault " + word + " EIO times=3").fault.op, op) << word;
+  }
+  ExpectMalformed({
+      {"fault stat EIO", "unknown fault OP"},  // Only the OPs the contract defines.
+      {"fault write EWHAT", "unknown errno name"},
+      {"fault write EIO times=2 times=3", "twice"},
+      {"fault write EIO when=now", "unknown option"},
+      {"fault write", "usage"},
+  });
+}
+
+TEST(ScenarioParserTest, ExpectErrorNamesAnErrnoLimitOrDisabled) {
+  EXPECT_EQ(MustParseOne("expect error ENOTDIR").error, "ENOTDIR");
+  EXPECT_EQ(MustParseOne("expect error LIMIT").error, "LIMIT");
+  EXPECT_EQ(MustParseOne("expect error DISABLED").error, "DISABLED");
+  EXPECT_EQ(MustParseOne("expect error EROFS").error, "EROFS");
+  for (const std::string bad : {"OK", "limit", "ENOPE", "INVALID", "2"}) {
+    EXPECT_THAT(MustFail("dir /\nexpect error " + bad).message, HasSubstr("unknown error")) << bad;
+  }
+}
+
+TEST(ScenarioParserTest, QuirksByName) {
+  EXPECT_EQ(MustParseOne("quirk write_leak").quirk, Quirk::kWriteLeak);
+  EXPECT_EQ(MustParseOne("quirk outer_accounting").quirk, Quirk::kOuterAccounting);
+  const ParseError e = MustFail("quirk leaky");
+  EXPECT_THAT(e.message, HasSubstr("unknown quirk \"leaky\""));
+  EXPECT_THAT(e.message, HasSubstr("shared_limit"));
+}
+
+TEST(ScenarioParserTest, ExpectBeforeAnyCommandIsMalformed) {
+  EXPECT_EQ(MustFail("# header\nexpect ok\n").line, 2);
+  EXPECT_EQ(MustFail("expect count /tmp/* 0").line, 1);
+  EXPECT_EQ(MustFail("expect error ENOENT").line, 1);
+  // Any command that is not an expect gives an outcome to check, quirk included.
+  EXPECT_EQ(MustParse("quirk count_leak\nexpect ok\nexpect ok").commands.size(), 3u);
+}
+
+TEST(ScenarioParserTest, UnknownCommandsChecksAndArity) {
+  ExpectMalformed({
+      {"mkdir /a", "unknown command \"mkdir\""},
+      {"DIR /a", "unknown command"},
+      {"dir /\nexpect", "expect needs"},
+      {"dir /\nexpect nothing", "unknown check"},
+      {"dir /a /b", "unexpected word \"/b\""},
+      {"dir", "too few words; usage: dir PATH"},
+      {"spill f p sort extra", "unexpected word \"extra\""},
+      {"dir /\nexpect ok now", "unexpected word \"now\""},
+      {"write f", "usage: write FILE SIZE"},
+  });
+}
+
+TEST(ScenarioParserTest, ReportsTheFirstOffendingLine) {
+  const ParseError e = MustFail("dir /a\nbogus\ndir /b\nwrite f 1X\n");
+  EXPECT_EQ(e.line, 2);
+  EXPECT_THAT(e.message, HasSubstr("bogus"));
+}
+
+}  // namespace
+}  // namespace spillway::scenario

@@ -1,0 +1,552 @@
+// The runner: executes Commands against a fresh filesystem, one step at a time.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "scenario_syntax.h"
+#include "spillway/scenario/scenario.h"
+#include "spillway/spill/spill_writer.h"
+#include "spillway/vfs/glob.h"
+#include "spillway/vfs/mem_file_system.h"
+#include "spillway/vfs/posix_file_system.h"
+
+namespace spillway::scenario {
+namespace {
+
+// splitmix64's finaliser: spreads a run seed and a plan counter into unrelated seeds.
+uint64_t MixSeed(uint64_t seed, uint64_t counter) {
+  uint64_t z = seed + counter * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// An outcome for people: "ok", "LIMIT (...)", "ENOENT (mkdir /l0/x: No such file ...)".
+std::string Describe(const Status& s) {
+  if (s.ok()) return "ok";
+  if (s.code() == StatusCode::kErrno) {
+    return fmt::format("{} ({} {}: {})", s.CodeName(), s.op(), s.path(), s.message());
+  }
+  if (s.message().empty()) return s.CodeName();
+  return fmt::format("{} ({})", s.CodeName(), s.message());
+}
+
+// The bytes `write FILE SIZE` appends: a fixed pattern, so runs are reproducible. Sizes up
+// to kMaxFilled come from one reused buffer; a larger write (a scenario showing that 200G
+// is over a limit) gets zero pages from a MAP_NORESERVE mapping, which costs nothing
+// unless the bytes are really written.
+class PatternData {
+ public:
+  PatternData() = default;
+  PatternData(const PatternData&) = delete;
+  PatternData& operator=(const PatternData&) = delete;
+  ~PatternData() { Unmap(); }
+
+  // The first `size` bytes of the pattern, valid until the next call.
+  StatusOr<std::string_view> Get(uint64_t size) {
+    Unmap();
+    if (size <= kMaxFilled) {
+      while (filled_.size() < size) filled_.push_back(static_cast<char>('a' + filled_.size() % 26));
+      return std::string_view(filled_.data(), size);
+    }
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return Status::FromErrno(errno, "mmap", "(write buffer)");
+    mapped_ = p;
+    mapped_size_ = size;
+    return std::string_view(static_cast<const char*>(p), size);
+  }
+
+ private:
+  static constexpr uint64_t kMaxFilled = uint64_t{64} << 20;
+
+  void Unmap() {
+    if (mapped_ != nullptr) ::munmap(mapped_, mapped_size_);
+    mapped_ = nullptr;
+  }
+
+  std::string filled_;
+  void* mapped_ = nullptr;
+  size_t mapped_size_ = 0;
+};
+
+// Creates `path` and its missing parents on `fs`, like mkdir -p.
+Status MakeDirs(FileSystem& fs, const std::string& path) {
+  if (path == "/") return OkStatus();
+  size_t pos = 0;
+  while (true) {
+    pos = path.find('/', pos + 1);
+    const std::string prefix = path.substr(0, pos);
+    const bool last = pos == std::string::npos;
+    Status s = fs.CreateDir(prefix);
+    if (s.IsErrno(EEXIST)) {
+      // An existing directory is fine. Anything else in the way of a parent shows up at the
+      // next level as ENOTDIR, as mkdir(2) reports it; in the way of `path`, as EEXIST.
+      StatusOr<FileStat> st = fs.Stat(prefix);
+      if (!last || (st.ok() && st->type == FileType::kDirectory)) s = OkStatus();
+    }
+    if (!s.ok() || last) return s;
+  }
+}
+
+std::string TempBase() {
+  const char* env = std::getenv("TMPDIR");
+  std::string dir = (env != nullptr && env[0] == '/') ? env : "/tmp";
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
+}  // namespace
+
+struct Runner::Impl {
+  RunnerOptions options;
+  std::string private_root;  // Non-empty when this Runner made the root and must remove it.
+  std::shared_ptr<MemFileSystem> mem;  // kMem only.
+  std::shared_ptr<FileSystem> base;
+  std::shared_ptr<FaultInjectingFileSystem> fs;
+  std::shared_ptr<CleanupLog> cleanup_log = std::make_shared<CleanupLog>();
+  std::shared_ptr<SharedManagerCache> shared_cache = std::make_shared<SharedManagerCache>();
+  Quirks quirks;
+  uint64_t plans_built = 0;
+  std::map<std::string, std::shared_ptr<SpillManager>> plans;
+  std::map<std::string, SpillFile> files;
+  std::set<std::string> dropped;
+  Status last_outcome;
+  bool seen_act = false;
+  PatternData data;
+
+  // Name checks. Each returns an empty string when the name may be used that way, and
+  // what is wrong otherwise.
+  std::string CheckUnbound(const std::string& name) const {
+    if (dropped.count(name) != 0) {
+      return fmt::format("\"{}\" was dropped; a name cannot be used again after drop", name);
+    }
+    if (plans.count(name) != 0) return fmt::format("\"{}\" is already bound to a plan", name);
+    if (files.count(name) != 0) return fmt::format("\"{}\" is already bound to a file", name);
+    return {};
+  }
+  std::string UseError(const std::string& name, std::string_view wanted) const {
+    if (dropped.count(name) != 0) return fmt::format("\"{}\" was dropped", name);
+    if (plans.count(name) != 0) return fmt::format("\"{}\" is a plan, not a {}", name, wanted);
+    if (files.count(name) != 0) return fmt::format("\"{}\" is a file, not a {}", name, wanted);
+    return fmt::format("unknown name \"{}\" (no {} is bound to it)", name, wanted);
+  }
+  SpillManager* FindPlan(const std::string& name, std::string* message) const {
+    auto it = plans.find(name);
+    if (it != plans.end()) return it->second.get();
+    *message = UseError(name, "plan");
+    return nullptr;
+  }
+  const SpillFile* FindFile(const std::string& name, std::string* message) const {
+    auto it = files.find(name);
+    if (it != files.end()) return &it->second;
+    *message = UseError(name, "file");
+    return nullptr;
+  }
+
+  StatusOr<std::shared_ptr<SpillManager>> BuildPlan(const PlanSpec& spec) {
+    const uint64_t seed = MixSeed(options.seed, ++plans_built);
+    if (spec.dirs_kind == DirsKind::kList && spec.mode == PlanMode::kLazy) {
+      PlanDiskManagerOptions o;
+      o.local_dirs = spec.local_dirs;
+      o.max_temp_directory_size = spec.limit;
+      o.limit_config_key = std::string(internal::kCometLimitKey);
+      o.missing_dir = spec.missing_dir;
+      o.quirks = quirks;
+      o.seed = seed;
+      o.cleanup_log = cleanup_log;
+      o.shared_cache = shared_cache;
+      StatusOr<std::shared_ptr<PlanDiskManager>> built = PlanDiskManager::Create(fs, std::move(o));
+      if (!built.ok()) return built.status();
+      return std::shared_ptr<SpillManager>(std::move(*built));
+    }
+    DiskManagerOptions o;
+    switch (spec.dirs_kind) {
+      case DirsKind::kList:
+        o.mode = DiskManagerMode::kDirectories;
+        o.local_dirs = spec.local_dirs;
+        break;
+      case DirsKind::kOsTmp:
+        o.mode = DiskManagerMode::kOsTmpDirectory;
+        break;
+      case DirsKind::kDisabled:
+        o.mode = DiskManagerMode::kDisabled;
+        break;
+    }
+    o.max_temp_directory_size = spec.limit;
+    o.missing_dir = spec.missing_dir;
+    o.quirks = quirks;
+    o.seed = seed;
+    o.cleanup_log = cleanup_log;
+    StatusOr<std::shared_ptr<DiskManager>> built = DiskManager::Build(fs, std::move(o));
+    if (!built.ok()) return built.status();
+    return std::shared_ptr<SpillManager>(std::move(*built));
+  }
+
+  Status Clean(const std::string& glob) {
+    Status first_failure;
+    for (const std::string& match : ExpandGlob(*base, glob)) {
+      // A match below one removed earlier is already gone.
+      if (!base->Exists(match)) continue;
+      Status s = base->RemoveTree(match);
+      if (!s.ok() && first_failure.ok()) first_failure = std::move(s);
+    }
+    return first_failure;
+  }
+
+  // Runs a non-expect command: kOk with its outcome in `outcome`, or kMalformed.
+  StepResult Act(const Command& c, Status* outcome, std::string* message) {
+    switch (c.verb) {
+      case Verb::kCapacity:
+        if (mem != nullptr) mem->SetCapacity(c.size);  // Ignored on a real disk.
+        return StepResult::kOk;
+      case Verb::kDir:
+        *outcome = MakeDirs(*base, c.path);
+        return StepResult::kOk;
+      case Verb::kFile: {
+        *outcome = MakeDirs(*base, ParentPath(c.path));
+        if (!outcome->ok()) return StepResult::kOk;
+        StatusOr<std::unique_ptr<WritableFile>> file = base->CreateFile(c.path);
+        *outcome = file.ok() ? (*file)->Close() : file.status();
+        return StepResult::kOk;
+      }
+      case Verb::kPlan: {
+        *message = CheckUnbound(c.name);
+        if (!message->empty()) return StepResult::kMalformed;
+        StatusOr<std::shared_ptr<SpillManager>> plan = BuildPlan(c.plan);
+        *outcome = plan.status();
+        if (plan.ok()) plans.emplace(c.name, std::move(*plan));
+        return StepResult::kOk;
+      }
+      case Verb::kQuirk:
+        quirks = quirks.With(c.quirk);
+        return StepResult::kOk;
+      case Verb::kSpill: {
+        *message = CheckUnbound(c.name);
+        if (!message->empty()) return StepResult::kMalformed;
+        SpillManager* plan = FindPlan(c.target, message);
+        if (plan == nullptr) return StepResult::kMalformed;
+        StatusOr<SpillFile> file = plan->CreateTempFile(
+            c.description.empty() ? internal::kDefaultDescription : c.description);
+        *outcome = file.status();
+        if (file.ok()) files.emplace(c.name, std::move(*file));
+        return StepResult::kOk;
+      }
+      case Verb::kWrite: {
+        const SpillFile* file = FindFile(c.name, message);
+        if (file == nullptr) return StepResult::kMalformed;
+        StatusOr<std::string_view> bytes = data.Get(c.size);
+        if (!bytes.ok()) {
+          *outcome = bytes.status();
+          return StepResult::kOk;
+        }
+        SpillWriter writer(*file);
+        *outcome = writer.Write(*bytes);
+        return StepResult::kOk;
+      }
+      case Verb::kClone: {
+        *message = CheckUnbound(c.name);
+        if (!message->empty()) return StepResult::kMalformed;
+        const SpillFile* file = FindFile(c.target, message);
+        if (file == nullptr) return StepResult::kMalformed;
+        files.emplace(c.name, *file);
+        return StepResult::kOk;
+      }
+      case Verb::kDrop:
+        if (files.erase(c.name) == 0 && plans.erase(c.name) == 0) {
+          *message = UseError(c.name, "plan or file");
+          return StepResult::kMalformed;
+        }
+        dropped.insert(c.name);
+        return StepResult::kOk;
+      case Verb::kSetLimit: {
+        SpillManager* plan = FindPlan(c.name, message);
+        if (plan == nullptr) return StepResult::kMalformed;
+        *outcome = plan->SetMaxTempDirectorySize(c.size);
+        return StepResult::kOk;
+      }
+      case Verb::kFault:
+        if (c.fault.error_number == 0) {
+          *message = "a fault needs a non-zero errno";
+          return StepResult::kMalformed;
+        }
+        fs->AddRule(c.fault);
+        return StepResult::kOk;
+      case Verb::kShortWrite: {
+        const SpillFile* file = FindFile(c.name, message);
+        if (file == nullptr) return StepResult::kMalformed;
+        // Spill paths are made of the local dir as written, "datafusion-", ".tmp." and
+        // random alphanumerics; only a local dir spelled with '*' or '?' would make this
+        // glob match more than the one file.
+        fs->AddShortWrite(file->path(), c.size);
+        return StepResult::kOk;
+      }
+      case Verb::kClean:
+        *outcome = Clean(c.path);
+        return StepResult::kOk;
+      default:
+        *message = "not an act";
+        return StepResult::kMalformed;
+    }
+  }
+
+  // Checks an expectation: kOk when it holds.
+  StepResult Check(const Command& c, std::string* message) {
+    if (!seen_act) {
+      *message = "expect before any command: there is no outcome to check yet";
+      return StepResult::kMalformed;
+    }
+    auto fail = [message](std::string text) {
+      *message = std::move(text);
+      return StepResult::kExpectationFailed;
+    };
+    switch (c.verb) {
+      case Verb::kExpectOk:
+        if (last_outcome.ok()) return StepResult::kOk;
+        return fail(fmt::format("expected ok, got {}", Describe(last_outcome)));
+      case Verb::kExpectError:
+        if (!last_outcome.ok() && last_outcome.CodeName() == c.error) return StepResult::kOk;
+        return fail(fmt::format("expected error {}, got {}", c.error, Describe(last_outcome)));
+      case Verb::kExpectUsed: {
+        const SpillManager* plan = FindPlan(c.name, message);
+        if (plan == nullptr) return StepResult::kMalformed;
+        const uint64_t used = plan->used_disk_space();
+        if (used == c.size) return StepResult::kOk;
+        return fail(fmt::format("expected used {} {}, got {}", c.name, c.size, used));
+      }
+      case Verb::kExpectFiles: {
+        const SpillManager* plan = FindPlan(c.name, message);
+        if (plan == nullptr) return StepResult::kMalformed;
+        const uint64_t active = plan->spilling_progress().active_files_count;
+        if (active == c.count) return StepResult::kOk;
+        return fail(fmt::format("expected files {} {}, got {}", c.name, c.count, active));
+      }
+      case Verb::kExpectSize: {
+        const SpillFile* file = FindFile(c.name, message);
+        if (file == nullptr) return StepResult::kMalformed;
+        if (file->size() == c.size) return StepResult::kOk;
+        return fail(fmt::format("expected size {} {}, got {}", c.name, c.size, file->size()));
+      }
+      case Verb::kExpectCount: {
+        const std::vector<std::string> matches = ExpandGlob(*base, c.path);
+        if (matches.size() == c.count) return StepResult::kOk;
+        return fail(fmt::format("expected count {} {}, got {}{}{}", c.path, c.count, matches.size(),
+                                matches.empty() ? "" : ": ", fmt::join(matches, " ")));
+      }
+      case Verb::kExpectExists: {
+        StatusOr<FileStat> st = base->Stat(c.path);
+        if (st.ok()) return StepResult::kOk;
+        return fail(
+            fmt::format("expected exists {}, got missing ({})", c.path, st.status().CodeName()));
+      }
+      case Verb::kExpectMissing: {
+        StatusOr<FileStat> st = base->Stat(c.path);
+        if (!st.ok() && (st.status().IsErrno(ENOENT) || st.status().IsErrno(ENOTDIR))) {
+          return StepResult::kOk;
+        }
+        if (!st.ok()) {
+          return fail(fmt::format("expected missing {}, got {}", c.path, Describe(st.status())));
+        }
+        return fail(fmt::format("expected missing {}, got exists (a {})", c.path,
+                                st->type == FileType::kDirectory ? "directory" : "file"));
+      }
+      default:
+        *message = "not an expect";
+        return StepResult::kMalformed;
+    }
+  }
+};
+
+Runner::Runner(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+StatusOr<std::unique_ptr<Runner>> Runner::Create(RunnerOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->quirks = options.quirks;
+  if (options.fs == FsKind::kMem) {
+    // Without root's override, as on the real disk, a directory's permissions are checked.
+    MemFileSystemOptions mem_options;
+    mem_options.seed = options.seed;
+    mem_options.enforce_permissions = ::geteuid() != 0;
+    impl->mem = MemFileSystem::Create(mem_options);
+    impl->base = impl->mem;
+  } else {
+    std::string root = options.posix_root;
+    if (root.empty()) {
+      std::string tmpl = TempBase() + "/spillway-run-XXXXXX";
+      if (::mkdtemp(tmpl.data()) == nullptr) {
+        return Status::FromErrno(errno, "mkdtemp", tmpl);
+      }
+      root = tmpl;
+      impl->private_root = root;
+    } else {
+      struct stat st;
+      if (root.front() != '/' || ::stat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        return Status::InvalidArgument(
+            fmt::format("root \"{}\" is not an absolute path to an existing directory", root));
+      }
+    }
+    PosixFileSystemOptions posix_options;
+    posix_options.root = root;
+    impl->base = NewPosixFileSystem(posix_options);
+    // The in-memory filesystem starts with an empty /tmp; so does this one.
+    Status tmp = impl->base->CreateDir("/tmp");
+    if (!tmp.ok() && !tmp.IsErrno(EEXIST)) {
+      // Let the Runner's destructor remove the private root.
+      Runner cleanup(std::move(impl));
+      return tmp;
+    }
+  }
+  impl->fs = std::make_shared<FaultInjectingFileSystem>(impl->base, options.seed);
+  impl->options = std::move(options);
+  return std::unique_ptr<Runner>(new Runner(std::move(impl)));
+}
+
+Runner::~Runner() {
+  if (impl_ == nullptr) return;
+  DropAll();
+  // Managers cached under the shared_limit quirk live as long as the run.
+  impl_->shared_cache.reset();
+  const std::string root = impl_->private_root;
+  impl_.reset();  // Closes every file before the tree goes.
+  if (!root.empty()) {
+    // RemoveTree never follows a symlink, so a link a scenario planted cannot reach
+    // outside the root. A failure leaves a stray directory in the temp dir; there is no
+    // one to report it to from a destructor.
+    Status removed = NewPosixFileSystem()->RemoveTree(root);
+    if (!removed.ok()) {
+      std::fprintf(stderr, "spillway: could not remove %s: %s\n", root.c_str(),
+                   removed.ToString().c_str());
+    }
+  }
+}
+
+StepResult Runner::Step(const Command& command, std::string* message) {
+  message->clear();
+  if (IsExpect(command.verb)) return impl_->Check(command, message);
+  Status outcome;
+  const StepResult result = impl_->Act(command, &outcome, message);
+  if (result == StepResult::kOk) {
+    impl_->last_outcome = std::move(outcome);
+    impl_->seen_act = true;
+  }
+  return result;
+}
+
+const Status& Runner::last_outcome() const { return impl_->last_outcome; }
+FaultInjectingFileSystem& Runner::fs() { return *impl_->fs; }
+FileSystem& Runner::base_fs() { return *impl_->base; }
+
+SpillManager* Runner::plan(const std::string& name) {
+  auto it = impl_->plans.find(name);
+  return it == impl_->plans.end() ? nullptr : it->second.get();
+}
+
+const SpillFile* Runner::file(const std::string& name) {
+  auto it = impl_->files.find(name);
+  return it == impl_->files.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> Runner::plan_names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, plan] : impl_->plans) names.push_back(name);
+  return names;
+}
+
+std::vector<std::string> Runner::file_names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, file] : impl_->files) names.push_back(name);
+  return names;
+}
+
+const std::shared_ptr<CleanupLog>& Runner::cleanup_log() const { return impl_->cleanup_log; }
+
+void Runner::DropAll() {
+  while (!impl_->files.empty()) {
+    impl_->dropped.insert(impl_->files.begin()->first);
+    impl_->files.erase(impl_->files.begin());
+  }
+  while (!impl_->plans.empty()) {
+    impl_->dropped.insert(impl_->plans.begin()->first);
+    impl_->plans.erase(impl_->plans.begin());
+  }
+}
+
+int RunScenarioText(std::string_view text, std::string_view file_name, const RunnerOptions& options,
+                    bool verbose, std::FILE* out, std::FILE* err) {
+  std::variant<Scenario, ParseError> parsed = Parse(text, file_name);
+  if (const ParseError* e = std::get_if<ParseError>(&parsed)) {
+    fmt::print(err, "{}:{}: {}\n", file_name, e->line, e->message);
+    return 2;
+  }
+  const Scenario& scenario = std::get<Scenario>(parsed);
+  StatusOr<std::unique_ptr<Runner>> runner = Runner::Create(options);
+  if (!runner.ok()) {
+    fmt::print(err, "{}: cannot set up the filesystem: {}\n", file_name,
+               runner.status().ToString());
+    return 2;
+  }
+  for (const Command& command : scenario.commands) {
+    std::string message;
+    const StepResult result = (*runner)->Step(command, &message);
+    if (verbose) {
+      std::string what;
+      if (result == StepResult::kMalformed) {
+        what = "malformed";
+      } else if (result == StepResult::kExpectationFailed) {
+        what = "FAILED";
+      } else if (IsExpect(command.verb)) {
+        what = "held";
+      } else {
+        what = Describe((*runner)->last_outcome());
+      }
+      fmt::print(out, "{}:{}: {} -> {}\n", file_name, command.line, command.ToString(), what);
+    }
+    if (result == StepResult::kExpectationFailed) {
+      fmt::print(err, "{}:{}: {}\n", file_name, command.line, message);
+      return 1;
+    }
+    if (result == StepResult::kMalformed) {
+      fmt::print(err, "{}:{}: {}\n", file_name, command.line, message);
+      return 2;
+    }
+  }
+  return 0;
+}
+
+StatusOr<std::string> ReadScenarioFile(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return Status::FromErrno(errno, "open", path);
+  errno = 0;
+  std::string text;
+  char buffer[4096];
+  size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), f)) > 0) text.append(buffer, n);
+  const bool failed = std::ferror(f) != 0;
+  const int read_errno = errno != 0 ? errno : EIO;
+  std::fclose(f);
+  if (failed) return Status::FromErrno(read_errno, "read", path);
+  return text;
+}
+
+int RunScenarioFile(const std::string& file_path, const RunnerOptions& options, bool verbose,
+                    std::FILE* out, std::FILE* err) {
+  StatusOr<std::string> text = ReadScenarioFile(file_path);
+  if (!text.ok()) {
+    fmt::print(err, "{}: cannot read the file: {}\n", file_path, Describe(text.status()));
+    return 2;
+  }
+  return RunScenarioText(*text, file_path, options, verbose, out, err);
+}
+
+}  // namespace spillway::scenario

@@ -1,0 +1,44 @@
+// The spelling of the scenario language, shared by the parser (scenario_parser.cc), the
+// printer (scenario.cc) and the runner (scenario_runner.cc). Internal to spillway_scenario.
+#ifndef SPILLWAY_SCENARIO_SCENARIO_SYNTAX_H_
+#define SPILLWAY_SCENARIO_SCENARIO_SYNTAX_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "spillway/scenario/scenario.h"
+
+namespace spillway::scenario::internal {
+
+// A spill's description when none is written.
+inline constexpr std::string_view kDefaultDescription = "spill";
+// The configuration key a lazy (Comet) plan's limit errors name.
+inline constexpr std::string_view kCometLimitKey = "spark.comet.maxTempDirectorySize";
+// The DIRS words that are not a list of local dirs.
+inline constexpr std::string_view kOsTmpWord = "os_tmp";
+inline constexpr std::string_view kDisabledWord = "disabled";
+// `times=` value for a rule that never stops failing.
+inline constexpr std::string_view kForeverWord = "forever";
+
+// The command as written at the start of a line: "plan", "expect used", ...
+std::string_view VerbText(Verb verb);
+
+// A size in its shortest exact spelling: 1024 -> "1K", 1536 -> "1536", 0 -> "0".
+std::string FormatSize(uint64_t size);
+
+// The OP words `fault` accepts: mkdir, create, write, remove, rmdir, list, and any (every
+// kind, returned as nullopt). Returns false for any other word.
+bool FaultOpFromName(std::string_view name, std::optional<OpKind>* op);
+// The word for a rule's op ("any" for nullopt). A kind `fault` does not accept prints as
+// OpKindName(kind), which the parser then rejects.
+std::string FaultOpName(const std::optional<OpKind>& op);
+
+// The name of a MissingDirPolicy or PlanMode as written after `missing_dir=` / `mode=`.
+std::string_view MissingDirName(MissingDirPolicy policy);
+std::string_view PlanModeName(PlanMode mode);
+
+}  // namespace spillway::scenario::internal
+
+#endif  // SPILLWAY_SCENARIO_SCENARIO_SYNTAX_H_

@@ -1,0 +1,242 @@
+#include "spillway/sweep/sweep.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <variant>
+
+#include "spillway/scenario/scenario.h"
+#include "spillway/spill/quirks.h"
+
+namespace spillway::sweep {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::Field;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+// A fresh, empty output directory for one test.
+std::string OutDir() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / (std::string("sweep_test_") + info->name());
+  std::filesystem::remove_all(dir);
+  return dir.string();
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+SweepOptions SmallOptions(std::string workload) {
+  SweepOptions options;
+  options.workload = std::move(workload);
+  options.out_dir = OutDir();
+  return options;
+}
+
+// One plan, one file, a write that fits and one that does not.
+constexpr char kLimitWorkload[] = R"(dir /l
+plan p /l limit=10
+spill f p
+write f 8
+write f 8
+drop f
+drop p
+)";
+
+TEST(SweepTest, ReferenceWorkloadParsesWithoutExpectOrFault) {
+  auto parsed = scenario::Parse(ReferenceWorkload(), "reference");
+  ASSERT_TRUE(std::holds_alternative<scenario::Scenario>(parsed));
+  const auto& commands = std::get<scenario::Scenario>(parsed).commands;
+  bool eager = false;
+  for (const scenario::Command& command : commands) {
+    EXPECT_FALSE(scenario::IsExpect(command.verb)) << command.ToString();
+    EXPECT_NE(command.verb, scenario::Verb::kFault) << command.ToString();
+    eager = eager || (command.verb == scenario::Verb::kPlan &&
+                      command.plan.mode == scenario::PlanMode::kEager);
+  }
+  EXPECT_TRUE(eager);
+}
+
+TEST(SweepTest, CorrectCodeHasNoViolationAndEveryOperationIsSwept) {
+  SweepOptions options = SmallOptions(kLimitWorkload);
+  options.errnos = {ENOSPC, EIO};
+  uint64_t runs_seen = 0;
+  uint64_t faulted_runs_with_fault = 0;
+  options.on_run = [&](const RunReport& run) {
+    ++runs_seen;
+    if (run.error_number && run.faults_injected > 0) ++faulted_runs_with_fault;
+  };
+  StatusOr<SweepResult> result = RunSweep(options);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_THAT(result->violations, IsEmpty());
+  // Creating the directory, the file, a write, closing and removing them: several calls.
+  EXPECT_GE(result->operations, 4u);
+  EXPECT_EQ(result->runs, 1 + result->operations * 2 * 2);
+  EXPECT_EQ(runs_seen, result->runs);
+  // Every faulted run met its fault.
+  EXPECT_EQ(faulted_runs_with_fault, result->runs - 1);
+  EXPECT_EQ(result->runs_with_violations, 0u);
+}
+
+TEST(SweepTest, NoRollbackIsCaughtAtTheWriteOverTheLimit) {
+  SweepOptions options = SmallOptions(kLimitWorkload);
+  options.quirks = Quirk::kNoRollback;
+  options.errnos = {EIO};
+  options.modes = {FaultMode::kTransient};
+  StatusOr<SweepResult> result = RunSweep(options);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_THAT(result->violations, Contains(AllOf(Field(&Violation::check, Check::kAccounting),
+                                                 Field(&Violation::error_number, std::nullopt))));
+  for (const Violation& v : result->violations) {
+    if (v.check != Check::kAccounting || v.error_number) continue;
+    EXPECT_EQ(v.act, "write f 8");
+    EXPECT_THAT(v.message, HasSubstr("plan p used_disk_space is 16, expected 8"));
+    // The scenario written for it carries the quirk and an expect that fails on replay.
+    const std::string text = ReadFile(v.scenario_path);
+    EXPECT_THAT(text, HasSubstr("quirk no_rollback\n"));
+    EXPECT_THAT(text, HasSubstr("expect used p 8"));
+    EXPECT_TRUE(v.has_expect);
+    EXPECT_EQ(v.replay_exit, 1) << v.replay_message;
+    EXPECT_THAT(v.replay_message, HasSubstr("expected used p 8, got 16"));
+    break;
+  }
+}
+
+TEST(SweepTest, CountLeakIsCaughtWhenACreateFails) {
+  SweepOptions options = SmallOptions(R"(dir /l
+plan p /l
+spill f p
+spill g p
+drop g
+drop f
+drop p
+)");
+  options.quirks = Quirk::kCountLeak;
+  options.errnos = {ENOSPC};
+  options.modes = {FaultMode::kTransient};
+  StatusOr<SweepResult> result = RunSweep(options);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_FALSE(result->violations.empty());
+  bool found = false;
+  for (const Violation& v : result->violations) {
+    if (v.check != Check::kAccounting || v.act != "spill g p") continue;
+    found = true;
+    EXPECT_THAT(v.message, HasSubstr("plan p counts 2 active files, expected 1"));
+    ASSERT_TRUE(v.error_number.has_value());
+    EXPECT_EQ(*v.error_number, ENOSPC);
+    EXPECT_THAT(ReadFile(v.scenario_path), HasSubstr("fault any ENOSPC"));
+    EXPECT_EQ(v.replay_exit, 1) << v.replay_message;
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(SweepTest, WriteLeakIsCaughtAtAShortWrite) {
+  SweepOptions options = SmallOptions(R"(dir /l
+plan p /l
+spill f p
+short_write f 3
+write f 10
+drop f
+drop p
+)");
+  options.quirks = Quirk::kWriteLeak;
+  options.errnos = {ENOSPC};
+  StatusOr<SweepResult> result = RunSweep(options);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_FALSE(result->violations.empty());
+  const Violation& first = result->violations[0];
+  EXPECT_EQ(first.check, Check::kAccounting);
+  EXPECT_FALSE(first.error_number.has_value());  // The run without a fault shows it.
+  EXPECT_EQ(first.act, "write f 10");
+  EXPECT_THAT(first.message, HasSubstr("used_disk_space is 10, expected 3"));
+  EXPECT_THAT(first.message, HasSubstr("file f records 0 bytes, expected 3"));
+  EXPECT_EQ(first.replay_exit, 1) << first.replay_message;
+}
+
+TEST(SweepTest, EagerDirsIsCaughtAsALazyPlanTouchingTheFilesystem) {
+  SweepOptions options = SmallOptions(R"(dir /l
+plan p /l
+drop p
+)");
+  options.quirks = Quirk::kEagerDirs;
+  options.errnos = {EIO};
+  options.modes = {FaultMode::kPersistent};
+  StatusOr<SweepResult> result = RunSweep(options);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_FALSE(result->violations.empty());
+  EXPECT_EQ(result->violations[0].check, Check::kLazyPlan);
+  EXPECT_EQ(result->violations[0].act, "plan p /l");
+  EXPECT_EQ(result->violations[0].replay_exit, 1) << result->violations[0].replay_message;
+}
+
+TEST(SweepTest, SharedLimitIsCaughtAsADirectoryLeftBehind) {
+  SweepOptions options = SmallOptions(R"(dir /l
+plan p /l
+spill f p
+drop f
+drop p
+)");
+  options.quirks = Quirk::kSharedLimit;
+  options.errnos = {EIO};
+  options.modes = {FaultMode::kTransient};
+  StatusOr<SweepResult> result = RunSweep(options);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  bool found = false;
+  for (const Violation& v : result->violations) {
+    if (v.check != Check::kLeftover) continue;
+    found = true;
+    EXPECT_THAT(v.message, HasSubstr("/l/datafusion-"));
+    EXPECT_THAT(ReadFile(v.scenario_path), HasSubstr("expect count /l/datafusion-* 0"));
+    EXPECT_EQ(v.replay_exit, 1) << v.replay_message;
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(SweepTest, RejectsAWorkloadWithAnExpect) {
+  StatusOr<SweepResult> result = RunSweep(SmallOptions("dir /l\nplan p /l\nexpect ok\n"));
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(result.status().message(), HasSubstr("workload:3"));
+}
+
+TEST(SweepTest, RejectsAMalformedWorkload) {
+  StatusOr<SweepResult> result = RunSweep(SmallOptions("plan p /l\nsplil f p\n"));
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(result.status().message(), HasSubstr("workload:2"));
+}
+
+TEST(SweepTest, RejectsEmptyErrnosAndModes) {
+  SweepOptions no_errno = SmallOptions(kLimitWorkload);
+  no_errno.errnos.clear();
+  EXPECT_EQ(RunSweep(no_errno).status().code(), StatusCode::kInvalidArgument);
+  SweepOptions no_mode = SmallOptions(kLimitWorkload);
+  no_mode.modes.clear();
+  EXPECT_EQ(RunSweep(no_mode).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(SweepTest, ReportsAnOutputDirectoryThatCannotBeMade) {
+  SweepOptions options = SmallOptions(kLimitWorkload);
+  std::filesystem::create_directories(options.out_dir);
+  const std::string blocker = options.out_dir + "/file";
+  std::ofstream(blocker) << "x";
+  options.out_dir = blocker + "/out";
+  StatusOr<SweepResult> result = RunSweep(options);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kErrno);
+}
+
+}  // namespace
+}  // namespace spillway::sweep

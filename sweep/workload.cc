@@ -1,0 +1,139 @@
+// The reference workload, and the loading of a workload for the sweep.
+#include "workload.h"
+
+#include <fmt/format.h>
+
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "spillway/sweep/sweep.h"
+
+namespace spillway::sweep {
+namespace {
+
+using scenario::Command;
+using scenario::Verb;
+
+// The reference workload. In the run without a fault, plan b's second write and plan a's
+// last write go over their limits, and b1's last write fills b exactly up to its limit;
+// under faults the sweep's model of the limits decides what each write must do.
+constexpr std::string_view kReferenceWorkload = R"(# spillway sweep: the reference workload.
+dir /local0
+dir /local1
+dir /local2
+# /local3 does not exist: plan d's first spill creates it, as DataFusion does.
+plan a /local0,/local1 limit=16K      # lazy, two local dirs; dropped before its files
+plan idle /local0,/local1,/local2     # lazy and never spills: no filesystem call at all
+plan b /local1,/local2 limit=4K       # lazy, with a small limit
+plan e /local2 mode=eager limit=64K   # eager: its directory is made when it is built
+plan t os_tmp                         # the filesystem's temp dir
+spill a1 a sort
+write a1 1000
+spill b1 b hash_join
+write b1 3000
+spill a2 a sort
+clone a1c a1
+write a2 2K
+write a1c 500
+write b1 2000                         # 5000 > 4K: LIMIT, nothing written or counted
+spill e1 e aggregate
+write e1 0
+write e1 700
+spill t1 t
+write t1 300
+short_write a2 100
+write a2 1000                         # stores 100 bytes, then fails with EIO
+drop a1                               # a1c still holds the file
+spill b2 b
+write b2 1000
+drop b                                # a plan dropped before its files
+write b1 96                           # fills b exactly up to its limit
+plan d /local3,/local0 limit=1M
+spill d1 d window
+write d1 10K
+set_limit a 8K
+spill a3 a
+write a3 4K
+write a3 4K                           # over a's new limit: LIMIT
+drop d
+spill e2 e
+write e2 1K
+drop idle
+write a1c 200
+drop a1c
+drop a2
+drop t1
+drop e1
+drop t                                # a plan dropped after its files
+write d1 1
+drop d1
+drop a
+drop e2
+drop e
+drop b2
+drop b1
+drop a3
+)";
+
+bool IsSetup(Verb verb) {
+  return verb == Verb::kDir || verb == Verb::kFile || verb == Verb::kQuirk;
+}
+
+bool IsAct(Verb verb) {
+  switch (verb) {
+    case Verb::kPlan:
+    case Verb::kSpill:
+    case Verb::kWrite:
+    case Verb::kClone:
+    case Verb::kDrop:
+    case Verb::kSetLimit:
+    case Verb::kShortWrite:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::string_view ReferenceWorkload() { return kReferenceWorkload; }
+
+namespace internal {
+
+StatusOr<Workload> LoadWorkload(std::string_view text) {
+  auto parsed = scenario::Parse(text, "workload");
+  if (const auto* error = std::get_if<scenario::ParseError>(&parsed)) {
+    return Status::InvalidArgument(fmt::format("workload:{}: {}", error->line, error->message));
+  }
+  Workload workload;
+  std::set<std::string> dirs;
+  bool acting = false;
+  for (const Command& command : std::get<scenario::Scenario>(parsed).commands) {
+    if (IsSetup(command.verb) && !acting) {
+      workload.setup.push_back(command);
+      continue;
+    }
+    if (!IsAct(command.verb)) {
+      return Status::InvalidArgument(
+          fmt::format("workload:{}: `{}` cannot be swept: a workload may hold only dir, file "
+                      "and quirk lines before its acts (plan, spill, write, clone, drop, "
+                      "set_limit, short_write)",
+                      command.line, command.ToString()));
+    }
+    acting = true;
+    if (command.verb == Verb::kPlan) {
+      if (command.plan.dirs_kind == scenario::DirsKind::kOsTmp) workload.uses_os_tmp = true;
+      for (const std::string& dir : command.plan.local_dirs) {
+        if (dirs.insert(dir).second) workload.local_dirs.push_back(dir);
+      }
+    }
+    workload.acts.push_back(command);
+  }
+  if (workload.acts.empty()) return Status::InvalidArgument("workload: it has no act");
+  return workload;
+}
+
+}  // namespace internal
+}  // namespace spillway::sweep

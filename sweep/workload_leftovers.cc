@@ -1,0 +1,89 @@
+// The end-of-run check of a WorkloadRun: every path left under a local dir or the temp dir
+// after everything was dropped must be reported by the CleanupLog (docs/sweep.md).
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "spillway/spill/disk_manager.h"
+#include "spillway/vfs/file_system.h"
+#include "spillway/vfs/glob.h"
+#include "workload_run.h"
+
+namespace spillway::sweep::internal {
+namespace {
+
+// A path glob that matches `path` on any run of the workload: the random parts of spill
+// directory and file names become '*'.
+std::string GeneralizePath(const std::string& path) {
+  std::string glob;
+  size_t start = 1;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    std::string component = path.substr(start, end - start);
+    if (component.starts_with(kSpillDirPrefix)) {
+      component = std::string(kSpillDirPrefix) + "*";
+    } else if (component.starts_with(".tmp.")) {
+      const size_t last_dot = component.rfind('.');
+      if (last_dot > 4) component = component.substr(0, last_dot + 1) + "*";
+    }
+    glob += "/" + component;
+    start = end + 1;
+  }
+  return glob;
+}
+
+}  // namespace
+
+void WorkloadRun::CheckLeftovers() {
+  FileSystem& base = runner().base_fs();
+  std::vector<std::string> roots = workload_.local_dirs;
+  roots.push_back(base.TempDir());
+  std::set<std::string> leftovers;
+  for (const std::string& root : roots) {
+    std::string glob = root;
+    for (int depth = 0; depth < 3; ++depth) {
+      glob = JoinPath(glob, "*");
+      for (std::string& path : ExpandGlob(base, glob)) leftovers.insert(std::move(path));
+    }
+  }
+  if (leftovers.empty()) return;
+  const std::vector<std::string> left_behind = runner().cleanup_log()->left_behind();
+  const std::set<std::string> recorded(left_behind.begin(), left_behind.end());
+  // A path is explained when the CleanupLog reports it, or when it is a directory that still
+  // holds something the CleanupLog reports (a tree removal stops at its first failure and
+  // reports the path it failed on).
+  auto explained = [&](const std::string& path) {
+    if (recorded.contains(path)) return true;
+    for (const std::string& other : leftovers) {
+      if (other.size() > path.size() && other.starts_with(path + "/") && recorded.contains(other)) {
+        return true;
+      }
+    }
+    return false;
+  };
+  std::map<std::string, std::vector<std::string>> silent;  // Glob -> paths.
+  for (const std::string& path : leftovers) {
+    if (!explained(path)) silent[GeneralizePath(path)].push_back(path);
+  }
+  for (const auto& [glob, paths] : silent) {
+    uint64_t allowed = 0;
+    for (const std::string& path : leftovers) {
+      if (explained(path) && GlobMatch(glob, path)) ++allowed;
+    }
+    std::string list;
+    for (const std::string& path : paths) list += (list.empty() ? "" : ", ") + path;
+    Add(Check::kLeftover, "leftover|" + glob,
+        fmt::format("{} remain{} after everything was dropped and no CleanupLog record "
+                    "reports {}",
+                    list, paths.size() == 1 ? "s" : "", paths.size() == 1 ? "it" : "them"),
+        -1, {ExpectCount(glob, allowed)});
+  }
+}
+
+}  // namespace spillway::sweep::internal

@@ -1,0 +1,117 @@
+// Internal to the sweep (sweep/): one run of a workload from a fresh filesystem, with
+// or without an injected fault, checking the ioerr discipline after every act and at the
+// end (docs/sweep.md), and what it finds. Not part of the sweep's interface (sweep.h).
+#ifndef SPILLWAY_SWEEP_WORKLOAD_RUN_H_
+#define SPILLWAY_SWEEP_WORKLOAD_RUN_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "spillway/scenario/scenario.h"
+#include "spillway/sweep/sweep.h"
+#include "spillway/vfs/fault_injecting_file_system.h"
+#include "spillway/vfs/status.h"
+#include "workload.h"
+
+namespace spillway::sweep::internal {
+
+// The fault one run injects: none, or `error_number` at operation `fault_op` (1-based) in
+// `mode`.
+struct RunSpec {
+  std::optional<int> error_number;  // nullopt: no fault.
+  FaultMode mode = FaultMode::kTransient;
+  uint64_t fault_op = 0;
+};
+
+// A violation as one run found it.
+struct Finding {
+  Check check = Check::kAccounting;
+  std::string key;      // Identifies the violation across runs.
+  std::string message;  // One line.
+  // The index of the act in the run's lines; -1 for one found at the end of the run.
+  int line = -1;
+  std::vector<scenario::Command> expects;  // Fail on the violation, placed after `line`.
+  std::string note;  // A comment placed after `line` when no expect can say it.
+};
+
+// One line the run executed, and where it came from.
+struct Line {
+  scenario::Command command;
+  int act = -1;  // Index into Workload::acts; -1 for setup, quirk and fault lines.
+};
+
+// One run of the workload from a fresh filesystem, checking as it goes.
+// Thread safety: not thread-safe; one run per thread. `workload` and `options` must outlive
+// it.
+class WorkloadRun final {
+ public:
+  WorkloadRun(const Workload& workload, const SweepOptions& options, const RunSpec& spec)
+      : workload_(workload), options_(options), spec_(spec) {}
+
+  // Runs the quirks, the setup, the fault line and the acts, then drops what is left and
+  // looks for leftovers; what it finds goes to findings() and report(). A violation is a
+  // finding, not an error. Errors: those of scenario::Runner::Create (the filesystem
+  // cannot be set up). REQUIRES: called once.
+  Status Execute();
+
+  const std::vector<Line>& lines() const { return lines_; }
+  const std::vector<Finding>& findings() const { return findings_; }
+  RunReport& report() { return report_; }
+
+ private:
+  struct PlanModel {
+    bool bound = false;
+    bool lazy = false;         // Builds without touching the filesystem.
+    bool spill_tried = false;  // A spill through it has run (whatever its outcome).
+    bool disabled = false;
+    uint64_t limit = 0;
+    std::vector<std::string> spill_roots;  // Where its spill directories go.
+    bool flagged = false;                  // Its accounting was already reported in this run.
+  };
+  struct FileModel {
+    std::string plan;
+    std::string path;
+    uint64_t expected = 0;  // Bytes that reached the file, by the acts' outcomes.
+    std::set<std::string> refs;
+    bool flagged = false;
+  };
+
+  scenario::Runner& runner() { return *runner_; }
+  bool Bound(const std::string& name) const;
+  bool CanRun(const scenario::Command& command) const;
+  uint64_t ModelUsed(const std::string& plan) const;
+  void Add(Check check, std::string key, std::string message, int line,
+           std::vector<scenario::Command> expects = {}, std::string note = {});
+  // Runs one line through the Runner; false (with a kRunner finding) when it refused it.
+  bool Step(const scenario::Command& command, int act);
+  void RunAct(const scenario::Command& command, int act);
+  void CheckDropFaults(const std::vector<InjectedFault>& faults, size_t log_before, int line,
+                       const std::string& what, const std::string& key);
+  void CheckAccounting(int line, int act);
+  void CheckLeftovers();
+  std::map<std::string, uint64_t> CountSpillDirs(const std::vector<std::string>& roots);
+
+  const Workload& workload_;
+  const SweepOptions& options_;
+  const RunSpec spec_;
+  std::unique_ptr<scenario::Runner> runner_;
+  std::vector<Line> lines_;
+  std::vector<Finding> findings_;
+  std::set<std::string> keys_;
+  RunReport report_;
+  std::map<std::string, PlanModel> plans_;
+  std::vector<FileModel> files_;
+  std::map<std::string, size_t> file_ids_;  // Bound file reference -> index in files_.
+};
+
+// `expect count GLOB N`: the line a reproducer places where a count went wrong.
+scenario::Command ExpectCount(const std::string& glob, uint64_t count);
+
+}  // namespace spillway::sweep::internal
+
+#endif  // SPILLWAY_SWEEP_WORKLOAD_RUN_H_
