@@ -341,8 +341,11 @@ TEST_F(QuirkBehaviourTest, SharedLimitUsesTheProcessWideCacheWhenGivenNone) {
   ASSERT_OK_AND_ASSIGN(auto plan1, PlanDiskManager::Create(fs_, options));
   ASSERT_OK_AND_ASSIGN(auto plan2, PlanDiskManager::Create(fs_, options));
   EXPECT_EQ(plan1->inner(), plan2->inner());
-  ASSERT_NE(SharedManagerCache::ProcessWide(), nullptr);
-  EXPECT_EQ(SharedManagerCache::ProcessWide(), SharedManagerCache::ProcessWide());
+  // The manager they share is the process-wide cache's: a plan given that cache by name
+  // gets it too (a private cache would build a second one).
+  options.shared_cache = SharedManagerCache::ProcessWide();
+  ASSERT_OK_AND_ASSIGN(auto named, PlanDiskManager::Create(fs_, options));
+  EXPECT_EQ(named->inner(), plan1->inner());
 }
 
 // kOuterAccounting. A plan with a 10-byte limit writes 8 bytes; its limit is then raised.
