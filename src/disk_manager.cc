@@ -75,9 +75,9 @@ SpillDirSet::~SpillDirSet() {
 }
 
 StatusOr<std::shared_ptr<SpillDir>> MakeSpillDir(const std::shared_ptr<FileSystem>& fs,
-                                                 const std::string& parent, bool create_parent,
+                                                 const std::string& parent, SpillDirKind kind,
                                                  const std::shared_ptr<CleanupLog>& log) {
-  if (create_parent) {
+  if (kind == SpillDirKind::kLocalDir) {
     // DataFusion: `if !Path::new(root).exists() { std::fs::create_dir(root)? }`. Only a
     // missing parent is created; any other Stat error (EACCES, ENOTDIR) is the answer.
     StatusOr<FileStat> stat = fs->Stat(parent);
@@ -87,7 +87,8 @@ StatusOr<std::shared_ptr<SpillDir>> MakeSpillDir(const std::shared_ptr<FileSyste
       if (!made.ok() && !made.IsErrno(EEXIST)) return made;  // EEXIST: another plan won.
     }
   }
-  StatusOr<std::string> path = fs->CreateUniqueDir(parent, kSpillDirPrefix);
+  StatusOr<std::string> path = fs->CreateUniqueDir(
+      parent, kind == SpillDirKind::kLocalDir ? kSpillDirPrefix : kOsTmpDirPrefix);
   if (!path.ok()) return path.status();
   return std::make_shared<SpillDir>(fs, std::move(*path), log);
 }
@@ -111,7 +112,7 @@ class DiskManagerCore final {
     std::vector<std::shared_ptr<SpillDir>> made;
     for (const std::string& local_dir : options_.local_dirs) {
       StatusOr<std::shared_ptr<SpillDir>> dir =
-          MakeSpillDir(fs_, local_dir, /*create_parent=*/true, accounting_->cleanup_log());
+          MakeSpillDir(fs_, local_dir, SpillDirKind::kLocalDir, accounting_->cleanup_log());
       if (!dir.ok()) return dir.status();  // `made` goes out of scope: removed.
       made.push_back(std::move(*dir));
     }
@@ -196,9 +197,8 @@ class DiskManagerCore final {
   // REQUIRES: mu_ held, mode kOsTmpDirectory, no directory yet.
   Status CreateOsTmpDirLocked() {
     const std::string parent = fs_->TempDir();
-    // tempfile::tempdir() does not create the temp dir itself.
     StatusOr<std::shared_ptr<SpillDir>> dir =
-        MakeSpillDir(fs_, parent, /*create_parent=*/false, accounting_->cleanup_log());
+        MakeSpillDir(fs_, parent, SpillDirKind::kOsTmpDir, accounting_->cleanup_log());
     if (!dir.ok()) return dir.status();
     dirs_->dirs.push_back(std::move(*dir));
     dirs_->parents.push_back(parent);
@@ -213,7 +213,9 @@ class DiskManagerCore final {
     std::lock_guard<std::mutex> lock(mu_);
     if (dirs_->dirs[slot] != stale) return dirs_->dirs[slot];
     StatusOr<std::shared_ptr<SpillDir>> fresh =
-        MakeSpillDir(fs_, dirs_->parents[slot], options_.mode == DiskManagerMode::kDirectories,
+        MakeSpillDir(fs_, dirs_->parents[slot],
+                     options_.mode == DiskManagerMode::kDirectories ? SpillDirKind::kLocalDir
+                                                                    : SpillDirKind::kOsTmpDir,
                      accounting_->cleanup_log());
     if (!fresh.ok()) return fresh.status();
     dirs_->dirs[slot] = *fresh;

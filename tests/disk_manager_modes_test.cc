@@ -102,14 +102,14 @@ TEST_F(DiskManagerTest, LazyOsTmpDirectoryIsCreatedOnTheFirstFile) {
   ASSERT_OK_AND_ASSIGN(SpillFile file, dm->CreateTempFile("Testing"));
   ASSERT_THAT(dm->spill_dirs(), SizeIs(1));
   const std::string dir = dm->spill_dirs()[0];
-  EXPECT_THAT(dir, StartsWith(fs_->TempDir() + "/" + std::string(kSpillDirPrefix)));
+  EXPECT_THAT(dir, StartsWith(fs_->TempDir() + "/.tmp"));  // tempfile::tempdir()'s name.
   EXPECT_EQ(ParentPath(file.path()), dir);
   EXPECT_TRUE(mem_->Exists(file.path()));
 
   // Later files reuse the directory.
   ASSERT_OK_AND_ASSIGN(SpillFile second, dm->CreateTempFile("Testing"));
   EXPECT_EQ(ParentPath(second.path()), dir);
-  EXPECT_EQ(Count("/tmp/datafusion-*"), 1u);
+  EXPECT_EQ(Count("/tmp/.tmp*"), 1u);
 }
 
 TEST_F(DiskManagerTest, DirectoriesModeMakesOneSpillDirPerLocalDirAtBuild) {

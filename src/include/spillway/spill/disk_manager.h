@@ -1,8 +1,8 @@
 // DiskManager: DataFusion's DiskManager, over a FileSystem.
 //
 // Modes (DataFusion's DiskManagerMode):
-// - kOsTmpDirectory: one "datafusion-XXXXXX" directory in the FileSystem's TempDir(),
-//   created on the first spill file.
+// - kOsTmpDirectory: one ".tmpXXXXXX" directory (tempfile::tempdir()'s name) in the
+//   FileSystem's TempDir(), created on the first spill file.
 // - kDirectories: one "datafusion-XXXXXX" directory in each local dir, created when the
 //   manager is built (a missing local dir is created first, one level deep, as upstream).
 //   Each new file goes into one of them, chosen at random.
@@ -48,6 +48,9 @@ enum class MissingDirPolicy { kFail, kRecreate };
 inline constexpr size_t kMaxDescriptionLength = 32;
 // The directory prefix DataFusion uses.
 inline constexpr std::string_view kSpillDirPrefix = "datafusion-";
+// The prefix of the one directory kOsTmpDirectory makes in the temp dir: DataFusion calls
+// tempfile::tempdir(), whose default Builder prefix is ".tmp".
+inline constexpr std::string_view kOsTmpDirPrefix = ".tmp";
 
 // DataFusion's TempFileFactory (DiskManagerMode::Custom): makes spill files for a
 // manager. Thread safety: CreateTempFile may be called concurrently.
