@@ -3,17 +3,14 @@
 // (spill_internal.h).
 #include "spillway/spill/disk_manager.h"
 
-#include <fmt/format.h>
-
-#include <array>
 #include <cassert>
 #include <cerrno>
-#include <limits>
 #include <mutex>
 #include <random>
 #include <utility>
 
 #include "spill_internal.h"
+#include "upstream_text.h"
 
 namespace spillway {
 namespace internal {
@@ -35,7 +32,7 @@ Status SpillAccounting::Reserve(uint64_t bytes) {
   while (true) {
     const uint64_t limit = limit_.load();
     // used + bytes > limit, written so that it cannot overflow.
-    if (used > limit || bytes > limit - used) return LimitError(used, bytes);
+    if (used > limit || bytes > limit - used) return LimitError();
     // On failure compare_exchange_weak reloads `used`, and the check runs again.
     if (used_.compare_exchange_weak(used, used + bytes)) return OkStatus();
   }
@@ -48,13 +45,8 @@ void SpillAccounting::Release(uint64_t bytes) {
   assert(before >= bytes);
 }
 
-Status SpillAccounting::LimitError(uint64_t used, uint64_t bytes) const {
-  const uint64_t total = bytes > std::numeric_limits<uint64_t>::max() - used
-                             ? std::numeric_limits<uint64_t>::max()
-                             : used + bytes;
-  return Status::LimitExceeded(fmt::format(
-      "spilling {} more would take used disk space to {}, over the limit of {}; raise {}",
-      HumanBytes(bytes), HumanBytes(total), HumanBytes(limit_.load()), limit_config_key_));
+Status SpillAccounting::LimitError() const {
+  return Status::LimitExceeded(LimitExceededMessage(limit_.load(), limit_config_key_));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -125,8 +117,7 @@ class DiskManagerCore final {
   StatusOr<SpillFile> CreateTempFile(std::string_view description) {
     switch (options_.mode) {
       case DiskManagerMode::kDisabled:
-        return Status::Disabled(fmt::format(
-            "cannot spill {}: spilling is disabled for this disk manager", description));
+        return Status::Disabled(DisabledCreateMessage(description));
       case DiskManagerMode::kCustom:
         // Files come from the factory and count against its accounting, not ours.
         return options_.factory->CreateTempFile(description);
@@ -150,7 +141,7 @@ class DiskManagerCore final {
       dir = dirs_->dirs[slot];
     }
 
-    const std::string prefix = ".tmp." + EscapeDescription(description) + ".";
+    const std::string prefix = EscapeForTempFileNamePrefix(description);
     const bool count_leak = accounting_->quirks().Has(Quirk::kCountLeak);
     if (count_leak) accounting_->FileCreated();  // Counted before the file exists.
 
@@ -173,10 +164,7 @@ class DiskManagerCore final {
 
   Status SetMaxTempDirectorySize(uint64_t bytes) {
     if (options_.mode == DiskManagerMode::kDisabled && bytes != 0) {
-      return Status::Disabled(
-          fmt::format("cannot set max_temp_directory_size to {} for a disk manager with spilling "
-                      "disabled (only 0 is accepted)",
-                      HumanBytes(bytes)));
+      return Status::Disabled(std::string(kDisabledSetLimitMessage));
     }
     accounting_->set_limit(bytes);
     return OkStatus();
@@ -391,44 +379,6 @@ DiskManagerBuilder& DiskManagerBuilder::WithCleanupLog(std::shared_ptr<CleanupLo
 StatusOr<std::shared_ptr<DiskManager>> DiskManagerBuilder::Build(
     std::shared_ptr<FileSystem> fs) const {
   return DiskManager::Build(std::move(fs), options_);
-}
-
-// ---------------------------------------------------------------------------------------
-// Names and sizes
-
-std::string HumanBytes(uint64_t bytes) {
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  static constexpr std::array<std::string_view, 6> kUnits = {"KiB", "MiB", "GiB",
-                                                             "TiB", "PiB", "EiB"};
-  double value = static_cast<double>(bytes) / 1024.0;
-  size_t unit = 0;
-  // Move up while the value would print as 1024.0 or more (rounding included).
-  while (unit + 1 < kUnits.size() && value >= 1023.95) {
-    value /= 1024.0;
-    ++unit;
-  }
-  return fmt::format("{:.1f} {}", value, kUnits[unit]);
-}
-
-std::string EscapeDescription(std::string_view description) {
-  std::string out;
-  bool in_other_run = false;
-  for (char c : description) {
-    // ASCII only, and independent of the locale.
-    const bool lower = c >= 'a' && c <= 'z';
-    const bool upper = c >= 'A' && c <= 'Z';
-    const bool digit = c >= '0' && c <= '9';
-    if (lower || upper || digit) {
-      out.push_back(upper ? static_cast<char>(c - 'A' + 'a') : c);
-      in_other_run = false;
-    } else if (!in_other_run) {
-      out.push_back('_');
-      in_other_run = true;
-    }
-    if (out.size() >= kMaxDescriptionLength) break;
-  }
-  if (out.empty()) return "spill";
-  return out;
 }
 
 }  // namespace spillway

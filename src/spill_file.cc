@@ -56,8 +56,7 @@ Status UpdateDiskUsageLocked(SpillFileState& state) {
     // DataFusion 54.1's update_disk_usage: add (new - old) to the manager, then check, and
     // on the error return before the file's size is stored. The drop gives back only the
     // old size, so the manager stays `delta` too high for its whole life.
-    const uint64_t used = accounting.Add(delta);
-    if (used > accounting.limit()) return accounting.LimitError(used - delta, delta);
+    if (accounting.Add(delta) > accounting.limit()) return accounting.LimitError();
     state.size.store(after);
     return OkStatus();
   }

@@ -55,8 +55,9 @@ class SpillAccounting {
   // Counts `bytes` fewer as used. REQUIRES: bytes <= used().
   void Release(uint64_t bytes);
 
-  // The kLimitExceeded error for a request of `bytes` on top of `used`.
-  Status LimitError(uint64_t used, uint64_t bytes) const;
+  // The kLimitExceeded error, naming the limit now and the configuration key (DataFusion's
+  // text, upstream_text.h).
+  Status LimitError() const;
 
   void FileCreated() { active_files_.fetch_add(1); }
   void FileRemoved() { active_files_.fetch_sub(1); }

@@ -9,10 +9,11 @@
 // - kDisabled: CreateTempFile fails with kDisabled, naming what was being spilled.
 // - kCustom: every file comes from a caller-supplied TempFileFactory.
 //
-// Files are named ".tmp.<description>.<random>", where <description> is the request's
-// description in lowercase alphanumerics, each run of anything else as '_', at most
-// kMaxDescriptionLength characters. The spill directories are removed together, once the
-// manager and every file it made are gone.
+// Files are named as upstream names them: ".tmp.<description>.<random>", where
+// <description> is the request's description in lowercase (Unicode) alphanumerics, each
+// run of anything else between two of them as '_', cut once ".tmp.<description>" reaches
+// 123 bytes. The spill directories are removed together, once the manager and every file
+// it made are gone.
 //
 // Thread safety: every method may be called concurrently.
 #ifndef SPILLWAY_SPILL_DISK_MANAGER_H_
@@ -45,8 +46,7 @@ enum class DiskManagerMode { kOsTmpDirectory, kDirectories, kDisabled, kCustom }
 // in the same local dir and goes on (files made before stay valid through their handles).
 enum class MissingDirPolicy { kFail, kRecreate };
 
-inline constexpr size_t kMaxDescriptionLength = 32;
-// The directory prefix DataFusion uses.
+// The prefix of the spill directory DataFusion makes in each local dir (kDirectories).
 inline constexpr std::string_view kSpillDirPrefix = "datafusion-";
 // The prefix of the one directory kOsTmpDirectory makes in the temp dir: DataFusion calls
 // tempfile::tempdir(), whose default Builder prefix is ".tmp".
@@ -127,13 +127,6 @@ class DiskManagerBuilder {
  private:
   DiskManagerOptions options_;
 };
-
-// "1.5 KiB", "100.0 GiB", "10 B": sizes in the units limit errors use.
-std::string HumanBytes(uint64_t bytes);
-
-// The file-name form of a description: lowercase alphanumerics, each run of other
-// characters as one '_', cut to kMaxDescriptionLength; "spill" if that leaves nothing.
-std::string EscapeDescription(std::string_view description);
 
 }  // namespace spillway
 
