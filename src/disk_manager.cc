@@ -3,6 +3,7 @@
 // (spill_internal.h).
 #include "spillway/spill/disk_manager.h"
 
+#include <atomic>
 #include <cassert>
 #include <cerrno>
 #include <mutex>
@@ -178,6 +179,9 @@ class DiskManagerCore final {
     return paths;
   }
 
+  size_t max_spill_merge_fan_in() const { return max_spill_merge_fan_in_.load(); }
+  void SetMaxSpillMergeFanIn(size_t files) { max_spill_merge_fan_in_.store(files); }
+
   DiskManagerMode mode() const { return options_.mode; }
   const SpillAccounting& accounting() const { return *accounting_; }
 
@@ -213,6 +217,7 @@ class DiskManagerCore final {
   const std::shared_ptr<FileSystem> fs_;
   const DiskManagerOptions options_;
   const std::shared_ptr<SpillAccounting> accounting_;
+  std::atomic<size_t> max_spill_merge_fan_in_{options_.max_spill_merge_fan_in};
 
   mutable std::mutex mu_;
   // The spill directories, one per slot: a local dir's (kDirectories), or the temp dir's
@@ -310,6 +315,10 @@ const std::shared_ptr<CleanupLog>& DiskManager::cleanup_log() const {
   return core_->accounting().cleanup_log();
 }
 
+size_t DiskManager::max_spill_merge_fan_in() const { return core_->max_spill_merge_fan_in(); }
+
+void DiskManager::SetMaxSpillMergeFanIn(size_t files) { core_->SetMaxSpillMergeFanIn(files); }
+
 DiskManagerMode DiskManager::mode() const { return core_->mode(); }
 
 std::vector<std::string> DiskManager::spill_dirs() const { return core_->spill_dirs(); }
@@ -348,6 +357,11 @@ DiskManagerBuilder& DiskManagerBuilder::WithFactory(std::shared_ptr<TempFileFact
 
 DiskManagerBuilder& DiskManagerBuilder::WithMaxTempDirectorySize(uint64_t bytes) {
   options_.max_temp_directory_size = bytes;
+  return *this;
+}
+
+DiskManagerBuilder& DiskManagerBuilder::WithMaxSpillMergeFanIn(size_t files) {
+  options_.max_spill_merge_fan_in = files;
   return *this;
 }
 

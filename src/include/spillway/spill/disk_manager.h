@@ -46,6 +46,8 @@ enum class DiskManagerMode { kOsTmpDirectory, kDirectories, kDisabled, kCustom }
 // in the same local dir and goes on (files made before stay valid through their handles).
 enum class MissingDirPolicy { kFail, kRecreate };
 
+// DataFusion's DEFAULT_MAX_SPILL_MERGE_FAN_IN: no cap.
+inline constexpr size_t kDefaultMaxSpillMergeFanIn = 0;
 // The prefix of the spill directory DataFusion makes in each local dir (kDirectories).
 inline constexpr std::string_view kSpillDirPrefix = "datafusion-";
 // The prefix of the one directory kOsTmpDirectory makes in the temp dir: DataFusion calls
@@ -67,6 +69,9 @@ struct DiskManagerOptions {
   // kCustom: the factory. REQUIRES: non-null for that mode.
   std::shared_ptr<TempFileFactory> factory;
   uint64_t max_temp_directory_size = kDefaultMaxTempDirectorySize;
+  // The most spill files one external merge pass may open; 0 means no cap. The manager
+  // only carries it, for the operators that merge (as DataFusion's DiskManager does).
+  size_t max_spill_merge_fan_in = kDefaultMaxSpillMergeFanIn;
   // The configuration key a limit error tells the user to raise.
   std::string limit_config_key = std::string(kDataFusionLimitKey);
   MissingDirPolicy missing_dir = MissingDirPolicy::kFail;
@@ -96,6 +101,11 @@ class DiskManager final : public SpillManager {
   bool tmp_files_enabled() const override;
   const std::shared_ptr<CleanupLog>& cleanup_log() const override;
 
+  // DataFusion's max_spill_merge_fan_in / set_max_spill_merge_fan_in: read and change the
+  // merge fan-in cap at any time (0: no cap). Every mode accepts any value.
+  size_t max_spill_merge_fan_in() const;
+  void SetMaxSpillMergeFanIn(size_t files);
+
   DiskManagerMode mode() const;
   // The spill directories that exist now (kOsTmpDirectory: none before the first file).
   std::vector<std::string> spill_dirs() const;
@@ -115,6 +125,7 @@ class DiskManagerBuilder {
   DiskManagerBuilder& WithDisabled();
   DiskManagerBuilder& WithFactory(std::shared_ptr<TempFileFactory> factory);
   DiskManagerBuilder& WithMaxTempDirectorySize(uint64_t bytes);
+  DiskManagerBuilder& WithMaxSpillMergeFanIn(size_t files);
   DiskManagerBuilder& WithLimitConfigKey(std::string key);
   DiskManagerBuilder& WithMissingDirPolicy(MissingDirPolicy policy);
   DiskManagerBuilder& WithQuirks(Quirks quirks);
