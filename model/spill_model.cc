@@ -134,6 +134,7 @@ ScenarioCommand ExpectRoot(int local_dir, bool exists) {
 }
 
 std::string SpillDirsGlob(int local_dir) {
+  if (local_dir == kTmpDir) return std::string(kTmpSpillDirsGlob);
   return LocalDirPath(local_dir) + std::string(kSpillDirsSuffix);
 }
 

@@ -21,7 +21,9 @@ namespace spillway::model {
 // Globs for the counts the model predicts.
 inline constexpr std::string_view kSpillDirsSuffix = "/datafusion-*";
 inline constexpr std::string_view kLocalFilesGlob = "/l*/datafusion-*/*";
-inline constexpr std::string_view kTmpFilesGlob = "/tmp/datafusion-*/*";
+// The OsTmpDirectory mode's directory is tempfile::tempdir()'s ".tmp" + random.
+inline constexpr std::string_view kTmpSpillDirsGlob = "/tmp/.tmp*";
+inline constexpr std::string_view kTmpFilesGlob = "/tmp/.tmp*/*";
 // The code name of a successful outcome.
 inline constexpr std::string_view kOk = "OK";
 

@@ -122,8 +122,9 @@ std::optional<Violation> DropEverything(SpillModel& s, SpillSut& sut, std::strin
                            l[path.size()] == '/');
     });
   };
-  for (const std::string glob :
-       {"/l*/datafusion-*", "/l*/datafusion-*/*", "/tmp/datafusion-*", "/tmp/datafusion-*/*"}) {
+  const std::string local_dirs = "/l*" + std::string(kSpillDirsSuffix);
+  for (const std::string_view glob :
+       {std::string_view(local_dirs), kLocalFilesGlob, kTmpSpillDirsGlob, kTmpFilesGlob}) {
     for (const std::string& path : ExpandGlob(sut.runner->base_fs(), glob)) {
       if (!reported(path)) {
         return Violation{"leftover",

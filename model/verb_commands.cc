@@ -350,7 +350,7 @@ class CleanCommand final : public VerbCommand {
  protected:
   std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
     // A tmp cleaner removing spill directories: /lN/datafusion-*, /l*/datafusion-* or
-    // /tmp/datafusion-*.
+    // /tmp/.tmp*.
     const std::string& glob = line().path;
     std::set<int> cleaned;
     if (glob == "/l*" + std::string(kSpillDirsSuffix)) {

@@ -161,7 +161,7 @@ const Script kScripts[] = {
      "plan q os_tmp\n"
      "spill g q\n"
      "expect ok\n"
-     "expect count /tmp/datafusion-*/* 1\n"},
+     "expect count /tmp/.tmp*/* 1\n"},
     {"SetUpCommandsReportTheirOutcome",
      "file /x\n"
      "dir /x\n"

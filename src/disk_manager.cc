@@ -3,17 +3,15 @@
 // (spill_internal.h).
 #include "spillway/spill/disk_manager.h"
 
-#include <fmt/format.h>
-
-#include <array>
+#include <atomic>
 #include <cassert>
 #include <cerrno>
-#include <limits>
 #include <mutex>
 #include <random>
 #include <utility>
 
 #include "spill_internal.h"
+#include "upstream_text.h"
 
 namespace spillway {
 namespace internal {
@@ -35,7 +33,7 @@ Status SpillAccounting::Reserve(uint64_t bytes) {
   while (true) {
     const uint64_t limit = limit_.load();
     // used + bytes > limit, written so that it cannot overflow.
-    if (used > limit || bytes > limit - used) return LimitError(used, bytes);
+    if (used > limit || bytes > limit - used) return LimitError();
     // On failure compare_exchange_weak reloads `used`, and the check runs again.
     if (used_.compare_exchange_weak(used, used + bytes)) return OkStatus();
   }
@@ -48,13 +46,8 @@ void SpillAccounting::Release(uint64_t bytes) {
   assert(before >= bytes);
 }
 
-Status SpillAccounting::LimitError(uint64_t used, uint64_t bytes) const {
-  const uint64_t total = bytes > std::numeric_limits<uint64_t>::max() - used
-                             ? std::numeric_limits<uint64_t>::max()
-                             : used + bytes;
-  return Status::LimitExceeded(fmt::format(
-      "spilling {} more would take used disk space to {}, over the limit of {}; raise {}",
-      HumanBytes(bytes), HumanBytes(total), HumanBytes(limit_.load()), limit_config_key_));
+Status SpillAccounting::LimitError() const {
+  return Status::LimitExceeded(LimitExceededMessage(limit_.load(), limit_config_key_));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -75,9 +68,9 @@ SpillDirSet::~SpillDirSet() {
 }
 
 StatusOr<std::shared_ptr<SpillDir>> MakeSpillDir(const std::shared_ptr<FileSystem>& fs,
-                                                 const std::string& parent, bool create_parent,
+                                                 const std::string& parent, SpillDirKind kind,
                                                  const std::shared_ptr<CleanupLog>& log) {
-  if (create_parent) {
+  if (kind == SpillDirKind::kLocalDir) {
     // DataFusion: `if !Path::new(root).exists() { std::fs::create_dir(root)? }`. Only a
     // missing parent is created; any other Stat error (EACCES, ENOTDIR) is the answer.
     StatusOr<FileStat> stat = fs->Stat(parent);
@@ -87,7 +80,8 @@ StatusOr<std::shared_ptr<SpillDir>> MakeSpillDir(const std::shared_ptr<FileSyste
       if (!made.ok() && !made.IsErrno(EEXIST)) return made;  // EEXIST: another plan won.
     }
   }
-  StatusOr<std::string> path = fs->CreateUniqueDir(parent, kSpillDirPrefix);
+  StatusOr<std::string> path = fs->CreateUniqueDir(
+      parent, kind == SpillDirKind::kLocalDir ? kSpillDirPrefix : kOsTmpDirPrefix);
   if (!path.ok()) return path.status();
   return std::make_shared<SpillDir>(fs, std::move(*path), log);
 }
@@ -111,7 +105,7 @@ class DiskManagerCore final {
     std::vector<std::shared_ptr<SpillDir>> made;
     for (const std::string& local_dir : options_.local_dirs) {
       StatusOr<std::shared_ptr<SpillDir>> dir =
-          MakeSpillDir(fs_, local_dir, /*create_parent=*/true, accounting_->cleanup_log());
+          MakeSpillDir(fs_, local_dir, SpillDirKind::kLocalDir, accounting_->cleanup_log());
       if (!dir.ok()) return dir.status();  // `made` goes out of scope: removed.
       made.push_back(std::move(*dir));
     }
@@ -124,8 +118,7 @@ class DiskManagerCore final {
   StatusOr<SpillFile> CreateTempFile(std::string_view description) {
     switch (options_.mode) {
       case DiskManagerMode::kDisabled:
-        return Status::Disabled(fmt::format(
-            "cannot spill {}: spilling is disabled for this disk manager", description));
+        return Status::Disabled(DisabledCreateMessage(description));
       case DiskManagerMode::kCustom:
         // Files come from the factory and count against its accounting, not ours.
         return options_.factory->CreateTempFile(description);
@@ -149,7 +142,7 @@ class DiskManagerCore final {
       dir = dirs_->dirs[slot];
     }
 
-    const std::string prefix = ".tmp." + EscapeDescription(description) + ".";
+    const std::string prefix = EscapeForTempFileNamePrefix(description);
     const bool count_leak = accounting_->quirks().Has(Quirk::kCountLeak);
     if (count_leak) accounting_->FileCreated();  // Counted before the file exists.
 
@@ -172,10 +165,7 @@ class DiskManagerCore final {
 
   Status SetMaxTempDirectorySize(uint64_t bytes) {
     if (options_.mode == DiskManagerMode::kDisabled && bytes != 0) {
-      return Status::Disabled(
-          fmt::format("cannot set max_temp_directory_size to {} for a disk manager with spilling "
-                      "disabled (only 0 is accepted)",
-                      HumanBytes(bytes)));
+      return Status::Disabled(std::string(kDisabledSetLimitMessage));
     }
     accounting_->set_limit(bytes);
     return OkStatus();
@@ -189,6 +179,9 @@ class DiskManagerCore final {
     return paths;
   }
 
+  size_t max_spill_merge_fan_in() const { return max_spill_merge_fan_in_.load(); }
+  void SetMaxSpillMergeFanIn(size_t files) { max_spill_merge_fan_in_.store(files); }
+
   DiskManagerMode mode() const { return options_.mode; }
   const SpillAccounting& accounting() const { return *accounting_; }
 
@@ -196,9 +189,8 @@ class DiskManagerCore final {
   // REQUIRES: mu_ held, mode kOsTmpDirectory, no directory yet.
   Status CreateOsTmpDirLocked() {
     const std::string parent = fs_->TempDir();
-    // tempfile::tempdir() does not create the temp dir itself.
     StatusOr<std::shared_ptr<SpillDir>> dir =
-        MakeSpillDir(fs_, parent, /*create_parent=*/false, accounting_->cleanup_log());
+        MakeSpillDir(fs_, parent, SpillDirKind::kOsTmpDir, accounting_->cleanup_log());
     if (!dir.ok()) return dir.status();
     dirs_->dirs.push_back(std::move(*dir));
     dirs_->parents.push_back(parent);
@@ -213,7 +205,9 @@ class DiskManagerCore final {
     std::lock_guard<std::mutex> lock(mu_);
     if (dirs_->dirs[slot] != stale) return dirs_->dirs[slot];
     StatusOr<std::shared_ptr<SpillDir>> fresh =
-        MakeSpillDir(fs_, dirs_->parents[slot], options_.mode == DiskManagerMode::kDirectories,
+        MakeSpillDir(fs_, dirs_->parents[slot],
+                     options_.mode == DiskManagerMode::kDirectories ? SpillDirKind::kLocalDir
+                                                                    : SpillDirKind::kOsTmpDir,
                      accounting_->cleanup_log());
     if (!fresh.ok()) return fresh.status();
     dirs_->dirs[slot] = *fresh;
@@ -223,6 +217,7 @@ class DiskManagerCore final {
   const std::shared_ptr<FileSystem> fs_;
   const DiskManagerOptions options_;
   const std::shared_ptr<SpillAccounting> accounting_;
+  std::atomic<size_t> max_spill_merge_fan_in_{options_.max_spill_merge_fan_in};
 
   mutable std::mutex mu_;
   // The spill directories, one per slot: a local dir's (kDirectories), or the temp dir's
@@ -320,6 +315,10 @@ const std::shared_ptr<CleanupLog>& DiskManager::cleanup_log() const {
   return core_->accounting().cleanup_log();
 }
 
+size_t DiskManager::max_spill_merge_fan_in() const { return core_->max_spill_merge_fan_in(); }
+
+void DiskManager::SetMaxSpillMergeFanIn(size_t files) { core_->SetMaxSpillMergeFanIn(files); }
+
 DiskManagerMode DiskManager::mode() const { return core_->mode(); }
 
 std::vector<std::string> DiskManager::spill_dirs() const { return core_->spill_dirs(); }
@@ -361,6 +360,11 @@ DiskManagerBuilder& DiskManagerBuilder::WithMaxTempDirectorySize(uint64_t bytes)
   return *this;
 }
 
+DiskManagerBuilder& DiskManagerBuilder::WithMaxSpillMergeFanIn(size_t files) {
+  options_.max_spill_merge_fan_in = files;
+  return *this;
+}
+
 DiskManagerBuilder& DiskManagerBuilder::WithLimitConfigKey(std::string key) {
   options_.limit_config_key = std::move(key);
   return *this;
@@ -389,44 +393,6 @@ DiskManagerBuilder& DiskManagerBuilder::WithCleanupLog(std::shared_ptr<CleanupLo
 StatusOr<std::shared_ptr<DiskManager>> DiskManagerBuilder::Build(
     std::shared_ptr<FileSystem> fs) const {
   return DiskManager::Build(std::move(fs), options_);
-}
-
-// ---------------------------------------------------------------------------------------
-// Names and sizes
-
-std::string HumanBytes(uint64_t bytes) {
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  static constexpr std::array<std::string_view, 6> kUnits = {"KiB", "MiB", "GiB",
-                                                             "TiB", "PiB", "EiB"};
-  double value = static_cast<double>(bytes) / 1024.0;
-  size_t unit = 0;
-  // Move up while the value would print as 1024.0 or more (rounding included).
-  while (unit + 1 < kUnits.size() && value >= 1023.95) {
-    value /= 1024.0;
-    ++unit;
-  }
-  return fmt::format("{:.1f} {}", value, kUnits[unit]);
-}
-
-std::string EscapeDescription(std::string_view description) {
-  std::string out;
-  bool in_other_run = false;
-  for (char c : description) {
-    // ASCII only, and independent of the locale.
-    const bool lower = c >= 'a' && c <= 'z';
-    const bool upper = c >= 'A' && c <= 'Z';
-    const bool digit = c >= '0' && c <= '9';
-    if (lower || upper || digit) {
-      out.push_back(upper ? static_cast<char>(c - 'A' + 'a') : c);
-      in_other_run = false;
-    } else if (!in_other_run) {
-      out.push_back('_');
-      in_other_run = true;
-    }
-    if (out.size() >= kMaxDescriptionLength) break;
-  }
-  if (out.empty()) return "spill";
-  return out;
 }
 
 }  // namespace spillway

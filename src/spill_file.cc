@@ -53,10 +53,11 @@ Status UpdateDiskUsageLocked(SpillFileState& state) {
   }
   const uint64_t delta = after - before;
   if (accounting.quirks().Has(Quirk::kNoRollback)) {
-    // DataFusion 54.1: count first, check afterwards, and keep the count either way.
-    const uint64_t used = accounting.Add(delta);
+    // DataFusion 54.1's update_disk_usage: add (new - old) to the manager, then check, and
+    // on the error return before the file's size is stored. The drop gives back only the
+    // old size, so the manager stays `delta` too high for its whole life.
+    if (accounting.Add(delta) > accounting.limit()) return accounting.LimitError();
     state.size.store(after);
-    if (used > accounting.limit()) return accounting.LimitError(used - delta, delta);
     return OkStatus();
   }
   // Reserve counts nothing when the bytes do not fit: that is the rollback.

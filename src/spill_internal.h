@@ -55,8 +55,9 @@ class SpillAccounting {
   // Counts `bytes` fewer as used. REQUIRES: bytes <= used().
   void Release(uint64_t bytes);
 
-  // The kLimitExceeded error for a request of `bytes` on top of `used`.
-  Status LimitError(uint64_t used, uint64_t bytes) const;
+  // The kLimitExceeded error, naming the limit now and the configuration key (DataFusion's
+  // text, upstream_text.h).
+  Status LimitError() const;
 
   void FileCreated() { active_files_.fetch_add(1); }
   void FileRemoved() { active_files_.fetch_sub(1); }
@@ -117,12 +118,19 @@ struct SpillDirSet {
   std::vector<std::string> parents;
 };
 
-// Makes a new spill directory ("datafusion-" + random) in `parent`, as DataFusion's
-// create_local_dirs does for one local dir: when `create_parent` is set, a missing parent
-// is created first (one level deep; EEXIST from a concurrent creator is fine). Errors: the
-// failing call's kErrno Status (with its errno and path).
+// Where a spill directory is made, which decides how, as upstream makes each kind.
+enum class SpillDirKind {
+  // create_local_dirs: a missing parent is created first (one level deep; EEXIST from a
+  // concurrent creator is fine), then "datafusion-" + random in it.
+  kLocalDir,
+  // tempfile::tempdir(): ".tmp" + random in the OS temp dir, which is not created.
+  kOsTmpDir,
+};
+
+// Makes a new spill directory of `kind` in `parent`. Errors: the failing call's kErrno
+// Status (with its errno and path).
 StatusOr<std::shared_ptr<SpillDir>> MakeSpillDir(const std::shared_ptr<FileSystem>& fs,
-                                                 const std::string& parent, bool create_parent,
+                                                 const std::string& parent, SpillDirKind kind,
                                                  const std::shared_ptr<CleanupLog>& log);
 
 // What every copy of one SpillFile shares (RefCountedTempFile's fields). Destroying it,

@@ -34,9 +34,11 @@ Status WriteLeaky(SpillFileState& state, std::string_view data) {
   return OkStatus();
 }
 
-// kNoRollback (DataFusion 54.1): append without a limit check, then update the usage from
-// the file's size; going over the limit is reported but stays counted. Bytes a failed
-// append stored are not counted here (the next successful update picks them up).
+// kNoRollback (DataFusion 54.1, apache/datafusion#24230): append without a limit check,
+// then update the usage from the file's size. An update over the limit is reported, and
+// its bytes stay counted in the manager but not in the file, so dropping the file leaves
+// them counted. Bytes a failed append stored are not counted here (the next successful
+// update picks them up).
 Status WriteWithoutRollback(SpillFileState& state, std::string_view data) {
   AppendResult appended = state.file->Append(data);
   if (!appended.status.ok()) return appended.status;

@@ -28,9 +28,11 @@ std::string GeneralizePath(const std::string& path) {
     std::string component = path.substr(start, end - start);
     if (component.starts_with(kSpillDirPrefix)) {
       component = std::string(kSpillDirPrefix) + "*";
-    } else if (component.starts_with(".tmp.")) {
+    } else if (component.starts_with(".tmp.")) {  // A spill file: ".tmp.<description>.<random>".
       const size_t last_dot = component.rfind('.');
       if (last_dot > 4) component = component.substr(0, last_dot + 1) + "*";
+    } else if (component.starts_with(kOsTmpDirPrefix)) {  // The temp dir's spill directory.
+      component = std::string(kOsTmpDirPrefix) + "*";
     }
     glob += "/" + component;
     start = end + 1;

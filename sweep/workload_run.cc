@@ -532,7 +532,9 @@ void WorkloadRun::CheckAccounting(int line, int act) {
 std::map<std::string, uint64_t> WorkloadRun::CountSpillDirs(const std::vector<std::string>& roots) {
   std::map<std::string, uint64_t> counts;
   for (const std::string& root : roots) {
-    const std::string glob = JoinPath(root, std::string(kSpillDirPrefix) + "*");
+    const std::string_view prefix =
+        root == runner().base_fs().TempDir() ? kOsTmpDirPrefix : kSpillDirPrefix;
+    const std::string glob = JoinPath(root, std::string(prefix) + "*");
     counts[glob] = ExpandGlob(runner().base_fs(), glob).size();
   }
   return counts;

@@ -392,7 +392,7 @@ TEST_F(ConcurrencyTest, LazyOsTmpDirectoryIsCreatedOnce) {
   }
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(dm->spill_dirs().size(), 1u);
-  EXPECT_EQ(ExpandGlob(*mem_, "/tmp/datafusion-*").size(), 1u);
+  EXPECT_EQ(ExpandGlob(*mem_, "/tmp/" + std::string(kOsTmpDirPrefix) + "*").size(), 1u);
   dm.reset();
   ExpectNothingLeft();
 }

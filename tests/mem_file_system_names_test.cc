@@ -41,14 +41,14 @@ TEST(MemFileSystemTest, StartsWithRootAndEmptyTmp) {
   EXPECT_EQ(fs->used_bytes(), 0u);
 }
 
-TEST(MemFileSystemTest, UniqueNamesArePrefixPlusTwelveAlphanumerics) {
+TEST(MemFileSystemTest, UniqueNamesArePrefixPlusSixAlphanumerics) {
   auto fs = NewMem();
   StatusOr<std::string> dir = fs->CreateUniqueDir("/tmp", "datafusion-");
   ASSERT_THAT(dir.status(), IsOk());
-  EXPECT_THAT(*dir, MatchesRegex("/tmp/datafusion-[A-Za-z0-9]{12}"));
+  EXPECT_THAT(*dir, MatchesRegex("/tmp/datafusion-[A-Za-z0-9]{6}"));
   StatusOr<std::unique_ptr<WritableFile>> file = fs->CreateUniqueFile(*dir, "spill-");
   ASSERT_THAT(file.status(), IsOk());
-  EXPECT_THAT((*file)->path(), MatchesRegex(*dir + "/spill-[A-Za-z0-9]{12}"));
+  EXPECT_THAT((*file)->path(), MatchesRegex(*dir + "/spill-[A-Za-z0-9]{6}"));
   StatusOr<FileStat> stat = fs->Stat((*file)->path());
   ASSERT_THAT(stat.status(), IsOk());
   EXPECT_EQ(*stat, (FileStat{FileType::kRegular, 0, 0600}));

@@ -25,7 +25,6 @@ namespace {
 
 using ::testing::ElementsAre;
 
-
 // ---------------------------------------------------------------------------------------
 // Names
 
@@ -184,14 +183,14 @@ class NoRollbackTest : public QuirkBehaviourTest {
   }
 };
 
-TEST_F(NoRollbackTest, UpstreamWritesFirstAndKeepsTheOverflowCounted) {
+TEST_F(NoRollbackTest, UpstreamKeepsTheOverflowCountedAfterTheDrop) {
   NoRollbackOutcome out;
   ASSERT_NO_FATAL_FAILURE(Run(Quirk::kNoRollback, &out));
   EXPECT_EQ(out.second_write.code(), StatusCode::kLimitExceeded);
-  EXPECT_EQ(out.on_disk, 16u);  // No pre-check: the bytes went to disk.
-  EXPECT_EQ(out.used, 16u);     // And stay counted over the limit.
-  EXPECT_EQ(out.size, 16u);
-  EXPECT_EQ(out.used_after_drop, 0u);
+  EXPECT_EQ(out.on_disk, 16u);         // No pre-check: the bytes went to disk.
+  EXPECT_EQ(out.used, 16u);            // The manager counted them...
+  EXPECT_EQ(out.size, 8u);             // ...the file did not...
+  EXPECT_EQ(out.used_after_drop, 8u);  // ...so the drop leaves them counted.
 }
 
 TEST_F(NoRollbackTest, FixedRefusesBeforeWriting) {
@@ -204,7 +203,7 @@ TEST_F(NoRollbackTest, FixedRefusesBeforeWriting) {
   EXPECT_EQ(out.used_after_drop, 0u);
 }
 
-TEST_F(NoRollbackTest, UpstreamUpdateDiskUsageKeepsTheNewSizeOverTheLimit) {
+TEST_F(NoRollbackTest, UpstreamUpdateDiskUsageCountsTheNewSizeOnlyInTheManager) {
   for (const bool quirk : {true, false}) {
     SCOPED_TRACE(quirk ? "no_rollback" : "fixed");
     ASSERT_OK_AND_ASSIGN(auto dm, Manager(quirk ? Quirks(Quirk::kNoRollback) : Quirks()));
@@ -213,7 +212,9 @@ TEST_F(NoRollbackTest, UpstreamUpdateDiskUsageKeepsTheNewSizeOverTheLimit) {
     ASSERT_OK(behind->Append(std::string(12, 'x')).status);
     EXPECT_EQ(file.UpdateDiskUsage().code(), StatusCode::kLimitExceeded);
     EXPECT_EQ(dm->used_disk_space(), quirk ? 12u : 0u);
-    EXPECT_EQ(file.size(), quirk ? 12u : 0u);
+    EXPECT_EQ(file.size(), 0u);  // Neither stores the new size on the file.
+    { const SpillFile gone = std::move(file); }
+    EXPECT_EQ(dm->used_disk_space(), quirk ? 12u : 0u);  // Upstream: never back to zero.
   }
 }
 
@@ -340,8 +341,11 @@ TEST_F(QuirkBehaviourTest, SharedLimitUsesTheProcessWideCacheWhenGivenNone) {
   ASSERT_OK_AND_ASSIGN(auto plan1, PlanDiskManager::Create(fs_, options));
   ASSERT_OK_AND_ASSIGN(auto plan2, PlanDiskManager::Create(fs_, options));
   EXPECT_EQ(plan1->inner(), plan2->inner());
-  ASSERT_NE(SharedManagerCache::ProcessWide(), nullptr);
-  EXPECT_EQ(SharedManagerCache::ProcessWide(), SharedManagerCache::ProcessWide());
+  // The manager they share is the process-wide cache's: a plan given that cache by name
+  // gets it too (a private cache would build a second one).
+  options.shared_cache = SharedManagerCache::ProcessWide();
+  ASSERT_OK_AND_ASSIGN(auto named, PlanDiskManager::Create(fs_, options));
+  EXPECT_EQ(named->inner(), plan1->inner());
 }
 
 // kOuterAccounting. A plan with a 10-byte limit writes 8 bytes; its limit is then raised.

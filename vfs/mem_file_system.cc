@@ -39,11 +39,8 @@ constexpr uint32_t kOwnerSearch = 0100;
 constexpr size_t kNameMax = 255;   // NAME_MAX: longest path component.
 constexpr size_t kPathMax = 4096;  // PATH_MAX: longest path, counting its NUL.
 
-// Unique names: prefix + kUniqueSuffixLength characters of kUniqueAlphabet, retried on
-// collision as mkdtemp(3) does.
-constexpr std::string_view kUniqueAlphabet =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-constexpr int kUniqueSuffixLength = 12;
+// Unique names (prefix + kUniqueNameLength characters of kUniqueNameAlphabet) are retried
+// on collision as mkdtemp(3) does, this many times.
 constexpr int kUniqueAttempts = 100;
 
 constexpr std::string_view kTempDir = "/tmp";
@@ -433,11 +430,11 @@ class MemFileSystemImpl final : public MemFileSystem {
     return RemoveDirLocked(path);
   }
 
-  // prefix + kUniqueSuffixLength characters drawn from the seeded generator.
+  // prefix + kUniqueNameLength characters drawn from the seeded generator.
   std::string UniqueNameLocked(std::string_view prefix) {
     std::string name(prefix);
-    for (int i = 0; i < kUniqueSuffixLength; ++i) {
-      name.push_back(kUniqueAlphabet[state_->rng() % kUniqueAlphabet.size()]);
+    for (size_t i = 0; i < kUniqueNameLength; ++i) {
+      name.push_back(kUniqueNameAlphabet[state_->rng() % kUniqueNameAlphabet.size()]);
     }
     return name;
   }

@@ -22,13 +22,9 @@
 namespace spillway {
 namespace {
 
-// Characters of the random part of a unique name, and its length: 62^12 names, about 71
-// bits, drawn from getrandom(2).
-constexpr std::string_view kNameAlphabet =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-constexpr size_t kRandomNameLength = 12;
-// Attempts at a fresh unique name before giving up with EEXIST. A collision is
-// astronomically unlikely unless someone floods the directory on purpose.
+// Attempts at a fresh unique name (kUniqueNameLength characters of kUniqueNameAlphabet
+// drawn from getrandom(2): 62^6 names, about 36 bits) before giving up with EEXIST. A
+// collision is rare unless someone floods the directory on purpose.
 constexpr int kMaxUniqueNameAttempts = 100;
 
 // The one place where an errno becomes a Status. `virtual_path` is the path the caller
@@ -106,12 +102,13 @@ int ReadDirEntries(int fd, std::vector<DirEntry>* out) {
   return 0;
 }
 
-// `length` characters drawn uniformly from kNameAlphabet using getrandom(2). Returns 0 or
-// an errno.
+// `length` characters drawn uniformly from kUniqueNameAlphabet using getrandom(2).
+// Returns 0 or an errno.
 int RandomName(size_t length, std::string* out) {
   out->clear();
   // Bytes >= 248 are rejected so that every character is equally likely (248 = 4 * 62).
-  constexpr unsigned kAcceptBelow = 256 - 256 % kNameAlphabet.size();
+  constexpr std::string_view kAlphabet = kUniqueNameAlphabet;
+  constexpr unsigned kAcceptBelow = 256 - 256 % kAlphabet.size();
   unsigned char buf[32];
   while (out->size() < length) {
     const ssize_t n = ::getrandom(buf, sizeof(buf), 0);
@@ -120,7 +117,7 @@ int RandomName(size_t length, std::string* out) {
       return errno;
     }
     for (ssize_t i = 0; i < n && out->size() < length; ++i) {
-      if (buf[i] < kAcceptBelow) out->push_back(kNameAlphabet[buf[i] % kNameAlphabet.size()]);
+      if (buf[i] < kAcceptBelow) out->push_back(kAlphabet[buf[i] % kAlphabet.size()]);
     }
   }
   return 0;
@@ -221,7 +218,7 @@ class PosixFileSystem final : public FileSystem {
     SPILLWAY_RETURN_IF_ERROR(ValidatePrefix(prefix));
     std::string name;
     for (int attempt = 0; attempt < kMaxUniqueNameAttempts; ++attempt) {
-      if (int error = RandomName(kRandomNameLength, &name); error != 0) {
+      if (int error = RandomName(kUniqueNameLength, &name); error != 0) {
         return PosixError(error, "mkdir", parent);
       }
       std::string path = JoinPath(parent, std::string(prefix) + name);
@@ -245,7 +242,7 @@ class PosixFileSystem final : public FileSystem {
     SPILLWAY_RETURN_IF_ERROR(ValidatePrefix(prefix));
     std::string name;
     for (int attempt = 0; attempt < kMaxUniqueNameAttempts; ++attempt) {
-      if (int error = RandomName(kRandomNameLength, &name); error != 0) {
+      if (int error = RandomName(kUniqueNameLength, &name); error != 0) {
         return PosixError(error, "create", dir);
       }
       std::string path = JoinPath(dir, std::string(prefix) + name);

@@ -1,18 +1,19 @@
 // DiskManager: DataFusion's DiskManager, over a FileSystem.
 //
 // Modes (DataFusion's DiskManagerMode):
-// - kOsTmpDirectory: one "datafusion-XXXXXX" directory in the FileSystem's TempDir(),
-//   created on the first spill file.
+// - kOsTmpDirectory: one ".tmpXXXXXX" directory (tempfile::tempdir()'s name) in the
+//   FileSystem's TempDir(), created on the first spill file.
 // - kDirectories: one "datafusion-XXXXXX" directory in each local dir, created when the
 //   manager is built (a missing local dir is created first, one level deep, as upstream).
 //   Each new file goes into one of them, chosen at random.
 // - kDisabled: CreateTempFile fails with kDisabled, naming what was being spilled.
 // - kCustom: every file comes from a caller-supplied TempFileFactory.
 //
-// Files are named ".tmp.<description>.<random>", where <description> is the request's
-// description in lowercase alphanumerics, each run of anything else as '_', at most
-// kMaxDescriptionLength characters. The spill directories are removed together, once the
-// manager and every file it made are gone.
+// Files are named as upstream names them: ".tmp.<description>.<random>", where
+// <description> is the request's description in lowercase (Unicode) alphanumerics, each
+// run of anything else between two of them as '_', cut once ".tmp.<description>" reaches
+// 123 bytes. The spill directories are removed together, once the manager and every file
+// it made are gone.
 //
 // Thread safety: every method may be called concurrently.
 #ifndef SPILLWAY_SPILL_DISK_MANAGER_H_
@@ -45,9 +46,13 @@ enum class DiskManagerMode { kOsTmpDirectory, kDirectories, kDisabled, kCustom }
 // in the same local dir and goes on (files made before stay valid through their handles).
 enum class MissingDirPolicy { kFail, kRecreate };
 
-inline constexpr size_t kMaxDescriptionLength = 32;
-// The directory prefix DataFusion uses.
+// DataFusion's DEFAULT_MAX_SPILL_MERGE_FAN_IN: no cap.
+inline constexpr size_t kDefaultMaxSpillMergeFanIn = 0;
+// The prefix of the spill directory DataFusion makes in each local dir (kDirectories).
 inline constexpr std::string_view kSpillDirPrefix = "datafusion-";
+// The prefix of the one directory kOsTmpDirectory makes in the temp dir: DataFusion calls
+// tempfile::tempdir(), whose default Builder prefix is ".tmp".
+inline constexpr std::string_view kOsTmpDirPrefix = ".tmp";
 
 // DataFusion's TempFileFactory (DiskManagerMode::Custom): makes spill files for a
 // manager. Thread safety: CreateTempFile may be called concurrently.
@@ -64,6 +69,9 @@ struct DiskManagerOptions {
   // kCustom: the factory. REQUIRES: non-null for that mode.
   std::shared_ptr<TempFileFactory> factory;
   uint64_t max_temp_directory_size = kDefaultMaxTempDirectorySize;
+  // The most spill files one external merge pass may open; 0 means no cap. The manager
+  // only carries it, for the operators that merge (as DataFusion's DiskManager does).
+  size_t max_spill_merge_fan_in = kDefaultMaxSpillMergeFanIn;
   // The configuration key a limit error tells the user to raise.
   std::string limit_config_key = std::string(kDataFusionLimitKey);
   MissingDirPolicy missing_dir = MissingDirPolicy::kFail;
@@ -93,6 +101,11 @@ class DiskManager final : public SpillManager {
   bool tmp_files_enabled() const override;
   const std::shared_ptr<CleanupLog>& cleanup_log() const override;
 
+  // DataFusion's max_spill_merge_fan_in / set_max_spill_merge_fan_in: read and change the
+  // merge fan-in cap at any time (0: no cap). Every mode accepts any value.
+  size_t max_spill_merge_fan_in() const;
+  void SetMaxSpillMergeFanIn(size_t files);
+
   DiskManagerMode mode() const;
   // The spill directories that exist now (kOsTmpDirectory: none before the first file).
   std::vector<std::string> spill_dirs() const;
@@ -112,6 +125,7 @@ class DiskManagerBuilder {
   DiskManagerBuilder& WithDisabled();
   DiskManagerBuilder& WithFactory(std::shared_ptr<TempFileFactory> factory);
   DiskManagerBuilder& WithMaxTempDirectorySize(uint64_t bytes);
+  DiskManagerBuilder& WithMaxSpillMergeFanIn(size_t files);
   DiskManagerBuilder& WithLimitConfigKey(std::string key);
   DiskManagerBuilder& WithMissingDirPolicy(MissingDirPolicy policy);
   DiskManagerBuilder& WithQuirks(Quirks quirks);
@@ -124,13 +138,6 @@ class DiskManagerBuilder {
  private:
   DiskManagerOptions options_;
 };
-
-// "1.5 KiB", "100.0 GiB", "10 B": sizes in the units limit errors use.
-std::string HumanBytes(uint64_t bytes);
-
-// The file-name form of a description: lowercase alphanumerics, each run of other
-// characters as one '_', cut to kMaxDescriptionLength; "spill" if that leaves nothing.
-std::string EscapeDescription(std::string_view description);
 
 }  // namespace spillway
 

@@ -17,16 +17,20 @@
 namespace spillway {
 
 enum class Quirk : uint32_t {
-  // DataFusion #24228 (case A) and #24230: the spill writer adds `len` to used_disk_space
-  // before writing and does not give it back when the write fails; the file's own size is
-  // not updated either, so dropping the file gives back too little. The counter drifts up
-  // and the budget shrinks.
+  // apache/datafusion#24228, case A (FileSpillWriter::write in disk_manager.rs at DataFusion
+  // commit 02ee6daeb0cf): the writer adds `len` to used_disk_space before writing and does
+  // not give it back when the write fails; the file's own size is not updated either, so
+  // dropping the file gives back too little. The counter drifts up and the budget shrinks.
   kWriteLeak = 1u << 0,
-  // DataFusion 54.1's update_disk_usage: a size update that takes the manager over its
-  // limit returns the error but keeps the new size counted (no rollback).
+  // apache/datafusion#24230 and #24228, case B: DataFusion 54.1's
+  // RefCountedTempFile::update_disk_usage adds (new - old) to used_disk_space, then returns
+  // the limit error without storing the new size on the file. Dropping the file subtracts
+  // only the old size, so used_disk_space stays (new - old) too high for the life of the
+  // manager: the counter does not return to zero.
   kNoRollback = 1u << 1,
-  // The active-files count is raised before the file is created and not lowered when the
-  // creation fails.
+  // DiskManager::create_tmp_file (datafusion/execution/src/disk_manager.rs at DataFusion
+  // commit 02ee6daeb0cf) raises active_files_count before the file exists and does not
+  // lower it when the creation fails.
   kCountLeak = 1u << 2,
   // DataFusion's eager Directories mode under PlanDiskManager: the spill directories are
   // created when the plan is built, whether or not it ever spills.

@@ -28,6 +28,14 @@
 
 namespace spillway {
 
+// The random part of the names CreateUniqueDir and CreateUniqueFile make:
+// kUniqueNameLength characters of kUniqueNameAlphabet, which is what Rust's
+// tempfile::Builder makes by default (NUM_RAND_CHARS = 6, ASCII alphanumerics) and so what
+// DataFusion's spill files and directories are named with.
+inline constexpr std::string_view kUniqueNameAlphabet =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+inline constexpr size_t kUniqueNameLength = 6;
+
 enum class FileType { kRegular, kDirectory, kSymlink, kOther };
 
 struct FileStat {
