@@ -52,7 +52,7 @@ Status SpillAccounting::LimitError(uint64_t used, uint64_t bytes) const {
   const uint64_t total = bytes > std::numeric_limits<uint64_t>::max() - used
                              ? std::numeric_limits<uint64_t>::max()
                              : used + bytes;
-  return Status::LimitExceeded(fmt::format(
+  return LimitExceededError(fmt::format(
       "spilling {} more would take used disk space to {}, over the limit of {}; raise {}",
       HumanBytes(bytes), HumanBytes(total), HumanBytes(limit_.load()), limit_config_key_));
 }
@@ -124,7 +124,7 @@ class DiskManagerCore final {
   StatusOr<SpillFile> CreateTempFile(std::string_view description) {
     switch (options_.mode) {
       case DiskManagerMode::kDisabled:
-        return Status::Disabled(fmt::format(
+        return DisabledError(fmt::format(
             "cannot spill {}: spilling is disabled for this disk manager", description));
       case DiskManagerMode::kCustom:
         // Files come from the factory and count against its accounting, not ours.
@@ -172,7 +172,7 @@ class DiskManagerCore final {
 
   Status SetMaxTempDirectorySize(uint64_t bytes) {
     if (options_.mode == DiskManagerMode::kDisabled && bytes != 0) {
-      return Status::Disabled(
+      return DisabledError(
           fmt::format("cannot set max_temp_directory_size to {} for a disk manager with spilling "
                       "disabled (only 0 is accepted)",
                       HumanBytes(bytes)));

@@ -26,6 +26,8 @@
 
 #include "spillway/spill/cleanup_log.h"
 #include "spillway/spill/quirks.h"
+#include "spillway/spill/spill_file.h"
+#include "spillway/spill/spill_status.h"
 #include "spillway/vfs/file_system.h"
 #include "spillway/vfs/status.h"
 
@@ -47,7 +49,7 @@ class SpillAccounting {
   SpillAccounting& operator=(const SpillAccounting&) = delete;
 
   // Counts `bytes` more as used, unless that would take used over the limit; then counts
-  // nothing and returns kLimitExceeded. Used == limit is allowed (DataFusion checks `>`).
+  // nothing and returns a limit error. Used == limit is allowed (DataFusion checks `>`).
   Status Reserve(uint64_t bytes);
   // Counts `bytes` more as used whatever the limit; returns the new total. For the
   // kNoRollback quirk, which checks only afterwards.
@@ -55,7 +57,7 @@ class SpillAccounting {
   // Counts `bytes` fewer as used. REQUIRES: bytes <= used().
   void Release(uint64_t bytes);
 
-  // The kLimitExceeded error for a request of `bytes` on top of `used`.
+  // The limit error (LimitExceededError) for a request of `bytes` on top of `used`.
   Status LimitError(uint64_t used, uint64_t bytes) const;
 
   void FileCreated() { active_files_.fetch_add(1); }
@@ -120,7 +122,7 @@ struct SpillDirSet {
 // Makes a new spill directory ("datafusion-" + random) in `parent`, as DataFusion's
 // create_local_dirs does for one local dir: when `create_parent` is set, a missing parent
 // is created first (one level deep; EEXIST from a concurrent creator is fine). Errors: the
-// failing call's kErrno Status (with its errno and path).
+// failing call's errno Status (with its errno and path).
 StatusOr<std::shared_ptr<SpillDir>> MakeSpillDir(const std::shared_ptr<FileSystem>& fs,
                                                  const std::string& parent, bool create_parent,
                                                  const std::shared_ptr<CleanupLog>& log);

@@ -78,7 +78,8 @@ class DiskManager final : public SpillManager {
  public:
   // Builds a manager over `fs`. In kDirectories mode this creates the spill directories;
   // if one fails, those already made are removed and the error (errno and path) returned.
-  // Errors: kInvalidArgument (options inconsistent with the mode, a bad path), kErrno.
+  // Errors: kInvalidArgument (options inconsistent with the mode, a bad path), an errno
+  // Status.
   // REQUIRES: fs != nullptr.
   static StatusOr<std::shared_ptr<DiskManager>> Build(std::shared_ptr<FileSystem> fs,
                                                       DiskManagerOptions options);

@@ -45,8 +45,8 @@ class SpillFile {
 
   // DataFusion's update_disk_usage: reads the file's size from its open handle and moves
   // the difference into the manager's used_disk_space. When that takes the manager over
-  // its limit, the update is rolled back and kLimitExceeded is returned (unless the
-  // kNoRollback quirk is on). Errors: a failed size read (kErrno), kLimitExceeded.
+  // its limit, the update is rolled back and a limit error (IsLimitExceeded) is returned (unless
+  // the kNoRollback quirk is on). Errors: a failed size read (an errno Status), a limit error.
   Status UpdateDiskUsage();
 
   // How many SpillFile copies share this file.

@@ -12,6 +12,7 @@
 
 #include "spillway/spill/cleanup_log.h"
 #include "spillway/spill/spill_file.h"
+#include "spillway/spill/spill_status.h"
 #include "spillway/vfs/status.h"
 
 namespace spillway {
@@ -38,7 +39,7 @@ class SpillManager {
   virtual uint64_t max_temp_directory_size() const = 0;
   // Changes the limit while files are being written; later writes are checked against
   // the new value, bytes already written stay. A disabled manager accepts only 0.
-  // Errors: kDisabled.
+  // Errors: a disabled error (IsDisabled).
   virtual Status SetMaxTempDirectorySize(uint64_t bytes) = 0;
   // Bytes and number of live spill files.
   virtual SpillingProgress spilling_progress() const = 0;
