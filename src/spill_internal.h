@@ -158,6 +158,14 @@ struct SpillFileState {
   std::mutex write_mu;
 };
 
+// How the spill library makes a SpillFile and reaches its state; users cannot.
+struct SpillFileAccess {
+  static SpillFile Make(std::shared_ptr<SpillFileState> state) {
+    return SpillFile(std::move(state));
+  }
+  static SpillFileState& State(const SpillFile& file) { return *file.state_; }
+};
+
 // SpillFile::UpdateDiskUsage with `state.write_mu` already held (the kNoRollback writer
 // calls it after its append).
 Status UpdateDiskUsageLocked(SpillFileState& state);

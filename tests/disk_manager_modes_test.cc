@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,12 @@
 
 namespace spillway {
 namespace {
+
+// Interfaces are used through pointers; a copy would slice.
+static_assert(!std::is_copy_constructible_v<SpillManager>);
+static_assert(!std::is_copy_assignable_v<SpillManager>);
+static_assert(!std::is_copy_constructible_v<TempFileFactory>);
+static_assert(!std::is_copy_assignable_v<TempFileFactory>);
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -251,6 +258,15 @@ TEST_F(DiskManagerTest, CustomModeDelegatesToTheFactoryAndKeepsNoAccountingOfIts
   EXPECT_EQ(outer->used_disk_space(), 0u);  // As upstream: the inner manager counts.
   EXPECT_EQ(outer->spilling_progress(), SpillingProgress{});
   EXPECT_THAT(outer->spill_dirs(), IsEmpty());
+
+  // Its limit is only stored: writes go on past it, counted by the inner manager.
+  ASSERT_OK(outer->SetMaxTempDirectorySize(1));
+  EXPECT_EQ(outer->max_temp_directory_size(), 1u);
+  ASSERT_OK(writer.Write("678"));
+  ASSERT_OK_AND_ASSIGN(SpillFile second, outer->CreateTempFile("aggregate"));
+  ASSERT_OK(SpillWriter(second).Write("9"));
+  EXPECT_EQ(inner->used_disk_space(), 9u);
+  EXPECT_EQ(outer->used_disk_space(), 0u);
 }
 
 TEST_F(DiskManagerTest, CustomModePassesTheFactorysErrorThrough) {

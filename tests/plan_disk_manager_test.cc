@@ -328,6 +328,26 @@ TEST_F(PlanDiskManagerTest, FactoryRejectsBadOptionsWithoutTouchingTheFileSystem
   EXPECT_EQ(fs_->total_calls(), 0u);
 }
 
+// A factory declares no move: moving one copies it, so the factory moved from still makes
+// plans (it is never left empty).
+TEST_F(PlanDiskManagerTest, AFactoryMovedFromStillMakesPlans) {
+  ASSERT_OK_AND_ASSIGN(PlanDiskManagerFactory factory,
+                       PlanDiskManagerFactory::Create(fs_, Options(100)));
+  PlanDiskManagerFactory constructed = std::move(factory);
+  ASSERT_OK_AND_ASSIGN(PlanDiskManagerFactory assigned,
+                       PlanDiskManagerFactory::Create(fs_, Options(7)));
+  assigned = std::move(constructed);
+  // Every factory, the ones moved from included, makes working plans from the options.
+  for (const PlanDiskManagerFactory* f : {&factory, &constructed, &assigned}) {
+    EXPECT_EQ(f->options().local_dirs, Options().local_dirs);  // NOLINT(bugprone-use-after-move)
+    ASSERT_OK_AND_ASSIGN(auto plan, f->NewPlan());
+    EXPECT_EQ(plan->max_temp_directory_size(), 100u);
+    ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
+    EXPECT_OK(SpillWriter(file).Write("abc"));
+    EXPECT_EQ(plan->used_disk_space(), 3u);
+  }
+}
+
 TEST_F(PlanDiskManagerTest, PlansFromOneFactoryHaveTheirOwnDirectoriesLimitsAndLogs) {
   ASSERT_OK_AND_ASSIGN(PlanDiskManagerFactory factory,
                        PlanDiskManagerFactory::Create(fs_, Options(100)));

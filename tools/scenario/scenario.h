@@ -172,7 +172,7 @@ class Runner {
   std::vector<std::string> plan_names() const;
   std::vector<std::string> file_names() const;
   // Every failed removal of every plan in this run.
-  const std::shared_ptr<CleanupLog>& cleanup_log() const;
+  std::shared_ptr<CleanupLog> cleanup_log() const;
   // Drops every file and plan (in name order, files first), as `drop` would.
   void DropAll();
 

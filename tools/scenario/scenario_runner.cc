@@ -116,7 +116,7 @@ struct Runner::Impl {
   std::shared_ptr<FileSystem> base;
   std::shared_ptr<FaultInjectingFileSystem> fs;
   std::shared_ptr<CleanupLog> cleanup_log = std::make_shared<CleanupLog>();
-  std::shared_ptr<SharedManagerCache> shared_cache = std::make_shared<SharedManagerCache>();
+  std::shared_ptr<SharedManagerCache> shared_cache = NewSharedManagerCache();
   Quirks quirks;
   uint64_t plans_built = 0;
   std::map<std::string, std::shared_ptr<SpillManager>> plans;
@@ -469,7 +469,7 @@ std::vector<std::string> Runner::file_names() const {
   return names;
 }
 
-const std::shared_ptr<CleanupLog>& Runner::cleanup_log() const { return impl_->cleanup_log; }
+std::shared_ptr<CleanupLog> Runner::cleanup_log() const { return impl_->cleanup_log; }
 
 void Runner::DropAll() {
   while (!impl_->files.empty()) {

@@ -23,6 +23,7 @@ namespace spillway {
 
 namespace internal {
 struct SpillFileState;
+struct SpillFileAccess;
 }  // namespace internal
 
 // DataFusion's SpillingProgress.
@@ -32,11 +33,9 @@ struct SpillingProgress {
   friend bool operator==(const SpillingProgress&, const SpillingProgress&) = default;
 };
 
+// Made only by managers (a TempFileFactory hands on a file another manager made).
 class SpillFile {
  public:
-  // REQUIRES: state != nullptr. Made by managers, not by users.
-  explicit SpillFile(std::shared_ptr<internal::SpillFileState> state);
-
   // The file's path (within its manager's FileSystem).
   const std::string& path() const;
   // The bytes of this file counted in its manager's used_disk_space
@@ -52,10 +51,12 @@ class SpillFile {
   // How many SpillFile copies share this file.
   long use_count() const;
 
-  // For SpillWriter and tests in this library.
-  internal::SpillFileState& state() const { return *state_; }
-
  private:
+  // The spill library's own access (defined in its sources, not installed).
+  friend struct internal::SpillFileAccess;
+  // REQUIRES: state != nullptr.
+  explicit SpillFile(std::shared_ptr<internal::SpillFileState> state);
+
   std::shared_ptr<internal::SpillFileState> state_;
 };
 
