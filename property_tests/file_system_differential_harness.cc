@@ -88,7 +88,7 @@ bool IsUniqueName(const std::string& path, const std::string& parent, const std:
 std::ostream& operator<<(std::ostream& os, const Outcome& outcome) {
   if (outcome.code == StatusCode::kOk) {
     os << "OK";
-  } else if (outcome.code == StatusCode::kErrno) {
+  } else if (outcome.error_number != 0) {
     os << ErrnoName(outcome.error_number) << " from " << outcome.op << " on " << outcome.path;
   } else if (outcome.code == StatusCode::kInvalidArgument) {
     os << "INVALID";

@@ -277,4 +277,13 @@ bool CommandsEquivalent(const Command& a, const Command& b) {
   return false;
 }
 
+std::string OutcomeName(const Status& status) {
+  if (status.ok()) return "OK";
+  if (status.error_number() != 0) return ErrnoName(status.error_number());
+  if (IsLimitExceeded(status)) return "LIMIT";
+  if (IsDisabled(status)) return "DISABLED";
+  if (status.code() == StatusCode::kInvalidArgument) return "INVALID";
+  return std::string(StatusCodeName(status.code()));
+}
+
 }  // namespace spillway::scenario

@@ -36,11 +36,11 @@ uint64_t MixSeed(uint64_t seed, uint64_t counter) {
 // An outcome for people: "ok", "LIMIT (...)", "ENOENT (mkdir /l0/x: No such file ...)".
 std::string Describe(const Status& s) {
   if (s.ok()) return "ok";
-  if (s.code() == StatusCode::kErrno) {
-    return fmt::format("{} ({} {}: {})", s.CodeName(), s.op(), s.path(), s.message());
+  if (s.error_number() != 0) {
+    return fmt::format("{} ({} {}: {})", OutcomeName(s), s.op(), s.path(), s.message());
   }
-  if (s.message().empty()) return s.CodeName();
-  return fmt::format("{} ({})", s.CodeName(), s.message());
+  if (s.message().empty()) return OutcomeName(s);
+  return fmt::format("{} ({})", OutcomeName(s), s.message());
 }
 
 // The bytes `write FILE SIZE` appends: a fixed pattern, so runs are reproducible. Sizes up
@@ -116,7 +116,7 @@ struct Runner::Impl {
   std::shared_ptr<FileSystem> base;
   std::shared_ptr<FaultInjectingFileSystem> fs;
   std::shared_ptr<CleanupLog> cleanup_log = std::make_shared<CleanupLog>();
-  std::shared_ptr<SharedManagerCache> shared_cache = std::make_shared<SharedManagerCache>();
+  std::shared_ptr<SharedManagerCache> shared_cache = NewSharedManagerCache();
   Quirks quirks;
   uint64_t plans_built = 0;
   std::map<std::string, std::shared_ptr<SpillManager>> plans;
@@ -316,7 +316,7 @@ struct Runner::Impl {
         if (last_outcome.ok()) return StepResult::kOk;
         return fail(fmt::format("expected ok, got {}", Describe(last_outcome)));
       case Verb::kExpectError:
-        if (!last_outcome.ok() && last_outcome.CodeName() == c.error) return StepResult::kOk;
+        if (!last_outcome.ok() && OutcomeName(last_outcome) == c.error) return StepResult::kOk;
         return fail(fmt::format("expected error {}, got {}", c.error, Describe(last_outcome)));
       case Verb::kExpectUsed: {
         const SpillManager* plan = FindPlan(c.name, message);
@@ -348,7 +348,7 @@ struct Runner::Impl {
         StatusOr<FileStat> st = base->Stat(c.path);
         if (st.ok()) return StepResult::kOk;
         return fail(
-            fmt::format("expected exists {}, got missing ({})", c.path, st.status().CodeName()));
+            fmt::format("expected exists {}, got missing ({})", c.path, OutcomeName(st.status())));
       }
       case Verb::kExpectMissing: {
         StatusOr<FileStat> st = base->Stat(c.path);
@@ -469,7 +469,7 @@ std::vector<std::string> Runner::file_names() const {
   return names;
 }
 
-const std::shared_ptr<CleanupLog>& Runner::cleanup_log() const { return impl_->cleanup_log; }
+std::shared_ptr<CleanupLog> Runner::cleanup_log() const { return impl_->cleanup_log; }
 
 void Runner::DropAll() {
   while (!impl_->files.empty()) {

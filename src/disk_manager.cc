@@ -47,7 +47,7 @@ void SpillAccounting::Release(uint64_t bytes) {
 }
 
 Status SpillAccounting::LimitError() const {
-  return Status::LimitExceeded(LimitExceededMessage(limit_.load(), limit_config_key_));
+  return LimitExceededError(LimitExceededMessage(limit_.load(), limit_config_key_));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -86,13 +86,24 @@ StatusOr<std::shared_ptr<SpillDir>> MakeSpillDir(const std::shared_ptr<FileSyste
   return std::make_shared<SpillDir>(fs, std::move(*path), log);
 }
 
-// ---------------------------------------------------------------------------------------
-// DiskManagerCore: everything a DiskManager is. DiskManager is a handle to it.
+}  // namespace internal
 
-class DiskManagerCore final {
+using internal::MakeSpillDir;
+using internal::SpillAccounting;
+using internal::SpillDir;
+using internal::SpillDirSet;
+using internal::SpillFileAccess;
+using internal::SpillFileState;
+
+// ---------------------------------------------------------------------------------------
+// DiskManager::Core: everything a DiskManager is. DiskManager is a handle to it.
+
+struct DiskManager::Passkey {};
+
+class DiskManager::Core final {
  public:
-  DiskManagerCore(std::shared_ptr<FileSystem> fs, DiskManagerOptions options,
-                  std::shared_ptr<SpillAccounting> accounting, uint64_t seed)
+  Core(std::shared_ptr<FileSystem> fs, DiskManagerOptions options,
+       std::shared_ptr<SpillAccounting> accounting, uint64_t seed)
       : fs_(std::move(fs)),
         options_(std::move(options)),
         accounting_(std::move(accounting)),
@@ -118,7 +129,7 @@ class DiskManagerCore final {
   StatusOr<SpillFile> CreateTempFile(std::string_view description) {
     switch (options_.mode) {
       case DiskManagerMode::kDisabled:
-        return Status::Disabled(DisabledCreateMessage(description));
+        return DisabledError(DisabledCreateMessage(description));
       case DiskManagerMode::kCustom:
         // Files come from the factory and count against its accounting, not ours.
         return options_.factory->CreateTempFile(description);
@@ -159,13 +170,13 @@ class DiskManagerCore final {
     if (!file.ok()) return file.status();  // With kCountLeak the count stays raised.
 
     if (!count_leak) accounting_->FileCreated();
-    return SpillFile(std::make_shared<SpillFileState>(accounting_, std::move(dir), dirs_, fs_,
-                                                      std::move(*file)));
+    return SpillFileAccess::Make(std::make_shared<SpillFileState>(accounting_, std::move(dir),
+                                                                  dirs_, fs_, std::move(*file)));
   }
 
   Status SetMaxTempDirectorySize(uint64_t bytes) {
     if (options_.mode == DiskManagerMode::kDisabled && bytes != 0) {
-      return Status::Disabled(std::string(kDisabledSetLimitMessage));
+      return DisabledError(std::string(kDisabledSetLimitMessage));
     }
     accounting_->set_limit(bytes);
     return OkStatus();
@@ -227,8 +238,6 @@ class DiskManagerCore final {
   std::mt19937_64 rng_;  // Guarded by mu_.
 };
 
-}  // namespace internal
-
 namespace {
 
 Status ValidateOptions(const DiskManagerOptions& options) {
@@ -276,19 +285,18 @@ StatusOr<std::shared_ptr<DiskManager>> DiskManager::Build(std::shared_ptr<FileSy
   // A disabled manager's limit is 0, and only 0 can be set.
   const uint64_t limit =
       options.mode == DiskManagerMode::kDisabled ? 0 : options.max_temp_directory_size;
-  auto accounting = std::make_shared<internal::SpillAccounting>(
-      limit, options.limit_config_key, options.quirks, options.cleanup_log);
+  auto accounting = std::make_shared<SpillAccounting>(limit, options.limit_config_key,
+                                                      options.quirks, options.cleanup_log);
   const uint64_t seed = options.seed.value_or(RandomSeed());
   const bool directories = options.mode == DiskManagerMode::kDirectories;
 
-  auto core = std::make_shared<internal::DiskManagerCore>(std::move(fs), std::move(options),
-                                                          std::move(accounting), seed);
+  auto core =
+      std::make_shared<Core>(std::move(fs), std::move(options), std::move(accounting), seed);
   if (directories) SPILLWAY_RETURN_IF_ERROR(core->CreateLocalDirs());
-  return std::make_shared<DiskManager>(std::move(core));
+  return std::make_shared<DiskManager>(Passkey{}, std::move(core));
 }
 
-DiskManager::DiskManager(std::shared_ptr<internal::DiskManagerCore> core)
-    : core_(std::move(core)) {}
+DiskManager::DiskManager(Passkey /*key*/, std::shared_ptr<Core> core) : core_(std::move(core)) {}
 
 DiskManager::~DiskManager() = default;
 
@@ -305,13 +313,13 @@ Status DiskManager::SetMaxTempDirectorySize(uint64_t bytes) {
 }
 
 SpillingProgress DiskManager::spilling_progress() const {
-  const internal::SpillAccounting& accounting = core_->accounting();
+  const SpillAccounting& accounting = core_->accounting();
   return SpillingProgress{accounting.used(), accounting.active_files()};
 }
 
 bool DiskManager::tmp_files_enabled() const { return core_->mode() != DiskManagerMode::kDisabled; }
 
-const std::shared_ptr<CleanupLog>& DiskManager::cleanup_log() const {
+std::shared_ptr<CleanupLog> DiskManager::cleanup_log() const {
   return core_->accounting().cleanup_log();
 }
 

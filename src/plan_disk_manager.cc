@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <utility>
 
+#include "shared_manager_cache.h"
+
 namespace spillway {
 namespace {
 
@@ -58,10 +60,14 @@ const std::shared_ptr<SharedManagerCache>& SharedManagerCache::ProcessWide() {
   return *kCache;
 }
 
+std::shared_ptr<SharedManagerCache> NewSharedManagerCache() {
+  return std::make_shared<SharedManagerCache>();
+}
+
 // ---------------------------------------------------------------------------------------
 // PlanDiskManagerFactory
 
-struct PlanDiskManager::Private {};
+struct PlanDiskManager::Passkey {};
 
 struct PlanDiskManagerFactory::Shared {
   std::shared_ptr<FileSystem> fs;
@@ -78,10 +84,6 @@ constexpr size_t kShards = 16;
 // Keeps each owner's reference count on a cache line of its own.
 constexpr size_t kCacheLine = 64;
 
-struct alignas(kCacheLine) Owner {
-  std::shared_ptr<const PlanDiskManagerFactory::Shared> shared;
-};
-
 // This thread's shard: threads take shards in turn as they first make a plan.
 size_t ThisThreadShard() {
   static std::atomic<size_t> next{0};
@@ -92,16 +94,22 @@ size_t ThisThreadShard() {
 }  // namespace
 
 struct PlanDiskManagerFactory::Owners {
+  struct alignas(kCacheLine) Owner {
+    std::shared_ptr<const Shared> shared;
+  };
   std::array<std::shared_ptr<const Owner>, kShards> shards;
 };
+
+PlanDiskManagerFactory::PlanDiskManagerFactory(std::shared_ptr<const Owners> owners)
+    : owners_(std::move(owners)) {}
 
 StatusOr<PlanDiskManagerFactory> PlanDiskManagerFactory::Create(std::shared_ptr<FileSystem> fs,
                                                                 PlanDiskManagerOptions options) {
   SPILLWAY_RETURN_IF_ERROR(ValidateOptions(fs.get(), options));
   auto shared = std::make_shared<const Shared>(Shared{std::move(fs), std::move(options)});
   auto owners = std::make_shared<Owners>();
-  for (std::shared_ptr<const Owner>& owner : owners->shards) {
-    owner = std::make_shared<const Owner>(Owner{shared});
+  for (std::shared_ptr<const Owners::Owner>& owner : owners->shards) {
+    owner = std::make_shared<const Owners::Owner>(Owners::Owner{shared});
   }
   return PlanDiskManagerFactory(std::move(owners));
 }
@@ -111,7 +119,7 @@ const PlanDiskManagerOptions& PlanDiskManagerFactory::options() const {
 }
 
 StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManagerFactory::NewPlan() const {
-  const std::shared_ptr<const Owner>& owner = owners_->shards[ThisThreadShard()];
+  const std::shared_ptr<const Owners::Owner>& owner = owners_->shards[ThisThreadShard()];
   // Shares the owner's reference count, not the configuration's.
   return PlanDiskManager::Make(std::shared_ptr<const Shared>(owner, owner->shared.get()));
 }
@@ -129,7 +137,7 @@ StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManager::Create(std::shared_p
 
 StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManager::Make(
     std::shared_ptr<const PlanDiskManagerFactory::Shared> shared) {
-  auto plan = std::make_shared<PlanDiskManager>(Private{}, std::move(shared));
+  auto plan = std::make_shared<PlanDiskManager>(Passkey{}, std::move(shared));
   const PlanDiskManagerOptions& o = plan->options();
   if (o.quirks.Has(Quirk::kSharedLimit)) {
     // The PR's first version: one manager per (local dirs, limit) for the whole process,
@@ -160,7 +168,7 @@ StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManager::Make(
   return plan;
 }
 
-PlanDiskManager::PlanDiskManager(Private,
+PlanDiskManager::PlanDiskManager(Passkey /*key*/,
                                  std::shared_ptr<const PlanDiskManagerFactory::Shared> shared)
     : shared_(std::move(shared)), limit_(shared_->options.max_temp_directory_size) {}
 
@@ -241,7 +249,7 @@ SpillingProgress PlanDiskManager::spilling_progress() const {
   return inner != nullptr ? inner->spilling_progress() : SpillingProgress{};
 }
 
-const std::shared_ptr<CleanupLog>& PlanDiskManager::cleanup_log() const {
+std::shared_ptr<CleanupLog> PlanDiskManager::cleanup_log() const {
   // A log the options name is shared and never changes: no lock needed. Under kSharedLimit
   // the plan's log is the shared manager's, set by NewPlan.
   if (options().cleanup_log != nullptr && !options().quirks.Has(Quirk::kSharedLimit)) {

@@ -26,6 +26,8 @@
 
 #include "spillway/spill/cleanup_log.h"
 #include "spillway/spill/quirks.h"
+#include "spillway/spill/spill_file.h"
+#include "spillway/spill/spill_status.h"
 #include "spillway/vfs/file_system.h"
 #include "spillway/vfs/status.h"
 
@@ -47,7 +49,7 @@ class SpillAccounting {
   SpillAccounting& operator=(const SpillAccounting&) = delete;
 
   // Counts `bytes` more as used, unless that would take used over the limit; then counts
-  // nothing and returns kLimitExceeded. Used == limit is allowed (DataFusion checks `>`).
+  // nothing and returns a limit error. Used == limit is allowed (DataFusion checks `>`).
   Status Reserve(uint64_t bytes);
   // Counts `bytes` more as used whatever the limit; returns the new total. For the
   // kNoRollback quirk, which checks only afterwards.
@@ -55,7 +57,7 @@ class SpillAccounting {
   // Counts `bytes` fewer as used. REQUIRES: bytes <= used().
   void Release(uint64_t bytes);
 
-  // The kLimitExceeded error, naming the limit now and the configuration key (DataFusion's
+  // The limit error (LimitExceededError), naming the limit now and the configuration key (DataFusion's
   // text, upstream_text.h).
   Status LimitError() const;
 
@@ -127,7 +129,7 @@ enum class SpillDirKind {
   kOsTmpDir,
 };
 
-// Makes a new spill directory of `kind` in `parent`. Errors: the failing call's kErrno
+// Makes a new spill directory of `kind` in `parent`. Errors: the failing call's errno
 // Status (with its errno and path).
 StatusOr<std::shared_ptr<SpillDir>> MakeSpillDir(const std::shared_ptr<FileSystem>& fs,
                                                  const std::string& parent, SpillDirKind kind,
@@ -162,6 +164,14 @@ struct SpillFileState {
   // Serializes appends with their accounting, and size updates, so that `size` is always
   // exactly what this file has counted.
   std::mutex write_mu;
+};
+
+// How the spill library makes a SpillFile and reaches its state; users cannot.
+struct SpillFileAccess {
+  static SpillFile Make(std::shared_ptr<SpillFileState> state) {
+    return SpillFile(std::move(state));
+  }
+  static SpillFileState& State(const SpillFile& file) { return *file.state_; }
 };
 
 // SpillFile::UpdateDiskUsage with `state.write_mu` already held (the kNoRollback writer

@@ -13,7 +13,7 @@
 
 namespace spillway::sweep::internal {
 
-// Writes `text` to `path`. Errors: kErrno.
+// Writes `text` to `path`. Errors: an errno Status.
 Status WriteTextFile(const std::string& path, const std::string& text);
 
 // The scenario that reproduces `finding` of `run`: the lines it ran, with the finding's

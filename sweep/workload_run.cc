@@ -291,12 +291,11 @@ void WorkloadRun::RunAct(const Command& command, int act) {
   } else if (faults.empty() && !outcome.ok()) {
     // Without a fault, only LIMIT (for a write that does not fit) and DISABLED (for a
     // disabled plan) are errors an act may return.
-    const bool explained =
-        (outcome.code() == StatusCode::kLimitExceeded && command.verb == Verb::kWrite && !fits) ||
-        (outcome.code() == StatusCode::kDisabled && command.verb == Verb::kSpill &&
-         plans_.at(command.target).disabled) ||
-        (outcome.code() == StatusCode::kDisabled && command.verb == Verb::kSetLimit &&
-         plans_.at(command.name).disabled && command.size != 0);
+    const bool explained = (IsLimitExceeded(outcome) && command.verb == Verb::kWrite && !fits) ||
+                           (IsDisabled(outcome) && command.verb == Verb::kSpill &&
+                            plans_.at(command.target).disabled) ||
+                           (IsDisabled(outcome) && command.verb == Verb::kSetLimit &&
+                            plans_.at(command.name).disabled && command.size != 0);
     if (!explained) {
       Add(Check::kUnexplainedError, "unexplained" + key_suffix,
           fmt::format("{} failed although no fault was injected during it{}: {}", act_text,

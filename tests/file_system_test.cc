@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,12 @@
 
 namespace spillway {
 namespace {
+
+// Interfaces are used through pointers; a copy would slice.
+static_assert(!std::is_copy_constructible_v<FileSystem>);
+static_assert(!std::is_copy_assignable_v<FileSystem>);
+static_assert(!std::is_copy_constructible_v<WritableFile>);
+static_assert(!std::is_copy_assignable_v<WritableFile>);
 
 using ::testing::_;
 using ::testing::AnyNumber;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "spillway/spill/disk_manager.h"
+#include "spillway/spill/spill_status.h"
 #include "spillway/spill/spill_writer.h"
 #include "spillway/vfs/file_system.h"
 #include "support/disk_manager_fixture.h"
@@ -149,7 +150,7 @@ TEST_F(DiskManagerTest, LimitErrorIsDataFusionsText) {
   ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().WithMaxTempDirectorySize(3 * kMB).Build(fs_));
   ASSERT_OK_AND_ASSIGN(SpillFile file, dm->CreateTempFile("sort"));
   const Status over = SpillWriter(file).Write(std::string(3 * kMB + 1, 'x'));
-  EXPECT_EQ(over.code(), StatusCode::kLimitExceeded);
+  EXPECT_TRUE(IsLimitExceeded(over));
   EXPECT_EQ(over.message(),
             "The used disk space during the spilling process has exceeded the allowable limit "
             "of 3.0 MB. Please try increasing the config: "
@@ -167,7 +168,7 @@ TEST_F(DiskManagerTest, UpstreamDisabledDiskManager) {
   EXPECT_FALSE(manager->tmp_files_enabled());
   const StatusOr<SpillFile> file = manager->CreateTempFile("Testing");
   ASSERT_FALSE(file.ok());
-  EXPECT_EQ(file.status().code(), StatusCode::kDisabled);
+  EXPECT_TRUE(IsDisabled(file.status()));
   EXPECT_EQ(file.status().message(), "Memory Exhausted while Testing (DiskManager is disabled)");
 }
 

@@ -52,7 +52,7 @@ int Run(const RunArgs& args) {
     StatusOr<std::string> text = scenario::ReadScenarioFile(args.files[i]);
     if (!text.ok()) {
       fmt::print(stderr, "spillway run: cannot read {}: {} ({})\n", args.files[i],
-                 text.status().message(), text.status().CodeName());
+                 text.status().message(), scenario::OutcomeName(text.status()));
       return 2;
     }
     texts[i] = std::move(*text);

@@ -222,7 +222,7 @@ SeedResult RunSeed(const SimulateOptions& options, uint64_t seed, std::atomic<ui
       const SpillFile* after = sut.runner->file(line.name);
       if (after != nullptr) result.bytes_written += after->size() - size_before;
     }
-    if (!outcome.ok()) ++result.errors[outcome.CodeName()];
+    if (!outcome.ok()) ++result.errors[scenario::OutcomeName(outcome)];
     command->Apply(state);
   }
   // The rest of the run's steps count as done when it stopped early.

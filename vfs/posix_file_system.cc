@@ -417,7 +417,8 @@ class PosixFileSystem final : public FileSystem {
   // virtual path is `path`, working relative to the descriptor so that nothing is looked
   // up through a symlink. Entries are handled in name order, so the first error is the one
   // RemoveTreeByParts would meet. One descriptor stays open per level of depth, so a tree
-  // deeper than the descriptor limit fails with EMFILE (spill trees are two levels deep).
+  // deeper than the descriptor limit fails with EMFILE (the trees spillway makes are two levels
+  // deep).
   Status RemoveContents(int fd, const std::string& path) {
     // ReadDirEntries consumes a descriptor; keep `fd` for the unlinkat calls below.
     const int list_fd = ::dup(fd);

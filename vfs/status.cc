@@ -1,11 +1,12 @@
 #include "spillway/vfs/status.h"
 
+#include <fmt/format.h>
+
 #include <array>
+#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <utility>
-
-#include <fmt/format.h>
 
 namespace spillway {
 namespace {
@@ -13,94 +14,120 @@ namespace {
 struct ErrnoEntry {
   int value;
   std::string_view name;
+  StatusCode code;  // As absl::ErrnoToStatusCode maps it.
 };
 
-// The errnos a filesystem or a scenario can meet.
-constexpr std::array kErrnoNames = {
-    ErrnoEntry{EPERM, "EPERM"},         ErrnoEntry{ENOENT, "ENOENT"},
-    ErrnoEntry{EINTR, "EINTR"},         ErrnoEntry{EIO, "EIO"},
-    ErrnoEntry{EBADF, "EBADF"},         ErrnoEntry{EAGAIN, "EAGAIN"},
-    ErrnoEntry{ENOMEM, "ENOMEM"},       ErrnoEntry{EACCES, "EACCES"},
-    ErrnoEntry{EBUSY, "EBUSY"},         ErrnoEntry{EEXIST, "EEXIST"},
-    ErrnoEntry{EXDEV, "EXDEV"},         ErrnoEntry{ENOTDIR, "ENOTDIR"},
-    ErrnoEntry{EISDIR, "EISDIR"},       ErrnoEntry{EINVAL, "EINVAL"},
-    ErrnoEntry{ENFILE, "ENFILE"},       ErrnoEntry{EMFILE, "EMFILE"},
-    ErrnoEntry{EFBIG, "EFBIG"},         ErrnoEntry{ENOSPC, "ENOSPC"},
-    ErrnoEntry{EROFS, "EROFS"},         ErrnoEntry{EMLINK, "EMLINK"},
-    ErrnoEntry{ENAMETOOLONG, "ENAMETOOLONG"}, ErrnoEntry{ENOTEMPTY, "ENOTEMPTY"},
-    ErrnoEntry{ELOOP, "ELOOP"},         ErrnoEntry{EDQUOT, "EDQUOT"},
-    ErrnoEntry{ESTALE, "ESTALE"},       ErrnoEntry{ENOTSUP, "ENOTSUP"},
+using C = StatusCode;
+
+// The errnos a filesystem can meet: their names and canonical codes.
+constexpr std::array kErrnos = {
+    ErrnoEntry{EPERM, "EPERM", C::kPermissionDenied},
+    ErrnoEntry{ENOENT, "ENOENT", C::kNotFound},
+    ErrnoEntry{EINTR, "EINTR", C::kUnavailable},
+    ErrnoEntry{EIO, "EIO", C::kUnknown},
+    ErrnoEntry{EBADF, "EBADF", C::kFailedPrecondition},
+    ErrnoEntry{EAGAIN, "EAGAIN", C::kUnavailable},
+    ErrnoEntry{ENOMEM, "ENOMEM", C::kResourceExhausted},
+    ErrnoEntry{EACCES, "EACCES", C::kPermissionDenied},
+    ErrnoEntry{EBUSY, "EBUSY", C::kFailedPrecondition},
+    ErrnoEntry{EEXIST, "EEXIST", C::kAlreadyExists},
+    ErrnoEntry{EXDEV, "EXDEV", C::kUnimplemented},
+    ErrnoEntry{ENOTDIR, "ENOTDIR", C::kFailedPrecondition},
+    ErrnoEntry{EISDIR, "EISDIR", C::kFailedPrecondition},
+    ErrnoEntry{EINVAL, "EINVAL", C::kInvalidArgument},
+    ErrnoEntry{ENFILE, "ENFILE", C::kResourceExhausted},
+    ErrnoEntry{EMFILE, "EMFILE", C::kResourceExhausted},
+    ErrnoEntry{EFBIG, "EFBIG", C::kOutOfRange},
+    ErrnoEntry{ENOSPC, "ENOSPC", C::kResourceExhausted},
+    ErrnoEntry{EROFS, "EROFS", C::kPermissionDenied},
+    ErrnoEntry{EMLINK, "EMLINK", C::kResourceExhausted},
+    ErrnoEntry{ENAMETOOLONG, "ENAMETOOLONG", C::kInvalidArgument},
+    ErrnoEntry{ENOTEMPTY, "ENOTEMPTY", C::kFailedPrecondition},
+    ErrnoEntry{ELOOP, "ELOOP", C::kUnknown},
+    ErrnoEntry{EDQUOT, "EDQUOT", C::kResourceExhausted},
+    ErrnoEntry{ESTALE, "ESTALE", C::kAborted},
+    ErrnoEntry{ENOTSUP, "ENOTSUP", C::kUnimplemented},
 };
+
+const ErrnoEntry* FindErrno(int error_number) {
+  for (const ErrnoEntry& e : kErrnos) {
+    if (e.value == error_number) return &e;
+  }
+  return nullptr;
+}
 
 }  // namespace
 
-Status Status::FromErrno(int error_number, std::string_view op, std::string_view path) {
-  Status s;
-  s.code_ = StatusCode::kErrno;
-  s.error_number_ = error_number;
-  s.op_ = std::string(op);
-  s.path_ = std::string(path);
-  s.message_ = std::strerror(error_number);
-  return s;
-}
-
-Status Status::LimitExceeded(std::string_view message) {
-  Status s;
-  s.code_ = StatusCode::kLimitExceeded;
-  s.message_ = std::string(message);
-  return s;
-}
-
-Status Status::Disabled(std::string_view message) {
-  Status s;
-  s.code_ = StatusCode::kDisabled;
-  s.message_ = std::string(message);
-  return s;
-}
-
-Status Status::InvalidArgument(std::string_view message) {
-  Status s;
-  s.code_ = StatusCode::kInvalidArgument;
-  s.message_ = std::string(message);
-  return s;
-}
-
-std::string Status::CodeName() const {
-  switch (code_) {
-    case StatusCode::kOk:
+std::string_view StatusCodeName(StatusCode code) {
+  switch (code) {
+    case C::kOk:
       return "OK";
-    case StatusCode::kErrno:
-      return ErrnoName(error_number_);
-    case StatusCode::kLimitExceeded:
-      return "LIMIT";
-    case StatusCode::kDisabled:
-      return "DISABLED";
-    case StatusCode::kInvalidArgument:
-      return "INVALID";
+    case C::kUnknown:
+      return "UNKNOWN";
+    case C::kInvalidArgument:
+      return "INVALID_ARGUMENT";
+    case C::kNotFound:
+      return "NOT_FOUND";
+    case C::kAlreadyExists:
+      return "ALREADY_EXISTS";
+    case C::kPermissionDenied:
+      return "PERMISSION_DENIED";
+    case C::kResourceExhausted:
+      return "RESOURCE_EXHAUSTED";
+    case C::kFailedPrecondition:
+      return "FAILED_PRECONDITION";
+    case C::kAborted:
+      return "ABORTED";
+    case C::kOutOfRange:
+      return "OUT_OF_RANGE";
+    case C::kUnimplemented:
+      return "UNIMPLEMENTED";
+    case C::kUnavailable:
+      return "UNAVAILABLE";
   }
   return "UNKNOWN";
 }
 
+StatusCode ErrnoToStatusCode(int error_number) {
+  if (error_number == 0) return C::kOk;
+  const ErrnoEntry* entry = FindErrno(error_number);
+  return entry != nullptr ? entry->code : C::kUnknown;
+}
+
+Status::Status(StatusCode code, std::string_view message)
+    : code_(code), message_(std::string(message)) {
+  assert(code != StatusCode::kOk);
+}
+
+Status Status::FromErrno(int error_number, std::string_view op, std::string_view path) {
+  assert(error_number != 0);
+  Status s(ErrnoToStatusCode(error_number), std::strerror(error_number));
+  s.error_number_ = error_number;
+  s.op_ = std::string(op);
+  s.path_ = std::string(path);
+  return s;
+}
+
+Status Status::InvalidArgument(std::string_view message) {
+  return Status(StatusCode::kInvalidArgument, message);
+}
+
 std::string Status::ToString() const {
-  switch (code_) {
-    case StatusCode::kOk:
-      return "OK";
-    case StatusCode::kErrno:
-      return fmt::format("{} {}: {} ({})", op_, path_, message_, ErrnoName(error_number_));
-    default:
-      return fmt::format("{}: {}", CodeName(), message_);
+  if (ok()) return "OK";
+  if (error_number_ != 0) {
+    return fmt::format("{} {}: {} ({})", op_, path_, message_, ErrnoName(error_number_));
   }
+  return fmt::format("{}: {}", StatusCodeName(code_), message_);
 }
 
 std::string ErrnoName(int error_number) {
-  for (const ErrnoEntry& e : kErrnoNames) {
-    if (e.value == error_number) return std::string(e.name);
-  }
+  const ErrnoEntry* entry = FindErrno(error_number);
+  if (entry != nullptr) return std::string(entry->name);
   return fmt::format("E{}", error_number);
 }
 
 std::optional<int> ErrnoFromName(std::string_view name) {
-  for (const ErrnoEntry& e : kErrnoNames) {
+  for (const ErrnoEntry& e : kErrnos) {
     if (e.name == name) return e.value;
   }
   return std::nullopt;

@@ -1,8 +1,10 @@
 // Uses the installed headers and libraries: a plan on an in-memory filesystem spills one
-// file, and everything it made is gone once it is dropped.
+// file, a write over its limit is a limit error, and everything it made is gone once it
+// is dropped.
 #include <cstdio>
 
 #include "spillway/spill/plan_disk_manager.h"
+#include "spillway/spill/spill_status.h"
 #include "spillway/spill/spill_writer.h"
 #include "spillway/vfs/mem_file_system.h"
 
@@ -16,6 +18,9 @@ int main() {
     spillway::SpillWriter writer(*file);
     if (!writer.Write("hello").ok()) return 3;
     if ((*plan)->used_disk_space() != 5) return 4;
+    // The spill library's own error, recognised through the installed spill_status.h.
+    if (!(*plan)->SetMaxTempDirectorySize(5).ok()) return 6;
+    if (!spillway::IsLimitExceeded(writer.Write("!"))) return 7;
   }
   auto left = fs->ListDir("/tmp/local0");
   if (!left.ok() || !left->empty()) return 5;

@@ -42,7 +42,7 @@ MATCHER_P(FailsWith, error_number, "fails with " + ErrnoName(error_number)) {
   return status.IsErrno(error_number);
 }
 
-// Matches a kErrno Status with this errno, op and path.
+// Matches an errno Status (Status::FromErrno) with this errno, op and path.
 MATCHER_P3(IsErrno, error_number, op, path,
            ErrnoName(error_number) + " from " + op + " on " + path) {
   const Status status = StatusOf(arg);

@@ -27,6 +27,7 @@
 #include "spillway/spill/quirks.h"
 #include "spillway/spill/spill_file.h"
 #include "spillway/spill/spill_manager.h"
+#include "spillway/spill/spill_status.h"
 #include "spillway/vfs/fault_injecting_file_system.h"
 #include "spillway/vfs/file_system.h"
 #include "spillway/vfs/status.h"
@@ -120,6 +121,12 @@ std::string ToText(const std::vector<Command>& commands);
 // built with valid fields, CommandsEquivalent(c, Parse(c.ToString()).commands[0]) holds.
 bool CommandsEquivalent(const Command& a, const Command& b);
 
+// The name of an outcome in the language (`expect error NAME`, reports): "OK"; an errno
+// name ("ENOENT") for a filesystem error; "LIMIT" for a limit error and "DISABLED" for a
+// disabled error (spill_status.h); "INVALID" for an invalid argument; the code's name
+// (StatusCodeName) for anything else.
+std::string OutcomeName(const Status& status);
+
 enum class FsKind { kMem, kPosix };
 
 struct RunnerOptions {
@@ -165,7 +172,7 @@ class Runner {
   std::vector<std::string> plan_names() const;
   std::vector<std::string> file_names() const;
   // Every failed removal of every plan in this run.
-  const std::shared_ptr<CleanupLog>& cleanup_log() const;
+  std::shared_ptr<CleanupLog> cleanup_log() const;
   // Drops every file and plan (in name order, files first), as `drop` would.
   void DropAll();
 
@@ -176,7 +183,7 @@ class Runner {
 };
 
 // Reads a scenario file from the host's filesystem (not the filesystem under test).
-// Errors: kErrno from open or read, with the path.
+// Errors: an errno Status from open or read, with the path.
 StatusOr<std::string> ReadScenarioFile(const std::string& path);
 
 // Runs one scenario file, printing failures to `err` ("FILE:LINE: ...") and, with

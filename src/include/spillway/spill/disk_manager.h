@@ -6,8 +6,15 @@
 // - kDirectories: one "datafusion-XXXXXX" directory in each local dir, created when the
 //   manager is built (a missing local dir is created first, one level deep, as upstream).
 //   Each new file goes into one of them, chosen at random.
-// - kDisabled: CreateTempFile fails with kDisabled, naming what was being spilled.
-// - kCustom: every file comes from a caller-supplied TempFileFactory.
+// - kDisabled: CreateTempFile fails with a disabled error (IsDisabled, spill_status.h),
+//   naming what was being spilled.
+// - kCustom: every file comes from a caller-supplied TempFileFactory, and is counted and
+//   limited by whatever made it (typically another manager the factory spills through),
+//   never by this manager. So, as for the outer manager of a Comet plan (whose factory
+//   builds the plan's inner kDirectories manager), used_disk_space() and
+//   spilling_progress() stay 0 however much is spilled, and SetMaxTempDirectorySize()
+//   only stores the value: it always succeeds, max_temp_directory_size() returns it, and
+//   no spill is ever checked against it. To limit the files, limit the factory's manager.
 //
 // Files are named as upstream names them: ".tmp.<description>.<random>", where
 // <description> is the request's description in lowercase (Unicode) alphanumerics, each
@@ -35,10 +42,6 @@
 
 namespace spillway {
 
-namespace internal {
-class DiskManagerCore;
-}  // namespace internal
-
 enum class DiskManagerMode { kOsTmpDirectory, kDirectories, kDisabled, kCustom };
 
 // What CreateTempFile does when a spill directory was removed from outside (a tmp
@@ -55,10 +58,17 @@ inline constexpr std::string_view kSpillDirPrefix = "datafusion-";
 inline constexpr std::string_view kOsTmpDirPrefix = ".tmp";
 
 // DataFusion's TempFileFactory (DiskManagerMode::Custom): makes spill files for a
-// manager. Thread safety: CreateTempFile may be called concurrently.
+// manager. Not copyable. Thread safety: CreateTempFile may be called concurrently.
 class TempFileFactory {
  public:
+  TempFileFactory() = default;
   virtual ~TempFileFactory() = default;
+
+  TempFileFactory(const TempFileFactory&) = delete;
+  TempFileFactory& operator=(const TempFileFactory&) = delete;
+
+  // A new spill file for `description`, as SpillManager::CreateTempFile. Errors: those of
+  // whatever makes the file; a kCustom manager returns them unchanged.
   virtual StatusOr<SpillFile> CreateTempFile(std::string_view description) = 0;
 };
 
@@ -86,7 +96,8 @@ class DiskManager final : public SpillManager {
  public:
   // Builds a manager over `fs`. In kDirectories mode this creates the spill directories;
   // if one fails, those already made are removed and the error (errno and path) returned.
-  // Errors: kInvalidArgument (options inconsistent with the mode, a bad path), kErrno.
+  // Errors: kInvalidArgument (options inconsistent with the mode, a bad path), an errno
+  // Status.
   // REQUIRES: fs != nullptr.
   static StatusOr<std::shared_ptr<DiskManager>> Build(std::shared_ptr<FileSystem> fs,
                                                       DiskManagerOptions options);
@@ -94,12 +105,15 @@ class DiskManager final : public SpillManager {
   ~DiskManager() override;
 
   StatusOr<SpillFile> CreateTempFile(std::string_view description) override;
+  // kCustom: always 0 (the factory's files are counted where they are made).
   uint64_t used_disk_space() const override;
   uint64_t max_temp_directory_size() const override;
+  // kCustom: stores `bytes` and returns OK; nothing is checked against it. kDisabled:
+  // only 0 is accepted.
   Status SetMaxTempDirectorySize(uint64_t bytes) override;
   SpillingProgress spilling_progress() const override;
   bool tmp_files_enabled() const override;
-  const std::shared_ptr<CleanupLog>& cleanup_log() const override;
+  std::shared_ptr<CleanupLog> cleanup_log() const override;
 
   // DataFusion's max_spill_merge_fan_in / set_max_spill_merge_fan_in: read and change the
   // merge fan-in cap at any time (0: no cap). Every mode accepts any value.
@@ -110,11 +124,18 @@ class DiskManager final : public SpillManager {
   // The spill directories that exist now (kOsTmpDirectory: none before the first file).
   std::vector<std::string> spill_dirs() const;
 
-  // Implementation; public only for make_shared.
-  explicit DiskManager(std::shared_ptr<internal::DiskManagerCore> core);
+ private:
+  // The manager's state, and the key that lets only Build construct one (both defined in
+  // disk_manager.cc).
+  class Core;
+  struct Passkey;
+
+ public:
+  // Not callable outside disk_manager.cc (a Passkey cannot be made there); use Build.
+  DiskManager(Passkey key, std::shared_ptr<Core> core);
 
  private:
-  std::shared_ptr<internal::DiskManagerCore> core_;
+  std::shared_ptr<Core> core_;
 };
 
 // DataFusion's DiskManagerBuilder: DiskManagerBuilder().WithMode(...).Build(fs).

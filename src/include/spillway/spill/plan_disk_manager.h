@@ -18,8 +18,6 @@
 #define SPILLWAY_SPILL_PLAN_DISK_MANAGER_H_
 
 #include <cstdint>
-#include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -34,24 +32,13 @@
 
 namespace spillway {
 
-// The kSharedLimit quirk's process-wide cache: one DiskManager per (local dirs, limit),
-// never evicted. A caller can give plans a cache of its own (a scenario run does), so that
-// runs in one process do not see each other's; without one, a process-wide cache is used,
-// as upstream. Thread safety: safe for concurrent use.
-class SharedManagerCache {
- public:
-  using Key = std::pair<std::vector<std::string>, uint64_t>;
-
-  // Returns the manager cached under `key`, building it with `build` on a miss.
-  StatusOr<std::shared_ptr<DiskManager>> GetOrBuild(
-      const Key& key, const std::function<StatusOr<std::shared_ptr<DiskManager>>()>& build);
-
-  static const std::shared_ptr<SharedManagerCache>& ProcessWide();
-
- private:
-  std::mutex mu_;
-  std::map<Key, std::shared_ptr<DiskManager>> managers_;
-};
+// The kSharedLimit quirk's cache: one DiskManager per (local dirs, limit), never evicted.
+// Opaque (defined inside the spill library). A caller can give plans a cache of its own,
+// so that runs in one process do not see each other's; without one, a process-wide cache
+// is used, as upstream. Thread safety: safe for concurrent use.
+class SharedManagerCache;
+// A new, empty cache.
+std::shared_ptr<SharedManagerCache> NewSharedManagerCache();
 
 struct PlanDiskManagerOptions {
   // The executor's local dirs. REQUIRES: non-empty.
@@ -63,7 +50,7 @@ struct PlanDiskManagerOptions {
   Quirks quirks;
   std::optional<uint64_t> seed;
   std::shared_ptr<CleanupLog> cleanup_log;
-  // Used only with the kSharedLimit quirk; null means SharedManagerCache::ProcessWide().
+  // Used only with the kSharedLimit quirk; null means the process-wide cache.
   std::shared_ptr<SharedManagerCache> shared_cache;
 };
 
@@ -78,9 +65,15 @@ class PlanDiskManager;
 // as the last copy or plan that uses it. Plans made on different threads keep it alive
 // through different reference counts (one per shard, threads assigned round robin), so
 // that threads making plans at once do not contend on one counter.
+// Moving a factory copies it (it declares no move), so no factory is ever left empty: a
+// factory that was moved from still makes plans.
 // Thread safety: NewPlan may be called concurrently on one factory or on its copies.
 class PlanDiskManagerFactory {
  public:
+  PlanDiskManagerFactory(const PlanDiskManagerFactory&) = default;
+  PlanDiskManagerFactory& operator=(const PlanDiskManagerFactory&) = default;
+  ~PlanDiskManagerFactory() = default;
+
   // Validates `options`. Touches `fs` only under the kEagerDirs and kSharedLimit quirks,
   // and then only in NewPlan. Errors: kInvalidArgument (a null `fs`, no local dirs, a bad
   // path).
@@ -93,16 +86,16 @@ class PlanDiskManagerFactory {
 
   const PlanDiskManagerOptions& options() const;
 
+ private:
+  friend class PlanDiskManager;
   // The configuration shared with the plans, and its per-shard owners (both defined in
   // plan_disk_manager.cc).
   struct Shared;
   struct Owners;
 
- private:
-  explicit PlanDiskManagerFactory(std::shared_ptr<const Owners> owners)
-      : owners_(std::move(owners)) {}
+  explicit PlanDiskManagerFactory(std::shared_ptr<const Owners> owners);
 
-  std::shared_ptr<const Owners> owners_;
+  std::shared_ptr<const Owners> owners_;  // Never null.
 };
 
 class PlanDiskManager final : public SpillManager {
@@ -111,7 +104,8 @@ class PlanDiskManager final : public SpillManager {
   // quirk is on, which build the inner manager now and may fail as DiskManager::Build).
   // Validates and copies `options` for this plan alone; an executor making many plans
   // should make them from one PlanDiskManagerFactory instead.
-  // Errors: kInvalidArgument (no local dirs, a bad path); with those quirks, kErrno.
+  // Errors: kInvalidArgument (no local dirs, a bad path); with those quirks, an errno
+  // Status.
   static StatusOr<std::shared_ptr<PlanDiskManager>> Create(std::shared_ptr<FileSystem> fs,
                                                            PlanDiskManagerOptions options);
 
@@ -125,17 +119,23 @@ class PlanDiskManager final : public SpillManager {
   bool tmp_files_enabled() const override { return true; }
   // The options' log if they name one; otherwise the plan's own, made when first needed
   // (at the first spill or the first call), so a plan that never spills never makes one.
-  const std::shared_ptr<CleanupLog>& cleanup_log() const override;
+  // Under kSharedLimit, the shared manager's log.
+  std::shared_ptr<CleanupLog> cleanup_log() const override;
 
   // The inner kDirectories manager, or null before the first successful spill.
   std::shared_ptr<DiskManager> inner() const;
 
-  struct Private;
-  PlanDiskManager(Private, std::shared_ptr<const PlanDiskManagerFactory::Shared> shared);
-
  private:
   friend class PlanDiskManagerFactory;
+  // The key that lets only this class construct a plan (defined in plan_disk_manager.cc).
+  struct Passkey;
 
+ public:
+  // Not callable outside plan_disk_manager.cc (a Passkey cannot be made there); use
+  // Create or a PlanDiskManagerFactory.
+  PlanDiskManager(Passkey key, std::shared_ptr<const PlanDiskManagerFactory::Shared> shared);
+
+ private:
   // A plan over `shared`; builds the inner manager now under the kEagerDirs and
   // kSharedLimit quirks. REQUIRES: `shared` was validated.
   static StatusOr<std::shared_ptr<PlanDiskManager>> Make(

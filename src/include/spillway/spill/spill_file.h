@@ -23,6 +23,7 @@ namespace spillway {
 
 namespace internal {
 struct SpillFileState;
+struct SpillFileAccess;
 }  // namespace internal
 
 // DataFusion's SpillingProgress.
@@ -32,11 +33,9 @@ struct SpillingProgress {
   friend bool operator==(const SpillingProgress&, const SpillingProgress&) = default;
 };
 
+// Made only by managers (a TempFileFactory hands on a file another manager made).
 class SpillFile {
  public:
-  // REQUIRES: state != nullptr. Made by managers, not by users.
-  explicit SpillFile(std::shared_ptr<internal::SpillFileState> state);
-
   // The file's path (within its manager's FileSystem).
   const std::string& path() const;
   // The bytes of this file counted in its manager's used_disk_space
@@ -45,18 +44,20 @@ class SpillFile {
 
   // DataFusion's update_disk_usage: reads the file's size from its open handle and moves
   // the difference into the manager's used_disk_space. When that takes the manager over
-  // its limit, the update is rolled back and kLimitExceeded is returned (with the
+  // its limit, the update is rolled back and a limit error (IsLimitExceeded) is returned (with the
   // kNoRollback quirk, the manager keeps the difference counted while the file does not).
-  // Errors: a failed size read (kErrno), kLimitExceeded.
+  // Errors: a failed size read (an errno Status), a limit error.
   Status UpdateDiskUsage();
 
   // How many SpillFile copies share this file.
   long use_count() const;
 
-  // For SpillWriter and tests in this library.
-  internal::SpillFileState& state() const { return *state_; }
-
  private:
+  // The spill library's own access (defined in its sources, not installed).
+  friend struct internal::SpillFileAccess;
+  // REQUIRES: state != nullptr.
+  explicit SpillFile(std::shared_ptr<internal::SpillFileState> state);
+
   std::shared_ptr<internal::SpillFileState> state_;
 };
 

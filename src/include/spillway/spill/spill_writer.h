@@ -4,7 +4,7 @@
 // Write(data) keeps used_disk_space equal to the bytes that reached the disk in every
 // outcome:
 // - the limit is checked before writing: when the bytes would not fit, nothing is written,
-//   nothing is counted, and kLimitExceeded is returned;
+//   nothing is counted, and a limit error (IsLimitExceeded) is returned;
 // - a write that fails gives back what it reserved;
 // - a short write (ENOSPC half-way, an injected EIO) counts exactly the bytes that reached
 //   the file, in both used_disk_space and the file's size.
@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "spillway/spill/spill_file.h"
+#include "spillway/spill/spill_status.h"
 #include "spillway/vfs/status.h"
 
 namespace spillway {
@@ -28,11 +29,11 @@ class SpillWriter {
   explicit SpillWriter(SpillFile file) : file_(std::move(file)) {}
 
   // Appends `data`. Writing zero bytes succeeds without touching the filesystem.
-  // Errors: kLimitExceeded (nothing written), kErrno from the append (what reached the
+  // Errors: a limit error (nothing written), an errno Status from the append (what reached the
   // file is counted).
   Status Write(std::string_view data);
 
-  // Flushes the file to stable storage. Errors: kErrno.
+  // Flushes the file to stable storage. Errors: an errno Status.
   Status Sync();
 
   const SpillFile& file() const { return file_; }

@@ -129,7 +129,7 @@ struct SweepResult {
 };
 
 // Runs the sweep. A violation is a result, not an error.
-// Errors: kInvalidArgument (a malformed workload or options), kErrno (the output directory
+// Errors: kInvalidArgument (a malformed workload or options), an errno Status (the output directory
 // or a scenario file cannot be written, a filesystem cannot be set up).
 // Thread safety: RunSweep keeps no state between calls; concurrent sweeps must not share an
 // out_dir.

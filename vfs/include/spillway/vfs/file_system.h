@@ -1,6 +1,6 @@
-// FileSystem: the seam between spill code and the operating system.
+// FileSystem: the seam between its callers and the operating system.
 //
-// The spill manager never calls the OS directly; it calls a FileSystem. spillway ships
+// Code written against FileSystem never calls the OS directly. spillway ships
 // three: PosixFileSystem (real system calls, posix_file_system.h), MemFileSystem (in
 // memory, deterministic from a seed, mem_file_system.h) and FaultInjectingFileSystem (a
 // decorator over either, fault_injecting_file_system.h). A conformance suite and a
@@ -9,7 +9,7 @@
 // Conventions for every method below:
 // - Paths are absolute, '/'-separated, without "." or ".." components and without a
 //   trailing '/'. A malformed path gives kInvalidArgument.
-// - An error is a kErrno Status carrying the exact errno Linux would give, the operation
+// - An error is a Status::FromErrno carrying the exact errno Linux would give, the operation
 //   and the path. Nothing throws.
 // - A path is never followed through a symlink in its last component (lstat semantics).
 // - Thread safety: every implementation is safe for concurrent use by many threads. A
@@ -60,10 +60,15 @@ struct [[nodiscard]] AppendResult {
 };
 
 // An open file, positioned at its end. Destroying it closes it (errors are dropped; call
-// Close() first to see them). It stays usable after its path has been unlinked.
+// Close() first to see them). It stays usable after its path has been unlinked. Not
+// copyable: it is used through a pointer to the interface.
 class WritableFile {
  public:
+  WritableFile() = default;
   virtual ~WritableFile() = default;
+
+  WritableFile(const WritableFile&) = delete;
+  WritableFile& operator=(const WritableFile&) = delete;
 
   // The path the file was opened or created at.
   virtual const std::string& path() const = 0;
@@ -84,9 +89,14 @@ class WritableFile {
   virtual Status Close() = 0;
 };
 
+// Not copyable: a filesystem is shared through a pointer to the interface.
 class FileSystem {
  public:
+  FileSystem() = default;
   virtual ~FileSystem() = default;
+
+  FileSystem(const FileSystem&) = delete;
+  FileSystem& operator=(const FileSystem&) = delete;
 
   // Creates directory `path` with mode 0700. Its parent must exist.
   // Errors: EEXIST (anything exists at path), ENOENT (parent missing), ENOTDIR (a
@@ -140,7 +150,7 @@ class FileSystem {
   // Sets the permission bits of `path` (chmod). Errors: ENOENT, ENOTDIR, EPERM.
   virtual Status SetPermissions(const std::string& path, uint32_t mode) = 0;
 
-  // The filesystem's temp dir (what DataFusion's OsTmpDirectory mode spills into).
+  // The filesystem's temp dir, where callers put temporary files and directories.
   // Never fails; the directory is not created by this call.
   virtual std::string TempDir() = 0;
 

@@ -1,4 +1,4 @@
-// Path globs as scenario files and fault rules use them.
+// Path globs, as fault rules (fault_injecting_file_system.h) match paths with them.
 //
 // '*' matches any run of characters (also none) and '?' any one character, both within
 // one path component (never '/'); unlike a shell, both also match names that begin with

@@ -23,10 +23,10 @@ namespace spillway {
 
 struct MemFileSystemOptions {
   uint64_t seed = 0;
-  // Bytes of file data the filesystem holds at most; nullopt means unlimited.
+  // Bytes of file data the filesystem holds at most; nullopt means no bound.
   std::optional<uint64_t> capacity;
   // When false, files keep only their sizes (ReadFile returns that many zero bytes), so a
-  // simulation can spill gigabytes cheaply.
+  // simulation can write gigabytes cheaply.
   bool keep_contents = true;
   // When false, permission bits are recorded but never checked, as for root on Linux.
   bool enforce_permissions = true;

@@ -17,8 +17,8 @@ namespace spillway {
 
 struct PosixFileSystemOptions {
   // When non-empty, an existing directory under which every path is resolved: "/a" means
-  // root + "/a". Statuses still report the unprefixed path. This is how scenarios run on a
-  // real disk without touching the host's "/".
+  // root + "/a". Statuses still report the unprefixed path. This lets a test or a simulation
+  // use a real disk without touching the host's "/".
   std::string root;
   // What TempDir() returns. Empty means "/tmp" under a root, or else $TMPDIR (when set and
   // absolute) or "/tmp".

@@ -4,10 +4,12 @@
 // [[nodiscard]], so an error that is silently dropped is a compile warning. Nothing in
 // spillway throws across an API boundary.
 //
-// A filesystem error keeps the exact errno (ENOENT, ENOTDIR and EACCES are different
-// answers), the operation that failed and the path it failed on. The spill manager adds two
-// errors of its own: kLimitExceeded (a plan's max_temp_directory_size would be exceeded)
-// and kDisabled (spilling is disabled for this manager).
+// A Status has a canonical code, with the names, meanings and numbers of absl::StatusCode.
+// A filesystem error (FromErrno) also keeps the exact errno (ENOENT, ENOTDIR and EACCES are
+// different answers), the operation that failed and the path it failed on; its code comes
+// from the errno (ErrnoToStatusCode), so an errno status always has error_number() != 0.
+// Any other error is made from a code and a message, and has error_number() == 0: a layer
+// above can tell its own errors from a system call's that share their code.
 //
 // Thread safety: Status and StatusOr are values; const methods may be called concurrently.
 #ifndef SPILLWAY_VFS_STATUS_H_
@@ -22,42 +24,59 @@
 
 namespace spillway {
 
-enum class StatusCode {
+// The canonical codes spillway uses: absl::StatusCode's names, meanings and numbers.
+enum class StatusCode : int {
   kOk = 0,
-  kErrno,            // A system call failed; error_number() says why.
-  kLimitExceeded,    // A spill would exceed the manager's size limit.
-  kDisabled,         // Spilling is disabled for this manager.
-  kInvalidArgument,  // The caller passed something malformed.
+  kUnknown = 2,             // An error without a better code (e.g. EIO).
+  kInvalidArgument = 3,     // The caller passed something malformed, whatever the state.
+  kNotFound = 5,            // Something named does not exist (ENOENT).
+  kAlreadyExists = 6,       // Something to be created exists already (EEXIST).
+  kPermissionDenied = 7,    // Not allowed (EACCES, EPERM, EROFS).
+  kResourceExhausted = 8,   // Out of a resource: space, quota, descriptors (ENOSPC).
+  kFailedPrecondition = 9,  // The system is not in the state the call needs (ENOTDIR).
+  kAborted = 10,            // Interrupted by a concurrent change (ESTALE).
+  kOutOfRange = 11,         // Past a valid range (EFBIG).
+  kUnimplemented = 12,      // Not supported (ENOTSUP, EXDEV).
+  kUnavailable = 14,        // Transient; retrying may succeed (EAGAIN, EINTR).
 };
+
+// Abseil's spelling of a code: "OK", "INVALID_ARGUMENT", "RESOURCE_EXHAUSTED", ...
+std::string_view StatusCodeName(StatusCode code);
+
+// The canonical code of an errno, as absl::ErrnoToStatusCode maps it: ENOENT is kNotFound,
+// ENOSPC kResourceExhausted, ENOTDIR kFailedPrecondition, and so on. 0 is kOk; an errno
+// that ErrnoName does not know is kUnknown.
+StatusCode ErrnoToStatusCode(int error_number);
 
 class [[nodiscard]] Status {
  public:
   // An OK status.
   Status() = default;
+  // An error that is not a system call's: `code` and a message for people.
+  // REQUIRES: code != StatusCode::kOk.
+  Status(StatusCode code, std::string_view message);
 
-  // A failed system call: `error_number` is the errno it returned (non-zero), `op` names
-  // the operation ("mkdir", "open", "write", ...), `path` the path it acted on.
+  // A failed system call: `error_number` is the errno it returned, `op` names the
+  // operation ("mkdir", "open", "write", ...), `path` the path it acted on. The code is
+  // ErrnoToStatusCode(error_number). REQUIRES: error_number != 0.
   static Status FromErrno(int error_number, std::string_view op, std::string_view path);
-  static Status LimitExceeded(std::string_view message);
-  static Status Disabled(std::string_view message);
+  // Status(kInvalidArgument, message).
   static Status InvalidArgument(std::string_view message);
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }
-  // The errno of a kErrno status; 0 for every other code.
+  // The errno of a FromErrno status; 0 for every other status.
   int error_number() const { return error_number_; }
-  // True when this is a kErrno status carrying exactly `error_number`.
+  // True when this is a FromErrno status carrying exactly `error_number`.
   bool IsErrno(int error_number) const {
-    return code_ == StatusCode::kErrno && error_number_ == error_number;
+    return error_number_ != 0 && error_number_ == error_number;
   }
   const std::string& op() const { return op_; }
   const std::string& path() const { return path_; }
   const std::string& message() const { return message_; }
 
-  // The short name used in scenario files and reports: "OK", an errno name such as
-  // "ENOENT", "LIMIT", "DISABLED" or "INVALID".
-  std::string CodeName() const;
-  // One line for people: "mkdir /local0/datafusion-x: No such file or directory (ENOENT)".
+  // One line for people. An errno status: "mkdir /local0/datafusion-x: No such file or
+  // directory (ENOENT)"; any other error: "INVALID_ARGUMENT: <message>"; "OK".
   std::string ToString() const;
 
   friend bool operator==(const Status& a, const Status& b) = default;
