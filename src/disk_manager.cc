@@ -88,9 +88,13 @@ StatusOr<std::shared_ptr<SpillDir>> MakeSpillDir(const std::shared_ptr<FileSyste
 
 }  // namespace internal
 
+using internal::DisabledCreateMessage;
+using internal::EscapeForTempFileNamePrefix;
+using internal::kDisabledSetLimitMessage;
 using internal::MakeSpillDir;
 using internal::SpillAccounting;
 using internal::SpillDir;
+using internal::SpillDirKind;
 using internal::SpillDirSet;
 using internal::SpillFileAccess;
 using internal::SpillFileState;
