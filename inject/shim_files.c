@@ -33,10 +33,13 @@ ssize_t getdents64(int fd, void* buf, size_t n);
 
 #if defined(__x86_64__)
 #define SPW_XSTAT_VERSION "GLIBC_2.2.5"
+#define SPW_FXSTATAT_VERSION "GLIBC_2.4"
 #elif defined(__aarch64__)
 #define SPW_XSTAT_VERSION "GLIBC_2.17"
+#define SPW_FXSTATAT_VERSION "GLIBC_2.17"
 #else
 #define SPW_XSTAT_VERSION NULL
+#define SPW_FXSTATAT_VERSION NULL
 #endif
 
 /* Runs an in-scope call `expr` of op `op` on `path`, failing it as the rules say. `failed`
@@ -534,10 +537,10 @@ SPW_AT_STAT_WRAPPER(fstatat, (int dirfd, const char* path, struct stat* b, int f
 SPW_AT_STAT_WRAPPER(fstatat64, (int dirfd, const char* path, struct stat64* b, int flags),
                     (dirfd, path, b, flags), NULL)
 SPW_AT_STAT_WRAPPER(__fxstatat, (int ver, int dirfd, const char* path, struct stat* b, int flags),
-                    (ver, dirfd, path, b, flags), SPW_XSTAT_VERSION)
+                    (ver, dirfd, path, b, flags), SPW_FXSTATAT_VERSION)
 SPW_AT_STAT_WRAPPER(__fxstatat64,
                     (int ver, int dirfd, const char* path, struct stat64* b, int flags),
-                    (ver, dirfd, path, b, flags), SPW_XSTAT_VERSION)
+                    (ver, dirfd, path, b, flags), SPW_FXSTATAT_VERSION)
 SPW_AT_STAT_WRAPPER(statx, (int dirfd, const char* path, int flags, unsigned mask, struct statx* b),
                     (dirfd, path, flags, mask, b), NULL)
 
