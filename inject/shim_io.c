@@ -365,13 +365,18 @@ SPW_READ_WRAPPER(preadv64v2, (int fd, const struct iovec* v, int k, off_t o, int
 
 /* ---- stdio. A failed call sets the stream's error indicator, as a real failure would. ---- */
 
-/* How many of `len` bytes a stdio write may add under the quota; 0 is ENOSPC (counted). */
-static size_t StdioQuota(struct spw_call* c, FILE* f, size_t len) {
+/* How many of `len` bytes a stdio write may add under the quota. */
+static size_t StdioQuota(FILE* f, size_t len) {
   if (!spw_quota_on() || len == 0) return len;
   uint64_t reserved;
-  const size_t allowed = spw_quota_reserve(StreamFd(f), ftello(f), len, &reserved);
-  if (allowed == 0) spw_quota_fault(c);
-  return allowed;
+  return spw_quota_reserve(StreamFd(f), ftello(f), len, &reserved);
+}
+
+/* Ends a stdio write that the quota cut short: the stream reports ENOSPC. */
+static void StdioQuotaFault(struct spw_call* c, FILE* f) {
+  SetStreamError(f);
+  spw_quota_fault(c);
+  errno = ENOSPC;
 }
 
 #define SPW_STREAM_BEGIN(c, op, name, f, fail)                     \
@@ -385,22 +390,20 @@ static size_t StdioQuota(struct spw_call* c, FILE* f, size_t len) {
     }                                                              \
   } while (0)
 
-#define SPW_FWRITE_WRAPPER(fn)                                                   \
-  SPW_DECLARE_REAL(fn);                                                          \
-  size_t fn(const void* p, size_t size, size_t n, FILE* f) {                     \
-    if (!spw_fd_in_scope(StreamFd(f))) return SPW_REAL(fn)(p, size, n, f);       \
-    SPW_STREAM_BEGIN(c, SPW_WRITE, #fn, f, 0);                                   \
-    size_t items = n;                                                            \
-    if (size != 0 && spw_quota_on()) items = StdioQuota(&c, f, size * n) / size; \
-    if (items == 0 && n != 0) {                                                  \
-      SetStreamError(f);                                                         \
-      errno = ENOSPC;                                                            \
-      return 0;                                                                  \
-    }                                                                            \
-    const size_t r = SPW_REAL(fn)(p, size, items, f);                            \
-    SPW_END(c, r < n);                                                           \
-    if (r == items && items < n) errno = ENOSPC;                                 \
-    return r;                                                                    \
+/* A write the quota cuts stores the items that fit and reports ENOSPC. */
+#define SPW_FWRITE_WRAPPER(fn)                                             \
+  SPW_DECLARE_REAL(fn);                                                    \
+  size_t fn(const void* p, size_t size, size_t n, FILE* f) {               \
+    if (!spw_fd_in_scope(StreamFd(f))) return SPW_REAL(fn)(p, size, n, f); \
+    SPW_STREAM_BEGIN(c, SPW_WRITE, #fn, f, 0);                             \
+    const size_t items = size == 0 ? n : StdioQuota(f, size * n) / size;   \
+    const size_t r = items == 0 ? 0 : SPW_REAL(fn)(p, size, items, f);     \
+    if (items < n && r == items) {                                         \
+      StdioQuotaFault(&c, f);                                              \
+      return r;                                                            \
+    }                                                                      \
+    SPW_END(c, r < n);                                                     \
+    return r;                                                              \
   }
 SPW_FWRITE_WRAPPER(fwrite)
 SPW_FWRITE_WRAPPER(fwrite_unlocked)
@@ -411,9 +414,8 @@ SPW_FWRITE_WRAPPER(fwrite_unlocked)
   ret fn params {                                                     \
     if (!spw_fd_in_scope(StreamFd(stream))) return SPW_REAL(fn) args; \
     SPW_STREAM_BEGIN(c, SPW_WRITE, #fn, stream, fail);                \
-    if (StdioQuota(&c, stream, (len)) < (len)) {                      \
-      SetStreamError(stream);                                         \
-      errno = ENOSPC;                                                 \
+    if (StdioQuota(stream, (len)) < (len)) {                          \
+      StdioQuotaFault(&c, stream);                                    \
       return (fail);                                                  \
     }                                                                 \
     const ret r = SPW_REAL(fn) args;                                  \
