@@ -49,6 +49,14 @@ static inline int spw_fd_in_scope(int fd) {
          !spw_guard;
 }
 
+/* `p`, hidden from the compiler: the C library declares path arguments nonnull, so a test
+ * of a path against NULL would otherwise be folded away, yet programs do pass NULL (Rust's
+ * std probes statx(0, NULL, 0, 0, NULL) and expects EFAULT). */
+static inline const char* spw_opaque(const char* p) {
+  __asm__("" : "+r"(p));
+  return p;
+}
+
 /* Resolves the original of `name` with dlsym(RTLD_NEXT) (dlvsym for `version` when not
  * NULL) once, caching it in *slot. */
 SPW_HIDDEN void* spw_real(void** slot, const char* name, const char* version);

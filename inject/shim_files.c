@@ -501,7 +501,8 @@ SPW_RENAME_WRAPPER(renameat2,
     __typeof__(&fn) real = (__typeof__(&fn))spw_real(&spw_real_##fn, #fn, version); \
     char resolved[SPW_PATH_MAX];                                                    \
     const char* p;                                                                  \
-    if (path != NULL && path[0] == '\0' && (flags & AT_EMPTY_PATH)) {               \
+    const char* opaque = spw_opaque(path);                                          \
+    if (opaque != NULL && opaque[0] == '\0' && (flags & AT_EMPTY_PATH)) {           \
       if (!spw_fd_in_scope(dirfd)) return real args;                                \
       p = spw_fd_path(dirfd);                                                       \
     } else {                                                                        \
