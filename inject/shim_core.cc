@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,16 @@ SharedState* g_state = nullptr;              // Null: the shim is inactive and e
 char (*g_fd_paths)[SPW_PATH_MAX] = nullptr;  // Lazily touched pages, one path per fd.
 char g_cwd[SPW_PATH_MAX];
 int g_trace_fd = -1;
+// This thread's id, for the decision lock; cleared in a forked child, whose thread id
+// differs from its parent thread's.
+__thread uint32_t t_tid __attribute__((tls_model("initial-exec")));
+
+uint32_t ThreadId() {
+  if (t_tid == 0) t_tid = static_cast<uint32_t>(gettid());
+  return t_tid;
+}
+
+void ForgetThreadIdInChild() { t_tid = 0; }
 constexpr char kPreloadEnv[] = "LD_PRELOAD";
 
 long Sys(long number, long a = 0, long b = 0, long c = 0, long d = 0) {
@@ -190,6 +201,7 @@ __attribute__((constructor)) void Init() {
   const char* path = getenv(spillway::inject::kStateEnv);
   if (path != nullptr) MapState(path);
   if (g_state != nullptr) {
+    pthread_atfork(nullptr, nullptr, ForgetThreadIdInChild);
     spw_cwd_changed();
     TrackInheritedFds();
   }
@@ -270,7 +282,7 @@ int spw_begin(spw_call* c) {
   spw_guard = 1;
   FaultDecision decision;
   {
-    FaultLock lock(&g_state->lock);
+    FaultLock lock(&g_state->lock, ThreadId());
     c->seq = ++g_state->seq;
     std::atomic_ref<uint64_t>(g_state->calls[c->op]).fetch_add(1, std::memory_order_relaxed);
     decision =

@@ -4,7 +4,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -102,12 +101,17 @@ bool MatchComponent(std::string_view pattern, std::string_view name) {
   return p == pattern.size();
 }
 
+// The first n characters of s. REQUIRES: n <= s.size(). (substr would pull in the C++
+// library's exception path, which the shim does not link.)
+std::string_view Prefix(std::string_view s, size_t n) { return std::string_view(s.data(), n); }
+
 // Splits off the component before the next '/' (or the rest) from *s.
 std::string_view NextComponent(std::string_view* s, bool* more) {
   const size_t slash = s->find('/');
   *more = slash != std::string_view::npos;
-  std::string_view part = s->substr(0, slash);
-  *s = *more ? s->substr(slash + 1) : std::string_view();
+  const std::string_view part = Prefix(*s, *more ? slash : s->size());
+  if (*more) s->remove_prefix(slash + 1);
+  if (!*more) *s = std::string_view();
   return part;
 }
 
@@ -152,8 +156,10 @@ bool ParseProbability(std::string_view value, double* out) {
 // Applies one `key=value` option to *rule; false with *error set when it is bad.
 bool ParseOption(std::string_view word, FaultRuleSpec* rule, char* error, size_t cap) {
   const size_t eq = word.find('=');
-  const std::string_view key = word.substr(0, eq);
-  const std::string_view value = eq == std::string_view::npos ? "" : word.substr(eq + 1);
+  const std::string_view key = Prefix(word, eq == std::string_view::npos ? word.size() : eq);
+  std::string_view value;
+  if (eq != std::string_view::npos)
+    value = std::string_view(word.data() + eq + 1, word.size() - eq - 1);
   if (eq == std::string_view::npos) {
     SetError(error, cap, "unexpected word '", word,
              "': options are after=, times=, path=, probability=");
@@ -185,12 +191,10 @@ std::string_view NextWord(std::string_view* s) {
   while (!s->empty() && (s->front() == ' ' || s->front() == '\t')) s->remove_prefix(1);
   size_t end = 0;
   while (end < s->size() && (*s)[end] != ' ' && (*s)[end] != '\t') ++end;
-  std::string_view word = s->substr(0, end);
+  const std::string_view word = Prefix(*s, end);
   s->remove_prefix(end);
   return word;
 }
-
-pid_t ThreadId() { return static_cast<pid_t>(syscall(SYS_gettid)); }
 
 }  // namespace
 
@@ -306,10 +310,9 @@ FaultDecision DecideFault(const FaultRuleSpec* rules, FaultRuleCounters* counter
   return FaultDecision{};
 }
 
-FaultLock::FaultLock(uint32_t* word) : word_(word) {
+FaultLock::FaultLock(uint32_t* word, uint32_t self) : word_(word) {
   std::atomic_ref<uint32_t> lock(*word_);
   const int saved_errno = errno;  // kill() below must not change the caller's errno.
-  const uint32_t self = static_cast<uint32_t>(ThreadId());
   for (unsigned spins = 0;; ++spins) {
     uint32_t owner = 0;
     if (lock.compare_exchange_weak(owner, self, std::memory_order_acquire)) break;

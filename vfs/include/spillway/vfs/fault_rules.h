@@ -105,13 +105,15 @@ FaultDecision DecideFault(const FaultRuleSpec* rules, FaultRuleCounters* counter
                           uint8_t op_code, std::string_view path, uint64_t seed, uint64_t* draws);
 
 // A lock on a zero-initialised 32-bit word that may be in memory shared between
-// processes. It spins, yielding; the word holds the owner's thread id, and a waiter that
-// finds the owner gone (killed inside a decision) takes the lock over. Async-signal-safe
+// processes. It spins, yielding; the word holds the owner's thread id (`owner`, the
+// caller's gettid(), which the caller may cache: it costs a system call), and a waiter
+// that finds the owner gone (killed inside a decision) takes the lock over.
+// REQUIRES: owner is the calling thread's id. Async-signal-safe
 // only in the sense that it never allocates; a signal handler that re-enters it on the
 // same thread would deadlock, which the shim's recursion guard prevents.
 class FaultLock {
  public:
-  explicit FaultLock(uint32_t* word);
+  FaultLock(uint32_t* word, uint32_t owner);
   ~FaultLock();
   FaultLock(const FaultLock&) = delete;
   FaultLock& operator=(const FaultLock&) = delete;
