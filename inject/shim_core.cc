@@ -2,6 +2,7 @@
 // behalf go through syscall(2), never through the wrapped symbols.
 #include "shim_core.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +33,7 @@ SharedState* g_state = nullptr;              // Null: the shim is inactive and e
 char (*g_fd_paths)[SPW_PATH_MAX] = nullptr;  // Lazily touched pages, one path per fd.
 char g_cwd[SPW_PATH_MAX];
 int g_trace_fd = -1;
+bool g_needs_lock = false;  // Some rule draws random numbers (FaultRulesNeedLock).
 // This thread's id, for the decision lock; cleared in a forked child, whose thread id
 // differs from its parent thread's.
 __thread uint32_t t_tid __attribute__((tls_model("initial-exec")));
@@ -169,12 +171,28 @@ void ApplyWorldFact(const spw_call* c, int error_number) {
   }
 }
 
-// Marks the fds the process inherited (across exec) that refer to files in scope.
+// Marks the fds the process inherited (across exec) that refer to files in scope, listing
+// /proc/self/fd with getdents64 so that only open fds cost a readlink.
 void TrackInheritedFds() {
-  for (int fd = 0; fd < 256; ++fd) {
-    char target[SPW_PATH_MAX];
-    if (FdTarget(fd, target) && UnderScope(target)) spw_track(fd, target, 0);
+  const long dir = Sys(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/fd"),
+                       O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return;
+  alignas(8) char buf[4096];
+  long n;
+  while ((n = Sys(SYS_getdents64, dir, reinterpret_cast<long>(buf), sizeof(buf))) > 0) {
+    for (long off = 0; off < n;) {
+      const auto* entry = reinterpret_cast<const struct dirent64*>(buf + off);
+      off += entry->d_reclen;
+      char* end = nullptr;
+      const long fd = strtol(entry->d_name, &end, 10);
+      char target[SPW_PATH_MAX];
+      if (*end != '\0' || end == entry->d_name || fd == dir) continue;
+      if (FdTarget(static_cast<int>(fd), target) && UnderScope(target)) {
+        spw_track(static_cast<int>(fd), target, 0);
+      }
+    }
   }
+  Sys(SYS_close, dir);
 }
 
 void MapState(const char* path) {
@@ -196,12 +214,31 @@ void MapState(const char* path) {
   g_state = state;
 }
 
+// Counts the call and decides it, under the lock only when a rule draws random numbers.
+FaultDecision Decide(spw_call* c) {
+  std::atomic_ref<uint64_t>(g_state->calls[c->op]).fetch_add(1, std::memory_order_relaxed);
+  const auto decide = [c] {
+    if (g_state->rule_count == 0) return FaultDecision{};
+    return spillway::DecideFault(g_state->rules, g_state->counters, g_state->rule_count,
+                                 static_cast<uint8_t>(c->op), c->path, g_state->seed,
+                                 &g_state->draws);
+  };
+  if (!g_needs_lock) {
+    if (Traced()) c->seq = std::atomic_ref<uint64_t>(g_state->seq).fetch_add(1) + 1;
+    return decide();
+  }
+  FaultLock lock(&g_state->lock, ThreadId());
+  c->seq = std::atomic_ref<uint64_t>(g_state->seq).fetch_add(1) + 1;
+  return decide();
+}
+
 __attribute__((constructor)) void Init() {
   spw_guard = 1;
   const char* path = getenv(spillway::inject::kStateEnv);
   if (path != nullptr) MapState(path);
   if (g_state != nullptr) {
     pthread_atfork(nullptr, nullptr, ForgetThreadIdInChild);
+    g_needs_lock = spillway::FaultRulesNeedLock(g_state->rules, g_state->rule_count);
     spw_cwd_changed();
     TrackInheritedFds();
   }
@@ -280,15 +317,7 @@ void spw_untrack(int fd) {
 int spw_begin(spw_call* c) {
   if (c->path == nullptr) c->path = "";
   spw_guard = 1;
-  FaultDecision decision;
-  {
-    FaultLock lock(&g_state->lock, ThreadId());
-    c->seq = ++g_state->seq;
-    std::atomic_ref<uint64_t>(g_state->calls[c->op]).fetch_add(1, std::memory_order_relaxed);
-    decision =
-        spillway::DecideFault(g_state->rules, g_state->counters, g_state->rule_count,
-                              static_cast<uint8_t>(c->op), c->path, g_state->seed, &g_state->draws);
-  }
+  const FaultDecision decision = Decide(c);
   if (decision.error_number != 0) {
     RecordFault(c, decision.error_number);
     ApplyWorldFact(c, decision.error_number);

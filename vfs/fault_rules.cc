@@ -297,9 +297,14 @@ FaultDecision DecideFault(const FaultRuleSpec* rules, FaultRuleCounters* counter
     if (rule.path_glob[0] != '\0' && !FaultGlobMatch(rule.path_glob, path)) continue;
     std::atomic_ref<uint64_t> matched(counters[i].matched);
     std::atomic_ref<uint64_t> failed(counters[i].failed);
-    if (matched.fetch_add(1, std::memory_order_relaxed) + 1 <= rule.after) continue;
-    if (!rule.forever && failed.load(std::memory_order_relaxed) >= rule.times) continue;
-    if (rule.probability < 1.0) {
+    const uint64_t ordinal = matched.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (ordinal <= rule.after) continue;
+    if (rule.probability >= 1.0) {
+      // Every due call fails, so the failed ones are exactly the ordinals after+1 ..
+      // after+times: decided from this call's own ordinal, safe without a lock.
+      if (!rule.forever && ordinal - rule.after > rule.times) continue;
+    } else {
+      if (!rule.forever && failed.load(std::memory_order_relaxed) >= rule.times) continue;
       std::atomic_ref<uint64_t> next(*draws);
       const uint64_t x = Mix(seed ^ Mix(next.fetch_add(1, std::memory_order_relaxed)));
       if (static_cast<double>(x >> 11) * 0x1.0p-53 >= rule.probability) continue;
@@ -308,6 +313,13 @@ FaultDecision DecideFault(const FaultRuleSpec* rules, FaultRuleCounters* counter
     return FaultDecision{rule.error_number, static_cast<int>(i)};
   }
   return FaultDecision{};
+}
+
+bool FaultRulesNeedLock(const FaultRuleSpec* rules, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    if (rules[i].probability < 1.0) return true;
+  }
+  return false;
 }
 
 FaultLock::FaultLock(uint32_t* word, uint32_t self) : word_(word) {

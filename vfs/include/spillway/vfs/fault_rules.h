@@ -6,7 +6,8 @@
 // so that it can live inside a preloaded library that runs before (and under) the program's
 // own allocator. Rules and their counters are plain structs that may sit in memory shared
 // between processes (a MAP_SHARED file); the counters are only touched through
-// std::atomic_ref, and one decision is serialised by FaultLock, a process-shared lock word.
+// std::atomic_ref, and decisions that draw random numbers are serialised by FaultLock, a
+// process-shared lock word.
 #ifndef SPILLWAY_VFS_FAULT_RULES_H_
 #define SPILLWAY_VFS_FAULT_RULES_H_
 
@@ -100,9 +101,15 @@ struct FaultDecision {
 // for a probability below 1), and the rules after it do not see it. A draw takes the next
 // number of the sequence seeded by `seed`, indexed by *draws (which it advances), so the
 // same seed and the same calls give the same faults.
-// REQUIRES: the caller serialises decisions on the same counters (e.g. FaultLock).
+// Thread safety: with every rule at probability 1, each rule decides from its own count of
+// matching calls, so concurrent decisions on the same counters are exact without a lock
+// (the order in which concurrent calls reach a later rule is theirs). REQUIRES: when a
+// rule has a probability below 1, the caller serialises decisions (e.g. FaultLock).
 FaultDecision DecideFault(const FaultRuleSpec* rules, FaultRuleCounters* counters, size_t count,
                           uint8_t op_code, std::string_view path, uint64_t seed, uint64_t* draws);
+
+// True when deciding `rules` needs FaultLock (some rule has a probability below 1).
+bool FaultRulesNeedLock(const FaultRuleSpec* rules, size_t count);
 
 // A lock on a zero-initialised 32-bit word that may be in memory shared between
 // processes. It spins, yielding; the word holds the owner's thread id (`owner`, the
