@@ -4,11 +4,14 @@
 // with an armed rule that never fires; under libfiu's fiu-run with a write fault point
 // enabled at probability 0; under strace with a write injection that never comes. Each is
 // repeated, in rotating order, and the table gives the median wall time, its ratio to
-// bare, and the time it adds. It prints; it asserts nothing about speed.
+// bare, the time it adds, and the median CPU time (user + system, the run's own and its
+// children's), which a busy machine disturbs less than wall time. It prints; it asserts nothing
+// about speed.
 //
 // Usage: spillway_inject_bench [--lines N] [--repeat R] [--dir DIR]
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,8 +40,13 @@ bool OnPath(const std::string& program) {
   return std::system(("command -v " + program + " >/dev/null 2>&1").c_str()) == 0;
 }
 
-// Runs argv with stdout and stderr discarded; returns seconds, or -1 when it failed.
-double TimeRun(const std::vector<std::string>& argv) {
+struct Timing {
+  double wall = -1;  // Seconds; -1 when the run failed.
+  double cpu = -1;   // User + system seconds of the run and the processes it waited for.
+};
+
+// Runs argv with stdout and stderr discarded.
+Timing TimeRun(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -49,13 +57,16 @@ double TimeRun(const std::vector<std::string>& argv) {
   const auto start = std::chrono::steady_clock::now();
   pid_t pid;
   int status = -1;
+  struct rusage usage {};
   if (posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ) == 0) {
-    waitpid(pid, &status, 0);
+    wait4(pid, &status, 0, &usage);
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   posix_spawn_file_actions_destroy(&actions);
-  return status == 0 ? seconds : -1;
+  if (status != 0) return Timing{};
+  const auto secs = [](const timeval& tv) { return tv.tv_sec + tv.tv_usec * 1e-6; };
+  return Timing{seconds, secs(usage.ru_utime) + secs(usage.ru_stime)};
 }
 
 void WriteShuffledLines(const fs::path& path, int lines) {
@@ -114,20 +125,24 @@ int main(int argc, char** argv) {
                                          "-T",
                                          (dir / "spill").string(),
                                          (dir / "input").string()};
-  std::vector<std::vector<double>> times(configs.size());
+  std::vector<std::vector<double>> times(configs.size()), cpu(configs.size());
   for (int r = 0; r < repeat; ++r) {
     for (size_t k = 0; k < configs.size(); ++k) {
       const size_t i = (k + static_cast<size_t>(r)) % configs.size();  // Rotate the order.
       if (!configs[i].available) continue;
       std::vector<std::string> command = configs[i].prefix;
       command.insert(command.end(), sort.begin(), sort.end());
-      const double t = TimeRun(command);
-      if (t >= 0) times[i].push_back(t);
+      const Timing t = TimeRun(command);
+      if (t.wall < 0) continue;
+      times[i].push_back(t.wall);
+      cpu[i].push_back(t.cpu);
     }
   }
   const double bare = Median(times[0]);
+  const double bare_cpu = Median(cpu[0]);
   std::printf("sort -S 100K --parallel=1 of %d shuffled lines, median of %d runs\n", lines, repeat);
-  std::printf("%-18s %10s %8s %12s\n", "run", "wall ms", "× bare", "added ms");
+  std::printf("%-18s %10s %8s %10s %10s %8s\n", "run", "wall ms", "× bare", "added ms", "cpu ms",
+              "× bare");
   for (size_t i = 0; i < configs.size(); ++i) {
     const double t = Median(times[i]);
     if (t < 0) {
@@ -135,8 +150,9 @@ int main(int argc, char** argv) {
                   configs[i].available ? "failed" : "not installed");
       continue;
     }
-    std::printf("%-18s %10.1f %8.3f %12.1f\n", configs[i].name.c_str(), t * 1e3, t / bare,
-                (t - bare) * 1e3);
+    const double c = Median(cpu[i]);
+    std::printf("%-18s %10.1f %8.3f %10.1f %10.1f %8.3f\n", configs[i].name.c_str(), t * 1e3,
+                t / bare, (t - bare) * 1e3, c * 1e3, c / bare_cpu);
   }
   fs::remove_all(dir);
   return 0;
