@@ -121,16 +121,18 @@ size_t AppendJsonString(char* buf, size_t len, size_t cap, const char* s) {
   return len;
 }
 
+// Opens the trace file far from the low fd numbers programs expect open() to return.
+void OpenTrace() {
+  const long fd = Sys(SYS_openat, AT_FDCWD, reinterpret_cast<long>(g_state->trace_path),
+                      O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  const long high = Sys(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 1000);
+  if (high >= 0) Sys(SYS_close, fd);
+  g_trace_fd = static_cast<int>(high >= 0 ? high : fd);
+}
+
 void WriteTraceLine(const spw_call* c, int failed, int error_number, bool injected) {
-  if (g_trace_fd < 0) {
-    const long fd = Sys(SYS_openat, AT_FDCWD, reinterpret_cast<long>(g_state->trace_path),
-                        O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0) return;
-    // Far from the low numbers programs expect to get from open().
-    const long high = Sys(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 1000);
-    if (high >= 0) Sys(SYS_close, fd);
-    g_trace_fd = static_cast<int>(high >= 0 ? high : fd);
-  }
+  if (g_trace_fd < 0) OpenTrace();
   char line[SPW_PATH_MAX + 256];
   size_t len = static_cast<size_t>(
       snprintf(line, sizeof(line),
@@ -143,7 +145,11 @@ void WriteTraceLine(const spw_call* c, int failed, int error_number, bool inject
                                       ",\"result\":%d,\"errno\":%s%s%s,\"injected\":%s}\n",
                                       failed ? -1 : 0, name ? "\"" : "", name ? name : "null",
                                       name ? "\"" : "", injected ? "true" : "false"));
-  Sys(SYS_write, g_trace_fd, reinterpret_cast<long>(line), static_cast<long>(len));
+  if (Sys(SYS_write, g_trace_fd, reinterpret_cast<long>(line), static_cast<long>(len)) < 0 &&
+      errno == EBADF) {
+    OpenTrace();  // The program closed it (closefrom, close_range): once more.
+    Sys(SYS_write, g_trace_fd, reinterpret_cast<long>(line), static_cast<long>(len));
+  }
 }
 
 void RecordFault(const spw_call* c, int error_number) {

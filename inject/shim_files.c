@@ -644,3 +644,22 @@ int fchdir(int fd) {
   if (r == 0) spw_cwd_changed();
   return r;
 }
+
+/* ---- Closing many fds at once: the table forgets them. ---- */
+
+static void UntrackRange(unsigned first, unsigned last) {
+  for (unsigned fd = first; fd <= last && fd < SPW_MAX_FDS; ++fd) spw_untrack((int)fd);
+}
+
+SPW_DECLARE_REAL(close_range);
+int close_range(unsigned first, unsigned last, int flags) {
+  const int r = SPW_REAL(close_range)(first, last, flags);
+  if (r == 0 && !(flags & CLOSE_RANGE_CLOEXEC)) UntrackRange(first, last);
+  return r;
+}
+
+SPW_DECLARE_REAL(closefrom);
+void closefrom(int lowfd) {
+  SPW_REAL(closefrom)(lowfd);
+  if (lowfd >= 0) UntrackRange((unsigned)lowfd, SPW_MAX_FDS - 1);
+}

@@ -145,5 +145,35 @@ TEST_F(CommandTest, QuotaStoresWhatFitsThenFailsWithEnospc) {
   EXPECT_EQ(s["faults_injected"], 0);
 }
 
+TEST_F(CommandTest, InjectedEnoentAndEexistMakeTheWorldAgree) {
+  std::ofstream(scope_ / "f") << "x";
+  int code;
+  RunJson("--fault 'stat ENOENT'", "stat \"$D/f\" >/dev/null 2>&1; echo $?", &code);
+  EXPECT_EQ(out_, "1\n");
+  EXPECT_FALSE(fs::exists(scope_ / "f")) << "an injected ENOENT removes what the call names";
+  RunJson("--fault 'mkdir EEXIST'", "mkdir \"$D/d\" 2>/dev/null; echo $?", &code);
+  EXPECT_EQ(out_, "1\n");
+  EXPECT_TRUE(fs::is_directory(scope_ / "d")) << "an injected EEXIST creates it";
+}
+
+TEST_F(CommandTest, ProbabilityReplaysFromTheSeed) {
+  const std::string script =
+      "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do touch \"$D/f$i\" "
+      "2>/dev/null || printf '%s ' $i; done; echo";
+  const auto failed = [&](int seed) {
+    fs::remove_all(scope_);
+    fs::create_directory(scope_);
+    int code;
+    RunJson(
+        "--seed " + std::to_string(seed) + " --fault 'create EIO times=forever probability=0.5'",
+        script, &code);
+    return out_;
+  };
+  const std::string first = failed(3);
+  EXPECT_EQ(first, failed(3));
+  EXPECT_NE(first, "\n");
+  EXPECT_NE(first, failed(4));
+}
+
 }  // namespace
 }  // namespace spillway::inject
