@@ -62,8 +62,17 @@ bool UnderScope(const char* path) {
 
 // Writes the path an fd refers to into out[SPW_PATH_MAX]; false when unknown.
 bool FdTarget(int fd, char* out) {
-  char link[32];
-  snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+  // "/proc/self/fd/N", formatted by hand: async-signal-safe, as a path call out of scope
+  // must be.
+  char link[32] = "/proc/self/fd/";
+  char digits[12];
+  int n_digits = 0;
+  for (unsigned v = static_cast<unsigned>(fd); n_digits == 0 || v != 0; v /= 10) {
+    digits[n_digits++] = static_cast<char>('0' + v % 10);
+  }
+  size_t len = strlen(link);
+  while (n_digits > 0) link[len++] = digits[--n_digits];
+  link[len] = '\0';
   const long n = Sys(SYS_readlinkat, AT_FDCWD, reinterpret_cast<long>(link),
                      reinterpret_cast<long>(out), SPW_PATH_MAX - 1);
   if (n <= 0 || out[0] != '/') return false;

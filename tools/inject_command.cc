@@ -28,6 +28,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "commands.h"
@@ -100,9 +101,63 @@ std::optional<std::string> FindProgram(const std::string& name) {
   return std::nullopt;
 }
 
-// Empty when `program` can be interposed (an ELF with an interpreter, or a script whose
-// interpreter is one); otherwise why not.
+// True when the ELF file `f` (header `eh`) has a section named `name`.
+bool HasSection(FILE* f, const Elf64_Ehdr& eh, std::string_view name) {
+  Elf64_Shdr strtab;
+  if (eh.e_shoff == 0 || eh.e_shstrndx >= eh.e_shnum ||
+      std::fseek(f, static_cast<long>(eh.e_shoff + eh.e_shstrndx * eh.e_shentsize), SEEK_SET) !=
+          0 ||
+      std::fread(&strtab, sizeof(strtab), 1, f) != 1) {
+    return false;
+  }
+  for (int i = 0; i < eh.e_shnum; ++i) {
+    Elf64_Shdr sh;
+    char section[32] = {};
+    if (std::fseek(f, static_cast<long>(eh.e_shoff + i * eh.e_shentsize), SEEK_SET) != 0 ||
+        std::fread(&sh, sizeof(sh), 1, f) != 1 ||
+        std::fseek(f, static_cast<long>(strtab.sh_offset + sh.sh_name), SEEK_SET) != 0 ||
+        std::fread(section, 1, sizeof(section) - 1, f) == 0) {
+      return false;
+    }
+    if (name == section) return true;
+  }
+  return false;
+}
+
+// True when the ELF file `f` (header `eh`) asks for an interpreter (is dynamically linked).
+bool HasInterpreter(FILE* f, const Elf64_Ehdr& eh) {
+  for (int i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    if (std::fseek(f, static_cast<long>(eh.e_phoff + i * eh.e_phentsize), SEEK_SET) != 0 ||
+        std::fread(&ph, sizeof(ph), 1, f) != 1) {
+      return false;
+    }
+    if (ph.p_type == PT_INTERP) return true;
+  }
+  return false;
+}
+
+// Empty when the ELF file `f` (header `eh`) can be interposed; otherwise why not.
+std::string WhyNotInterposableElf(const std::string& program, FILE* f, const Elf64_Ehdr& eh) {
+  if (!HasInterpreter(f, eh)) {
+    return program +
+           " is statically linked (no ELF interpreter): LD_PRELOAD cannot reach its calls";
+  }
+  if (HasSection(f, eh, ".go.buildinfo") || HasSection(f, eh, ".note.go.buildid")) {
+    return program +
+           " is a Go program: it makes its system calls itself, not through the "
+           "C library, so LD_PRELOAD cannot reach them";
+  }
+  return {};
+}
+
+// Empty when `program` can be interposed (a dynamically linked ELF that is not Go and not
+// setuid, or a script whose interpreter is one); otherwise why not.
 std::string WhyNotInterposable(const std::string& program, int depth = 0) {
+  struct stat st;
+  if (stat(program.c_str(), &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)) != 0) {
+    return program + " is setuid or setgid: the dynamic loader ignores LD_PRELOAD for it";
+  }
   FILE* f = std::fopen(program.c_str(), "rb");
   if (f == nullptr) return fmt::format("cannot read {}: {}", program, std::strerror(errno));
   char head[256] = {};
@@ -118,23 +173,13 @@ std::string WhyNotInterposable(const std::string& program, int depth = 0) {
   Elf64_Ehdr eh;
   const bool elf =
       n >= sizeof(eh) && std::memcmp(head, ELFMAG, SELFMAG) == 0 && head[EI_CLASS] == ELFCLASS64;
-  if (!elf) {
-    std::fclose(f);
-    return program + " is not a 64-bit ELF executable or a script";
-  }
-  std::memcpy(&eh, head, sizeof(eh));
-  bool has_interp = false;
-  for (int i = 0; i < eh.e_phnum && !has_interp; ++i) {
-    Elf64_Phdr ph;
-    if (std::fseek(f, static_cast<long>(eh.e_phoff + i * eh.e_phentsize), SEEK_SET) != 0 ||
-        std::fread(&ph, sizeof(ph), 1, f) != 1) {
-      break;
-    }
-    has_interp = ph.p_type == PT_INTERP;
+  std::string why = program + " is not a 64-bit ELF executable or a script";
+  if (elf) {
+    std::memcpy(&eh, head, sizeof(eh));
+    why = WhyNotInterposableElf(program, f, eh);
   }
   std::fclose(f);
-  if (has_interp) return {};
-  return program + " is statically linked (no ELF interpreter): LD_PRELOAD cannot reach its calls";
+  return why;
 }
 
 // The shim: next to this executable (the build tree), or in the install tree's lib dir.

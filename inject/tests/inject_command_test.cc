@@ -48,6 +48,21 @@ TEST_F(CommandTest, AStaticBinaryIsRefused) {
   EXPECT_EQ(RunShell(Inject("", binary)).exit_code, 2);
 }
 
+TEST_F(CommandTest, GoAndSetuidProgramsAreRefused) {
+  // A dynamically linked ELF with the section Go's linker writes.
+  const std::string fake_go = (root_ / "go").string();
+  if (RunShell("objcopy --add-section .go.buildinfo=/dev/null /bin/true " + ShellQuote(fake_go))
+          .exit_code != 0) {
+    GTEST_SKIP() << "objcopy is not installed";
+  }
+  EXPECT_EQ(RunShell(Inject("", fake_go)).exit_code, 2);
+  const std::string setuid = (root_ / "setuid").string();
+  fs::copy_file("/bin/true", setuid);
+  fs::permissions(setuid, fs::perms::set_uid | fs::perms::owner_all);
+  EXPECT_EQ(RunShell(Inject("", setuid)).exit_code, 2);
+  EXPECT_EQ(RunShell(Inject("", "/bin/true")).exit_code, 0);
+}
+
 TEST_F(CommandTest, ExitStatusIsTheProgramsOrSignalOrTimeout) {
   EXPECT_EQ(RunShell(Inject("", "sh -c 'exit 7'")).exit_code, 7);
   EXPECT_EQ(RunShell(Inject("", "sh -c 'kill -9 $$'")).exit_code, 128 + 9);
