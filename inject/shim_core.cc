@@ -47,7 +47,7 @@ void ForgetThreadIdInChild() { t_tid = 0; }
 constexpr char kPreloadEnv[] = "LD_PRELOAD";
 
 long Sys(long number, long a = 0, long b = 0, long c = 0, long d = 0) {
-  return syscall(number, a, b, c, d);
+  return spw_sys(number, a, b, c, d);
 }
 
 // True when `path` is a scope directory or lies under one.
@@ -154,8 +154,7 @@ void WriteTraceLine(const spw_call* c, int failed, int error_number, bool inject
                                       ",\"result\":%d,\"errno\":%s%s%s,\"injected\":%s}\n",
                                       failed ? -1 : 0, name ? "\"" : "", name ? name : "null",
                                       name ? "\"" : "", injected ? "true" : "false"));
-  if (Sys(SYS_write, g_trace_fd, reinterpret_cast<long>(line), static_cast<long>(len)) < 0 &&
-      errno == EBADF) {
+  if (Sys(SYS_write, g_trace_fd, reinterpret_cast<long>(line), static_cast<long>(len)) == -EBADF) {
     OpenTrace();  // The program closed it (closefrom, close_range): once more.
     Sys(SYS_write, g_trace_fd, reinterpret_cast<long>(line), static_cast<long>(len));
   }
@@ -248,6 +247,7 @@ FaultDecision Decide(spw_call* c) {
 }
 
 __attribute__((constructor)) void Init() {
+  const int saved_errno = errno;
   spw_guard = 1;
   const char* path = getenv(spillway::inject::kStateEnv);
   if (path != nullptr) MapState(path);
@@ -258,9 +258,19 @@ __attribute__((constructor)) void Init() {
     TrackInheritedFds();
   }
   spw_guard = 0;
+  errno = saved_errno;
 }
 
 }  // namespace
+
+long spw_sys(long number, long a, long b, long c, long d) {
+  const int saved = errno;
+  const long r = syscall(number, a, b, c, d);
+  if (r != -1) return r;
+  const long error_number = errno;
+  errno = saved;
+  return -error_number;
+}
 
 void* spw_real(void** slot, const char* name, const char* version) {
   void* fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);

@@ -57,6 +57,12 @@ static inline const char* spw_opaque(const char* p) {
   return p;
 }
 
+/* syscall(2) that leaves errno alone: returns the result, or -errno on failure. The shim's
+ * own file operations go through it, so that a call it lets through sees the errno it
+ * would have seen without the shim. */
+SPW_HIDDEN long spw_sys(long number, long a, long b, long c, long d);
+#define SPW_SYS(n, a, b, c, d) spw_sys((n), (long)(a), (long)(b), (long)(c), (long)(d))
+
 /* Resolves the original of `name` with dlsym(RTLD_NEXT) (dlvsym for `version` when not
  * NULL) once, caching it in *slot. */
 SPW_HIDDEN void* spw_real(void** slot, const char* name, const char* version);

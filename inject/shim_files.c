@@ -59,7 +59,7 @@ ssize_t getdents64(int fd, void* buf, size_t n);
     return r;                                                  \
   } while (0)
 
-static int Exists(const char* path) { return syscall(SYS_faccessat, AT_FDCWD, path, F_OK) == 0; }
+static int Exists(const char* path) { return SPW_SYS(SYS_faccessat, AT_FDCWD, path, F_OK, 0) == 0; }
 
 /* ---- open, openat, creat: one path for every variant. ---- */
 
@@ -76,7 +76,7 @@ static int OpenInScope(const char* name, int dirfd, const char* path, int flags,
   }
   struct stat before;
   const int truncates = spw_quota_on() && (flags & O_TRUNC) &&
-                        syscall(SYS_newfstatat, AT_FDCWD, resolved, &before, 0) == 0;
+                        SPW_SYS(SYS_newfstatat, AT_FDCWD, resolved, &before, 0) == 0;
   const int fd = SPW_REAL(openat)(dirfd, path, flags, mode);
   const int err = errno;
   if (fd >= 0) {
@@ -377,8 +377,8 @@ static void ReleaseRemoved(const struct stat* st) {
   if (!S_ISREG(st->st_mode) || st->st_nlink != 1) return;
   for (int fd = 0; fd < SPW_MAX_FDS; ++fd) {
     struct stat open_st;
-    if (spw_fd_state[fd] && syscall(SYS_fstat, fd, &open_st) == 0 && open_st.st_ino == st->st_ino &&
-        open_st.st_dev == st->st_dev) {
+    if (spw_fd_state[fd] && SPW_SYS(SYS_fstat, fd, &open_st, 0, 0) == 0 &&
+        open_st.st_ino == st->st_ino && open_st.st_dev == st->st_dev) {
       return;
     }
   }
@@ -396,7 +396,7 @@ static int RemoveInScope(const char* name, int is_dir, const char* resolved, int
   }
   struct stat st;
   const int had =
-      spw_quota_on() && syscall(SYS_newfstatat, AT_FDCWD, resolved, &st, AT_SYMLINK_NOFOLLOW) == 0;
+      spw_quota_on() && SPW_SYS(SYS_newfstatat, AT_FDCWD, resolved, &st, AT_SYMLINK_NOFOLLOW) == 0;
   const int r = doit(ctx);
   const int err = errno;
   if (r == 0 && had) ReleaseRemoved(&st);
@@ -454,7 +454,7 @@ int remove(const char* path) {
   char resolved[SPW_PATH_MAX];
   if (!spw_resolve(AT_FDCWD, path, resolved)) return SPW_REAL(remove)(path);
   struct stat st;
-  const int is_dir = syscall(SYS_newfstatat, AT_FDCWD, resolved, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+  const int is_dir = SPW_SYS(SYS_newfstatat, AT_FDCWD, resolved, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
                      S_ISDIR(st.st_mode);
   struct RemoveArgs a = {3, AT_FDCWD, path, 0};
   return RemoveInScope("remove", is_dir, resolved, DoRemove, &a);
@@ -560,10 +560,10 @@ SPW_SYNC_WRAPPER(sync_file_range, (int fd, off64_t o, off64_t n, unsigned int f)
 /* A file unlinked while open gives its bytes back when this, its last fd here, closes. */
 static void ReleaseIfLastClose(int fd) {
   struct stat st;
-  if (syscall(SYS_fstat, fd, &st) != 0 || st.st_nlink != 0 || !S_ISREG(st.st_mode)) return;
+  if (SPW_SYS(SYS_fstat, fd, &st, 0, 0) != 0 || st.st_nlink != 0 || !S_ISREG(st.st_mode)) return;
   for (int other = 0; other < SPW_MAX_FDS; ++other) {
     struct stat other_st;
-    if (other != fd && spw_fd_state[other] && syscall(SYS_fstat, other, &other_st) == 0 &&
+    if (other != fd && spw_fd_state[other] && SPW_SYS(SYS_fstat, other, &other_st, 0, 0) == 0 &&
         other_st.st_ino == st.st_ino && other_st.st_dev == st.st_dev) {
       return;
     }

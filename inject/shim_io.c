@@ -181,7 +181,7 @@ ssize_t pwritev64v2(int fd, const struct iovec* iov, int iovcnt, off_t offset, i
 
 static off_t FileSize(int fd) {
   struct stat st;
-  return syscall(SYS_fstat, fd, &st) == 0 ? st.st_size : -1;
+  return SPW_SYS(SYS_fstat, fd, &st, 0, 0) == 0 ? st.st_size : -1;
 }
 
 /* A growth of `fd` to `new_end` by `name`: a write when it grows the file. Returns 0 to

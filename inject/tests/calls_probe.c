@@ -3,6 +3,7 @@
  * scope). Run under `spillway inject --under SCOPE --fault "OP ERRNO times=forever"`, each
  * in-scope call must fail the way that call reports a failure (-1, NULL, EOF, a short
  * count, or the errno returned) with exactly ERRNO, and each twin call must succeed.
+ * OP "keep-errno" instead checks, with no rules, that calls let through leave errno alone.
  * Prints the name of each in-scope call, one a line, for the test to match against the
  * trace; exits 1 after naming every mismatch on stderr.
  *
@@ -339,6 +340,29 @@ static void Close(void) {
   CALL_INT("fclose", fclose(StreamFresh()) == EOF ? -1 : 0);
 }
 
+/* Calls let through leave errno as it was, as the C library does on success. */
+static void KeepErrno(void) {
+  char t[4200];
+  struct stat st;
+  snprintf(t, sizeof(t), "%s/kXXXXXX", g_dir);
+  const char* fresh = Fresh("k");
+  long results[6];
+  int seen[6];
+  errno = 77, results[0] = open(fresh, O_WRONLY | O_CREAT, 0600), seen[0] = errno;
+  errno = 77, results[1] = mkstemp(t), seen[1] = errno;
+  errno = 77, results[2] = stat(Existing(), &st), seen[2] = errno;
+  errno = 77, results[3] = unlink(fresh), seen[3] = errno;
+  errno = 77, results[4] = write((int)results[1], "x", 1), seen[4] = errno;
+  errno = 77, results[5] = close((int)results[1]), seen[5] = errno;
+  for (int i = 0; i < 6; ++i) {
+    if (results[i] < 0 || seen[i] != 77) {
+      fprintf(stderr, "%s: call %d returned %ld, errno %d (want 77)\n", g_dir, i, results[i],
+              seen[i]);
+      ++g_failures;
+    }
+  }
+}
+
 static void RunOp(const char* op) {
   if (strcmp(op, "create") == 0) Create();
   if (strcmp(op, "open") == 0) Open();
@@ -352,6 +376,7 @@ static void RunOp(const char* op) {
   if (strcmp(op, "stat") == 0) Stat();
   if (strcmp(op, "sync") == 0) Sync();
   if (strcmp(op, "close") == 0) Close();
+  if (strcmp(op, "keep-errno") == 0) KeepErrno();
 }
 
 int main(int argc, char** argv) {

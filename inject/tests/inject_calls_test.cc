@@ -54,6 +54,15 @@ TEST_P(CallsTest, EveryCallOfTheOpFailsInScopeWithTheErrnoAndOnceInTheTrace) {
   EXPECT_EQ(injected, expected);
 }
 
+TEST_F(InjectTest, CallsLetThroughLeaveErrnoAlone) {
+  std::ofstream(scope_ / "existing") << "x\n";
+  std::ofstream(twin_ / "existing") << "x\n";
+  const CommandResult result =
+      RunShell(Inject("", std::string(CALLS_PROBE) + " keep-errno 0 " + ShellQuote(scope_) + " " +
+                              ShellQuote(twin_)));
+  EXPECT_EQ(result.exit_code, 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     EveryOp, CallsTest,
     ::testing::Values(OpCase{"create", ENOSPC}, OpCase{"open", EACCES}, OpCase{"write", ENOSPC},
