@@ -67,7 +67,16 @@ SPW_HIDDEN long spw_sys(long number, long a, long b, long c, long d);
  * NULL) once, caching it in *slot. */
 SPW_HIDDEN void* spw_real(void** slot, const char* name, const char* version);
 #define SPW_REAL(fn) ((__typeof__(&fn))spw_real((void**)&spw_real_##fn, #fn, NULL))
-#define SPW_DECLARE_REAL(fn) static void* spw_real_##fn
+/* The slot of fn's original, resolved when the shim loads (so that a wrapper called from a
+ * signal handler never runs dlsym); a call before that, from another library's
+ * constructor, resolves it then. */
+#define SPW_DECLARE_VERSIONED_REAL(fn, version)                     \
+  static void* spw_real_##fn;                                       \
+  __attribute__((constructor)) static void spw_resolve_##fn(void) { \
+    spw_real(&spw_real_##fn, #fn, version);                         \
+  }                                                                 \
+  static void* spw_real_##fn
+#define SPW_DECLARE_REAL(fn) SPW_DECLARE_VERSIONED_REAL(fn, NULL)
 
 /* When `path` (relative to `dirfd`, which may be AT_FDCWD) names something in scope,
  * writes its resolved absolute path to out[SPW_PATH_MAX] and returns 1; else 0. A

@@ -108,8 +108,9 @@ static mode_t ModeArg(int flags, va_list ap) {
 SPW_OPEN_WRAPPER(open)
 SPW_OPEN_WRAPPER(open64)
 
+/* openat's slot is declared above, for OpenInScope. */
+SPW_DECLARE_REAL(openat64);
 #define SPW_OPENAT_WRAPPER(fn)                                   \
-  SPW_DECLARE_REAL(fn);                                          \
   int fn(int dirfd, const char* path, int flags, ...) {          \
     va_list ap;                                                  \
     va_start(ap, flags);                                         \
@@ -480,7 +481,7 @@ SPW_RENAME_WRAPPER(renameat2,
 /* ---- stat and access. ---- */
 
 #define SPW_PATH_STAT_WRAPPER(fn, params, args, dirfd, path, version)               \
-  static void* spw_real_##fn;                                                       \
+  SPW_DECLARE_VERSIONED_REAL(fn, version);                                          \
   int fn params {                                                                   \
     __typeof__(&fn) real = (__typeof__(&fn))spw_real(&spw_real_##fn, #fn, version); \
     char resolved[SPW_PATH_MAX];                                                    \
@@ -488,7 +489,7 @@ SPW_RENAME_WRAPPER(renameat2,
     SPW_IN_SCOPE(int, SPW_STAT, #fn, resolved, -1, real args, r != 0);              \
   }
 #define SPW_FD_STAT_WRAPPER(fn, params, args, version)                              \
-  static void* spw_real_##fn;                                                       \
+  SPW_DECLARE_VERSIONED_REAL(fn, version);                                          \
   int fn params {                                                                   \
     __typeof__(&fn) real = (__typeof__(&fn))spw_real(&spw_real_##fn, #fn, version); \
     if (!spw_fd_in_scope(fd)) return real args;                                     \
@@ -496,7 +497,7 @@ SPW_RENAME_WRAPPER(renameat2,
   }
 /* fstatat and statx with an empty path and AT_EMPTY_PATH are about the fd itself. */
 #define SPW_AT_STAT_WRAPPER(fn, params, args, version)                              \
-  static void* spw_real_##fn;                                                       \
+  SPW_DECLARE_VERSIONED_REAL(fn, version);                                          \
   int fn params {                                                                   \
     __typeof__(&fn) real = (__typeof__(&fn))spw_real(&spw_real_##fn, #fn, version); \
     char resolved[SPW_PATH_MAX];                                                    \
