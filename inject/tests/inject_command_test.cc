@@ -160,6 +160,19 @@ TEST_F(CommandTest, QuotaStoresWhatFitsThenFailsWithEnospc) {
   EXPECT_EQ(s["faults_injected"], 0);
 }
 
+TEST_F(CommandTest, TheFdTableFollowsDuplicatesAndExec) {
+  int code;
+  // fd 5 opened by the shell, duplicated to 7, closed; 7 written by this shell and then by
+  // an exec'd child that inherited it.
+  const nlohmann::json s =
+      RunJson("--fault 'write EIO times=forever'",
+              "exec 5>\"$D/x\"; exec 7>&5; exec 5>&-; (echo a >&7) 2>/dev/null; echo $?; "
+              "sh -c 'echo b >&7' 2>/dev/null; echo $?",
+              &code);
+  EXPECT_EQ(out_, "1\n1\n");  // Both echos failed.
+  EXPECT_EQ(s["faults_injected"], 2);
+}
+
 TEST_F(CommandTest, InjectedEnoentAndEexistMakeTheWorldAgree) {
   std::ofstream(scope_ / "f") << "x";
   int code;
