@@ -47,6 +47,13 @@ TEST_F(TransparencyTest, GnuSortSpilling) {
   ExpectSame("sort -S 100K --parallel=1 -T \"$D\" \"$T/input\"; echo status $?");
 }
 
+TEST_F(TransparencyTest, GnuSortSpillingThroughACompressProgram) {
+  if (!Have("gzip")) GTEST_SKIP() << "gzip is not installed";
+  // The spill files are written by gzip children that inherit them across exec.
+  WriteShuffledLines("input", 100000);
+  ExpectSame("sort --compress-program=gzip -S 100K --parallel=1 -T \"$D\" \"$T/input\"");
+}
+
 TEST_F(TransparencyTest, Sqlite3SortingThroughSqliteTmpdir) {
   if (!Have("sqlite3")) GTEST_SKIP() << "sqlite3 is not installed";
   // CREATE INDEX sorts 200,000 rows through a small cache: its sorter spills to SQLITE_TMPDIR.
