@@ -10,7 +10,10 @@ want=(g++ cmake ninja-build pkg-config
       libcli11-dev libfmt-dev nlohmann-json3-dev)
 case "${1:-build}" in
   build) ;;
-  test) want+=(clang libclang-rt-14-dev) ;;
+  test) want+=(clang libclang-rt-14-dev
+              # spillway inject: the Rust test program (built offline by Debian's cargo),
+              # the programs of the transparency tests, and the benchmark's comparisons.
+              cargo rustc librust-tempfile-dev sqlite3 nodejs fiu-utils strace) ;;
   plot) want+=(gnuplot-nox) ;;
   *) echo "usage: $0 [build|test|plot]" >&2; exit 2 ;;
 esac

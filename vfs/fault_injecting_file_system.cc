@@ -8,32 +8,36 @@
 #include <random>
 #include <utility>
 
+#include "spillway/vfs/fault_rules.h"
 #include "spillway/vfs/glob.h"
 
 namespace spillway {
 namespace {
 
 // Each kind's name is also the op of a Status for a failed call of that kind, as the real
-// filesystems report it ("list", not "opendir").
+// filesystems report it ("list", not "opendir"). The kinds of the rule engine's table
+// (fault_rules.h) take its names; size (a stat of an open file) and chmod are this
+// filesystem's own.
 struct OpKindInfo {
   OpKind kind;
-  std::string_view name;
+  std::optional<FaultOp> table_op;
+  std::string_view own_name;
 };
 
 constexpr std::array<OpKindInfo, kOpKindCount> kOpKinds = {{
-    {OpKind::kMkdir, "mkdir"},
-    {OpKind::kCreate, "create"},
-    {OpKind::kOpen, "open"},
-    {OpKind::kWrite, "write"},
-    {OpKind::kSync, "sync"},
-    {OpKind::kSize, "size"},
-    {OpKind::kClose, "close"},
-    {OpKind::kRead, "read"},
-    {OpKind::kList, "list"},
-    {OpKind::kStat, "stat"},
-    {OpKind::kRemove, "remove"},
-    {OpKind::kRmdir, "rmdir"},
-    {OpKind::kChmod, "chmod"},
+    {OpKind::kMkdir, FaultOp::kMkdir, {}},
+    {OpKind::kCreate, FaultOp::kCreate, {}},
+    {OpKind::kOpen, FaultOp::kOpen, {}},
+    {OpKind::kWrite, FaultOp::kWrite, {}},
+    {OpKind::kSync, FaultOp::kSync, {}},
+    {OpKind::kSize, std::nullopt, "size"},
+    {OpKind::kClose, FaultOp::kClose, {}},
+    {OpKind::kRead, FaultOp::kRead, {}},
+    {OpKind::kList, FaultOp::kList, {}},
+    {OpKind::kStat, FaultOp::kStat, {}},
+    {OpKind::kRemove, FaultOp::kRemove, {}},
+    {OpKind::kRmdir, FaultOp::kRmdir, {}},
+    {OpKind::kChmod, std::nullopt, "chmod"},
 }};
 
 size_t Index(OpKind kind) { return static_cast<size_t>(kind); }
@@ -49,11 +53,14 @@ static_assert(OpKindTableIsInOrder());
 
 }  // namespace
 
-std::string_view OpKindName(OpKind kind) { return kOpKinds[Index(kind)].name; }
+std::string_view OpKindName(OpKind kind) {
+  const OpKindInfo& info = kOpKinds[Index(kind)];
+  return info.table_op.has_value() ? FaultOpName(*info.table_op) : info.own_name;
+}
 
 std::optional<OpKind> OpKindFromName(std::string_view name) {
   for (const OpKindInfo& info : kOpKinds) {
-    if (info.name == name) return info.kind;
+    if (OpKindName(info.kind) == name) return info.kind;
   }
   return std::nullopt;
 }
@@ -64,10 +71,20 @@ class FaultInjectingFileSystem::State {
  public:
   explicit State(uint64_t seed) : rng_(seed) {}
 
-  void AddRule(FaultRule rule) {
+  void AddRule(const FaultRule& rule) {
     assert(rule.error_number != 0);
+    assert(rule.path_glob.size() < kFaultGlobCapacity);
+    // The engine matches op codes; this filesystem's codes are its OpKind values.
+    FaultRuleSpec spec;
+    spec.op_code = rule.op.has_value() ? static_cast<uint8_t>(*rule.op) : kFaultAnyOp;
+    spec.error_number = rule.error_number;
+    spec.after = rule.after;
+    spec.forever = !rule.times.has_value();
+    spec.times = rule.times.value_or(0);
+    rule.path_glob.copy(spec.path_glob, kFaultGlobCapacity - 1);
     std::lock_guard<std::mutex> lock(mu_);
-    rules_.push_back(RuleState{std::move(rule)});
+    rules_.push_back(spec);
+    rule_counters_.emplace_back();
   }
 
   void SetRandomFaults(std::optional<OpKind> op, int error_number, uint32_t one_in) {
@@ -86,6 +103,7 @@ class FaultInjectingFileSystem::State {
   void ClearFaults() {
     std::lock_guard<std::mutex> lock(mu_);
     rules_.clear();
+    rule_counters_.clear();
     random_one_in_ = 0;
     short_writes_.clear();
   }
@@ -118,16 +136,10 @@ class FaultInjectingFileSystem::State {
   Status Check(OpKind kind, const std::string& path) {
     std::lock_guard<std::mutex> lock(mu_);
     ++calls_[Index(kind)];
-    for (RuleState& state : rules_) {
-      const FaultRule& rule = state.rule;
-      if (rule.op.has_value() && *rule.op != kind) continue;
-      if (!rule.path_glob.empty() && !GlobMatch(rule.path_glob, path)) continue;
-      ++state.matched;
-      if (state.matched <= rule.after) continue;                            // Letting through.
-      if (rule.times.has_value() && state.failed >= *rule.times) continue;  // Spent.
-      ++state.failed;
-      return InjectLocked(kind, path, rule.error_number);
-    }
+    const FaultDecision decision =
+        DecideFault(rules_.data(), rule_counters_.data(), rules_.size(), static_cast<uint8_t>(kind),
+                    path, /*seed=*/0, &rule_draws_);
+    if (decision.rule >= 0) return InjectLocked(kind, path, decision.error_number);
     if (random_one_in_ != 0 && (!random_op_.has_value() || *random_op_ == kind)) {
       // Plain modulo rather than a distribution: mt19937_64's output is fixed by the
       // standard, so a seed replays the same faults with any standard library.
@@ -155,11 +167,6 @@ class FaultInjectingFileSystem::State {
   }
 
  private:
-  struct RuleState {
-    FaultRule rule;
-    uint64_t matched = 0;  // Matching calls this rule has seen.
-    uint64_t failed = 0;   // Of those, the ones it failed.
-  };
   struct ShortWrite {
     std::string path_glob;
     uint64_t bytes = 0;
@@ -172,7 +179,10 @@ class FaultInjectingFileSystem::State {
   }
 
   mutable std::mutex mu_;
-  std::vector<RuleState> rules_;
+  // The rules as the engine (fault_rules.h) decides them, with their progress.
+  std::vector<FaultRuleSpec> rules_;
+  std::vector<FaultRuleCounters> rule_counters_;
+  uint64_t rule_draws_ = 0;  // FaultRule has no probability; never advanced.
   std::optional<OpKind> random_op_;
   int random_error_ = 0;
   uint32_t random_one_in_ = 0;  // 0: no random faults.
@@ -234,7 +244,7 @@ FaultInjectingFileSystem::FaultInjectingFileSystem(std::shared_ptr<FileSystem> t
 
 FaultInjectingFileSystem::~FaultInjectingFileSystem() = default;
 
-void FaultInjectingFileSystem::AddRule(FaultRule rule) { state_->AddRule(std::move(rule)); }
+void FaultInjectingFileSystem::AddRule(FaultRule rule) { state_->AddRule(rule); }
 
 void FaultInjectingFileSystem::SetRandomFaults(std::optional<OpKind> op, int error_number,
                                                uint32_t one_in) {

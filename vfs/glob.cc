@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "spillway/vfs/fault_rules.h"
+
 namespace spillway {
 namespace {
 
@@ -21,44 +23,10 @@ std::vector<std::string_view> SplitOnSlash(std::string_view s) {
   }
 }
 
-// Matches one component (no '/' in either argument). An empty name is matched only by an
-// empty pattern, so that "/*" does not match "/" (whose last piece is empty).
-bool MatchComponent(std::string_view pattern, std::string_view name) {
-  if (name.empty()) return pattern.empty();
-  // Greedy scan that remembers the last '*' and, on a mismatch, lets that '*' swallow one
-  // more character. Linear in practice, O(|pattern| * |name|) at worst.
-  size_t p = 0;
-  size_t n = 0;
-  size_t star_p = std::string_view::npos;
-  size_t star_n = 0;
-  while (n < name.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
-      ++p;
-      ++n;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star_p = p++;
-      star_n = n;
-    } else if (star_p != std::string_view::npos) {
-      p = star_p + 1;
-      n = ++star_n;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
-
 }  // namespace
 
 bool GlobMatch(std::string_view pattern, std::string_view path) {
-  const std::vector<std::string_view> pattern_parts = SplitOnSlash(pattern);
-  const std::vector<std::string_view> path_parts = SplitOnSlash(path);
-  if (pattern_parts.size() != path_parts.size()) return false;
-  for (size_t i = 0; i < pattern_parts.size(); ++i) {
-    if (!MatchComponent(pattern_parts[i], path_parts[i])) return false;
-  }
-  return true;
+  return FaultGlobMatch(pattern, path);
 }
 
 std::vector<std::string> ExpandGlob(FileSystem& fs, std::string_view pattern) {
@@ -82,7 +50,7 @@ std::vector<std::string> ExpandGlob(FileSystem& fs, std::string_view pattern) {
       if (!entries.ok()) continue;  // Unlistable (gone, not a dir, no access): nothing.
       for (const DirEntry& entry : *entries) {
         if (!last && entry.type != FileType::kDirectory) continue;
-        if (MatchComponent(parts[i], entry.name)) next.push_back(JoinPath(dir, entry.name));
+        if (FaultGlobMatch(parts[i], entry.name)) next.push_back(JoinPath(dir, entry.name));
       }
     }
     level = std::move(next);

@@ -20,6 +20,10 @@
 // CreateUniqueDir and CreateUniqueFile match on their parent directory (the new name is
 // not known before the call), and a WritableFile call matches on the file's path().
 //
+// Rules are decided by the rule engine shared with `spillway inject` (fault_rules.h). Its
+// operation table has no size or chmod: here they are kinds of their own (size is the
+// engine's stat of an open file; chmod is never faulted by `spillway inject`).
+//
 // Order of checks for one call: the rules, in the order added; then the random faults;
 // then, for an Append, the pending short writes.
 //
@@ -74,6 +78,7 @@ struct FaultRule {
   // How many matching calls fail once it has started; nullopt means every later one.
   std::optional<uint64_t> times = 1;
   // Only calls on a path matching this glob (glob.h) match; empty matches every path.
+  // REQUIRES: shorter than kFaultGlobCapacity (fault_rules.h).
   std::string path_glob;
   friend bool operator==(const FaultRule&, const FaultRule&) = default;
 };

@@ -1,0 +1,159 @@
+// spillway_inject_bench: what `spillway inject` adds to a spilling program, next to the
+// tools it is measured against. One run of GNU sort (`sort -S 100K --parallel=1 -T DIR`
+// of shuffled lines) in five ways: bare; under the shim with no rules; under the shim
+// with an armed rule that never fires; under libfiu's fiu-run with a write fault point
+// enabled at probability 0; under strace with a write injection that never comes. Each is
+// repeated, in rotating order, and the table gives the median wall time, its ratio to
+// bare, the time it adds, and the median CPU time (user + system, the run's own and its
+// children's), which a busy machine disturbs less than wall time. It prints; it asserts nothing
+// about speed.
+//
+// Usage: spillway_inject_bench [--lines N] [--repeat R] [--dir DIR]
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Config {
+  std::string name;
+  std::vector<std::string> prefix;  // Put before the sort command; empty for bare.
+  bool available = true;
+};
+
+bool OnPath(const std::string& program) {
+  return std::system(("command -v " + program + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+struct Timing {
+  double wall = -1;  // Seconds; -1 when the run failed.
+  double cpu = -1;   // User + system seconds of the run and the processes it waited for.
+};
+
+// Runs argv with stdout and stderr discarded.
+Timing TimeRun(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  const auto start = std::chrono::steady_clock::now();
+  pid_t pid;
+  int status = -1;
+  struct rusage usage {};
+  if (posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ) == 0) {
+    wait4(pid, &status, 0, &usage);
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  posix_spawn_file_actions_destroy(&actions);
+  if (status != 0) return Timing{};
+  const auto secs = [](const timeval& tv) { return tv.tv_sec + tv.tv_usec * 1e-6; };
+  return Timing{seconds, secs(usage.ru_utime) + secs(usage.ru_stime)};
+}
+
+void WriteShuffledLines(const fs::path& path, int lines) {
+  std::ofstream out(path);
+  uint64_t x = 88172645463325252ULL;
+  for (int i = 0; i < lines; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    out << (x % 1000000007ULL) << " row " << i << "\n";
+  }
+}
+
+std::vector<Config> Configs(const std::string& spillway, const std::string& dir) {
+  const std::vector<std::string> inject = {spillway, "inject", "--under", dir};
+  std::vector<Config> configs = {
+      {"bare", {}},
+      {"shim, no rules", inject},
+      {"shim, armed rule", inject},
+      {"fiu-run, p=0",
+       {"fiu-run", "-x", "-c", "enable_random name=posix/io/rw/write,probability=0"}},
+      {"strace --inject",
+       {"strace", "-f", "--seccomp-bpf", "-o", "/dev/null", "-e",
+        "inject=write:error=ENOSPC:when=65535"}},
+  };
+  configs[2].prefix.insert(configs[2].prefix.end(), {"--fault", "write ENOSPC after=1000000000"});
+  for (Config* c : {&configs[1], &configs[2]}) c->prefix.push_back("--");
+  configs[3].available = OnPath("fiu-run");
+  configs[4].available = OnPath("strace");
+  return configs;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? -1 : v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int lines = 200000, repeat = 7;
+  fs::path dir = fs::temp_directory_path() / "spillway-inject-bench";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--lines") lines = std::atoi(argv[i + 1]);
+    if (flag == "--repeat") repeat = std::atoi(argv[i + 1]);
+    if (flag == "--dir") dir = argv[i + 1];
+  }
+  fs::create_directories(dir / "spill");
+  WriteShuffledLines(dir / "input", lines);
+  const std::vector<Config> configs = Configs(SPILLWAY_BINARY, (dir / "spill").string());
+  const std::vector<std::string> sort = {"sort",
+                                         "-S",
+                                         "100K",
+                                         "--parallel=1",
+                                         "-T",
+                                         (dir / "spill").string(),
+                                         (dir / "input").string()};
+  std::vector<std::vector<double>> times(configs.size()), cpu(configs.size());
+  for (int r = 0; r < repeat; ++r) {
+    for (size_t k = 0; k < configs.size(); ++k) {
+      const size_t i = (k + static_cast<size_t>(r)) % configs.size();  // Rotate the order.
+      if (!configs[i].available) continue;
+      std::vector<std::string> command = configs[i].prefix;
+      command.insert(command.end(), sort.begin(), sort.end());
+      const Timing t = TimeRun(command);
+      if (t.wall < 0) continue;
+      times[i].push_back(t.wall);
+      cpu[i].push_back(t.cpu);
+    }
+  }
+  const double bare = Median(times[0]);
+  const double bare_cpu = Median(cpu[0]);
+  std::printf("sort -S 100K --parallel=1 of %d shuffled lines, median of %d runs\n", lines, repeat);
+  std::printf("%-18s %10s %8s %10s %10s %8s\n", "run", "wall ms", "× bare", "added ms", "cpu ms",
+              "× bare");
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const double t = Median(times[i]);
+    if (t < 0) {
+      std::printf("%-18s %10s\n", configs[i].name.c_str(),
+                  configs[i].available ? "failed" : "not installed");
+      continue;
+    }
+    const double c = Median(cpu[i]);
+    std::printf("%-18s %10.1f %8.3f %10.1f %10.1f %8.3f\n", configs[i].name.c_str(), t * 1e3,
+                t / bare, (t - bare) * 1e3, c * 1e3, c / bare_cpu);
+  }
+  fs::remove_all(dir);
+  return 0;
+}

@@ -1,0 +1,53 @@
+#include "inject_support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <fstream>
+
+namespace spillway::inject {
+
+CommandResult RunShell(const std::string& command) {
+  CommandResult result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) result.out.append(buf, n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+  return result;
+}
+
+std::vector<nlohmann::json> ReadTrace(const std::filesystem::path& trace) {
+  std::vector<nlohmann::json> lines;
+  std::ifstream in(trace);
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+std::string ShellQuote(const std::string& word) {
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+InjectTest::InjectTest() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "spillway-inject-XXXXXX");
+  root_ = mkdtemp(pattern.data());
+  scope_ = root_ / "scope";
+  twin_ = root_ / "twin";
+  trace_ = root_ / "trace.jsonl";
+  std::filesystem::create_directory(scope_);
+  std::filesystem::create_directory(twin_);
+}
+
+InjectTest::~InjectTest() { std::filesystem::remove_all(root_); }
+
+std::string InjectTest::Inject(const std::string& args, const std::string& command) const {
+  return std::string(SPILLWAY_BINARY) + " inject --under " + ShellQuote(scope_) + " --trace " +
+         ShellQuote(trace_) + " " + args + " -- " + command;
+}
+
+}  // namespace spillway::inject

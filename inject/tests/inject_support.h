@@ -1,0 +1,47 @@
+// Helpers for the tests of `spillway inject`: a scratch directory with a scope and a twin
+// outside it, running shell commands with their stdout and exit status, and reading a
+// trace.
+#ifndef SPILLWAY_INJECT_TESTS_INJECT_SUPPORT_H_
+#define SPILLWAY_INJECT_TESTS_INJECT_SUPPORT_H_
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace spillway::inject {
+
+struct CommandResult {
+  int exit_code = -1;  // 128+signal when killed.
+  std::string out;     // stdout.
+};
+
+// Runs `command` with /bin/sh, stdout captured, stderr to the test's stderr.
+CommandResult RunShell(const std::string& command);
+
+// The trace's lines, parsed.
+std::vector<nlohmann::json> ReadTrace(const std::filesystem::path& trace);
+
+// Quotes a word for /bin/sh.
+std::string ShellQuote(const std::string& word);
+
+// A fresh directory holding `scope/` and `twin/`, removed at the end.
+class InjectTest : public ::testing::Test {
+ protected:
+  InjectTest();
+  ~InjectTest() override;
+
+  // `spillway inject --under SCOPE --trace TRACE ARGS -- COMMAND`.
+  std::string Inject(const std::string& args, const std::string& command) const;
+
+  std::filesystem::path root_;
+  std::filesystem::path scope_;
+  std::filesystem::path twin_;
+  std::filesystem::path trace_;
+};
+
+}  // namespace spillway::inject
+
+#endif  // SPILLWAY_INJECT_TESTS_INJECT_SUPPORT_H_

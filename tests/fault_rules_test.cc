@@ -1,0 +1,164 @@
+#include "spillway/vfs/fault_rules.h"
+
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace spillway {
+namespace {
+
+FaultRuleSpec Parse(const std::string& text) {
+  FaultRuleSpec rule;
+  char error[512] = {};
+  EXPECT_TRUE(ParseFaultRule(text, &rule, error, sizeof(error))) << text << ": " << error;
+  return rule;
+}
+
+std::string ParseError(const std::string& text) {
+  FaultRuleSpec rule;
+  char error[512] = {};
+  EXPECT_FALSE(ParseFaultRule(text, &rule, error, sizeof(error))) << text;
+  return error;
+}
+
+TEST(FaultRulesTest, ParsesEveryOption) {
+  const FaultRuleSpec rule =
+      Parse("write ENOSPC after=3 times=forever path=/s/*.tmp probability=0.5");
+  EXPECT_EQ(rule.op_code, static_cast<uint8_t>(FaultOp::kWrite));
+  EXPECT_EQ(rule.error_number, ENOSPC);
+  EXPECT_EQ(rule.after, 3u);
+  EXPECT_TRUE(rule.forever);
+  EXPECT_STREQ(rule.path_glob, "/s/*.tmp");
+  EXPECT_EQ(rule.probability, 0.5);
+  const FaultRuleSpec plain = Parse("any EIO");
+  EXPECT_EQ(plain.op_code, kFaultAnyOp);
+  EXPECT_EQ(plain.times, 1u);
+  EXPECT_FALSE(plain.forever);
+}
+
+TEST(FaultRulesTest, RejectsBadRulesSayingWhy) {
+  EXPECT_NE(ParseError("frob EIO").find("unknown OP 'frob'"), std::string::npos);
+  EXPECT_NE(ParseError("write ENOPE").find("unknown errno 'ENOPE'"), std::string::npos);
+  const std::string impossible = ParseError("read ENOSPC");
+  EXPECT_NE(impossible.find("read cannot fail with ENOSPC"), std::string::npos) << impossible;
+  EXPECT_NE(impossible.find("EIO"), std::string::npos) << impossible;
+  EXPECT_NE(ParseError("write EIO after=-1").find("after=-1"), std::string::npos);
+  EXPECT_NE(ParseError("write EIO times=x").find("or forever"), std::string::npos);
+  EXPECT_NE(ParseError("write EIO path=rel/*").find("absolute"), std::string::npos);
+  EXPECT_NE(ParseError("write EIO probability=2").find("0 to 1"), std::string::npos);
+  EXPECT_NE(ParseError("write EIO color=red").find("unknown option"), std::string::npos);
+}
+
+TEST(FaultRulesTest, TheErrnoTableFollowsTheManPages) {
+  const auto code = [](FaultOp op) { return static_cast<uint8_t>(op); };
+  EXPECT_TRUE(FaultOpCanReturn(code(FaultOp::kWrite), ENOSPC));
+  EXPECT_TRUE(FaultOpCanReturn(code(FaultOp::kCreate), EEXIST));
+  EXPECT_TRUE(FaultOpCanReturn(code(FaultOp::kRmdir), ENOTEMPTY));
+  EXPECT_TRUE(FaultOpCanReturn(code(FaultOp::kRename), EXDEV));
+  EXPECT_FALSE(FaultOpCanReturn(code(FaultOp::kRead), ENOSPC));
+  EXPECT_FALSE(FaultOpCanReturn(code(FaultOp::kStat), ENOSPC));
+  EXPECT_FALSE(FaultOpCanReturn(code(FaultOp::kClose), ENOENT));
+  EXPECT_TRUE(FaultOpCanReturn(kFaultAnyOp, EXDEV));
+  for (int op = 0; op < kFaultOpCount; ++op) {
+    EXPECT_TRUE(FaultOpCanReturn(static_cast<uint8_t>(op), EIO)) << "every op reaches the disk";
+  }
+}
+
+TEST(FaultRulesTest, GlobStarsStayInOneComponentAndMatchDotNames) {
+  EXPECT_TRUE(FaultGlobMatch("/s/*.tmp", "/s/a.tmp"));
+  EXPECT_TRUE(FaultGlobMatch("/s/*", "/s/.hidden"));
+  EXPECT_TRUE(FaultGlobMatch("/s/?", "/s/x"));
+  EXPECT_FALSE(FaultGlobMatch("/s/*", "/s/d/x"));
+  EXPECT_FALSE(FaultGlobMatch("/*", "/"));
+  EXPECT_TRUE(FaultGlobMatch("/s/*/x", "/s/d/x"));
+}
+
+// Decides `calls` calls of op write on /s/f and returns the errno of each.
+std::vector<int> Decide(std::vector<FaultRuleSpec> rules, int calls, uint64_t seed = 0) {
+  std::vector<FaultRuleCounters> counters(rules.size());
+  uint64_t draws = 0;
+  std::vector<int> out;
+  for (int i = 0; i < calls; ++i) {
+    out.push_back(DecideFault(rules.data(), counters.data(), rules.size(),
+                              static_cast<uint8_t>(FaultOp::kWrite), "/s/f", seed, &draws)
+                      .error_number);
+  }
+  return out;
+}
+
+TEST(FaultRulesTest, AfterTimesAndForever) {
+  EXPECT_EQ(Decide({Parse("write EIO after=2 times=2")}, 6),
+            (std::vector<int>{0, 0, EIO, EIO, 0, 0}));
+  EXPECT_EQ(Decide({Parse("write EIO after=4 times=forever")}, 6),
+            (std::vector<int>{0, 0, 0, 0, EIO, EIO}));
+  EXPECT_EQ(Decide({Parse("read EIO")}, 2), (std::vector<int>{0, 0}));
+  EXPECT_EQ(Decide({Parse("write EIO path=/t/*")}, 2), (std::vector<int>{0, 0}));
+}
+
+TEST(FaultRulesTest, RulesAreTriedInOrderAndAFailedCallIsNotSeenByLaterRules) {
+  // The second rule counts only the calls the first let through.
+  EXPECT_EQ(Decide({Parse("write EIO after=1"), Parse("write ENOSPC after=1")}, 4),
+            (std::vector<int>{0, EIO, ENOSPC, 0}));
+}
+
+TEST(FaultRulesTest, ProbabilityReplaysFromTheSeed) {
+  const FaultRuleSpec half = Parse("write EIO times=forever probability=0.5");
+  const std::vector<int> a = Decide({half}, 200, 7);
+  EXPECT_EQ(a, Decide({half}, 200, 7));
+  EXPECT_NE(a, Decide({half}, 200, 8));
+  const long failed = std::count(a.begin(), a.end(), EIO);
+  EXPECT_GT(failed, 60);
+  EXPECT_LT(failed, 140);
+  const std::vector<int> never = Decide({Parse("write EIO times=forever probability=0")}, 50);
+  EXPECT_EQ(std::count(never.begin(), never.end(), EIO), 0);
+}
+
+struct Shared {
+  uint32_t lock = 0;
+  uint64_t draws = 0;
+  uint64_t plain = 0;
+  FaultRuleSpec rule;
+  FaultRuleCounters counters;
+};
+
+TEST(FaultRulesTest, CountersInSharedMemoryCountAcrossProcessesAndThreads) {
+  void* map =
+      mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  auto* shared = new (map) Shared();
+  shared->rule = Parse("write EIO after=30000 times=forever");
+  auto work = [shared] {
+    for (int i = 0; i < 5000; ++i) {
+      FaultLock lock(&shared->lock, static_cast<uint32_t>(gettid()));
+      ++shared->plain;  // Only the lock makes this exact.
+      DecideFault(&shared->rule, &shared->counters, 1, static_cast<uint8_t>(FaultOp::kWrite),
+                  "/s/f", 0, &shared->draws);
+    }
+  };
+  const pid_t child = fork();
+  if (child == 0) {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) threads.emplace_back(work);
+    for (std::thread& t : threads) t.join();
+    _exit(0);
+  }
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) threads.emplace_back(work);
+  for (std::thread& t : threads) t.join();
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_EQ(shared->plain, 40000u);
+  EXPECT_EQ(shared->counters.matched, 40000u);
+  EXPECT_EQ(shared->counters.failed, 10000u);
+  munmap(map, sizeof(Shared));
+}
+
+}  // namespace
+}  // namespace spillway

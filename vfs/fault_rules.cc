@@ -1,0 +1,344 @@
+#include "spillway/vfs/fault_rules.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+
+namespace spillway {
+namespace {
+
+// The errnos each operation's calls can return, from the Linux man pages (man-pages 6.x),
+// keeping the ones a working program can meet (not EFAULT, EBADF of a bad argument, ...).
+// EIO is added to every operation that reaches the disk; EDQUOT, EROFS, EMFILE and ENFILE
+// only where the page lists them.
+struct OpErrnos {
+  const char* name;
+  const int* errnos;
+  size_t count;
+};
+
+// open(2), creat(2), mkstemp(3), tmpfile(3), fopen(3): with O_CREAT.
+constexpr int kCreateErrnos[] = {EACCES, EDQUOT,  EEXIST,       EINTR,  EIO,    EISDIR,
+                                 ELOOP,  EMFILE,  ENAMETOOLONG, ENFILE, ENOENT, ENOMEM,
+                                 ENOSPC, ENOTDIR, EPERM,        EROFS,  ETXTBSY};
+// open(2), fopen(3): an existing file, nothing created.
+constexpr int kOpenErrnos[] = {EACCES, EFBIG,  EINTR,  EIO,     EISDIR, ELOOP, EMFILE, ENAMETOOLONG,
+                               ENFILE, ENOENT, ENOMEM, ENOTDIR, EPERM,  EROFS, ETXTBSY};
+// write(2), pwrite(2), writev(2), fallocate(2), posix_fallocate(3), ftruncate(2),
+// copy_file_range(2), sendfile(2), fwrite(3), fflush(3).
+constexpr int kWriteErrnos[] = {EAGAIN, EDQUOT, EFBIG, EINTR, EINVAL, EIO, ENOSPC, EPERM};
+// read(2), pread(2), readv(2), fread(3).
+constexpr int kReadErrnos[] = {EAGAIN, EINTR, EINVAL, EIO, EISDIR};
+// mkdir(2), mkdtemp(3).
+constexpr int kMkdirErrnos[] = {EACCES,       EDQUOT, EEXIST, EINVAL, EIO,     ELOOP, EMLINK,
+                                ENAMETOOLONG, ENOENT, ENOMEM, ENOSPC, ENOTDIR, EPERM, EROFS};
+// unlink(2), remove(3).
+constexpr int kRemoveErrnos[] = {EACCES, EBUSY,  EIO,     EISDIR, ELOOP, ENAMETOOLONG,
+                                 ENOENT, ENOMEM, ENOTDIR, EPERM,  EROFS};
+// rmdir(2), unlinkat(2) with AT_REMOVEDIR.
+constexpr int kRmdirErrnos[] = {EACCES, EBUSY,  EINVAL,  EIO,       ELOOP, ENAMETOOLONG,
+                                ENOENT, ENOMEM, ENOTDIR, ENOTEMPTY, EPERM, EROFS};
+// rename(2), renameat2(2).
+constexpr int kRenameErrnos[] = {EACCES, EBUSY,   EDQUOT,    EEXIST,       EINVAL, EIO,
+                                 EISDIR, ELOOP,   EMLINK,    ENAMETOOLONG, ENOENT, ENOMEM,
+                                 ENOSPC, ENOTDIR, ENOTEMPTY, EPERM,        EROFS,  EXDEV};
+// opendir(3), readdir(3), getdents64(2).
+constexpr int kListErrnos[] = {EACCES, EIO, EMFILE, ENFILE, ENOENT, ENOMEM, ENOTDIR};
+// stat(2), statx(2), access(2).
+constexpr int kStatErrnos[] = {EACCES, EIO,     ELOOP,     ENAMETOOLONG, ENOENT,
+                               ENOMEM, ENOTDIR, EOVERFLOW, EROFS};
+// fsync(2), fdatasync(2), sync_file_range(2).
+constexpr int kSyncErrnos[] = {EDQUOT, EINTR, EINVAL, EIO, ENOSPC, EROFS};
+// close(2), fclose(3).
+constexpr int kCloseErrnos[] = {EDQUOT, EINTR, EIO, ENOSPC};
+
+template <size_t N>
+constexpr OpErrnos Entry(const char* name, const int (&errnos)[N]) {
+  return OpErrnos{name, errnos, N};
+}
+
+// Indexed by FaultOp.
+constexpr OpErrnos kOps[kFaultOpCount] = {
+    Entry("create", kCreateErrnos), Entry("open", kOpenErrnos),     Entry("write", kWriteErrnos),
+    Entry("read", kReadErrnos),     Entry("mkdir", kMkdirErrnos),   Entry("remove", kRemoveErrnos),
+    Entry("rmdir", kRmdirErrnos),   Entry("rename", kRenameErrnos), Entry("list", kListErrnos),
+    Entry("stat", kStatErrnos),     Entry("sync", kSyncErrnos),     Entry("close", kCloseErrnos),
+};
+constexpr std::string_view kAnyName = "any";
+
+bool ListHas(const OpErrnos& op, int error_number) {
+  for (size_t i = 0; i < op.count; ++i) {
+    if (op.errnos[i] == error_number) return true;
+  }
+  return false;
+}
+
+// Matches one component (no '/' in either). Greedy scan that remembers the last '*'.
+bool MatchComponent(std::string_view pattern, std::string_view name) {
+  if (name.empty()) return pattern.empty();
+  size_t p = 0, n = 0, star_p = std::string_view::npos, star_n = 0;
+  while (n < name.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
+      ++p;
+      ++n;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star_p = p++;
+      star_n = n;
+    } else if (star_p != std::string_view::npos) {
+      p = star_p + 1;
+      n = ++star_n;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+// The first n characters of s. REQUIRES: n <= s.size(). (substr would pull in the C++
+// library's exception path, which the shim does not link.)
+std::string_view Prefix(std::string_view s, size_t n) { return std::string_view(s.data(), n); }
+
+// Splits off the component before the next '/' (or the rest) from *s.
+std::string_view NextComponent(std::string_view* s, bool* more) {
+  const size_t slash = s->find('/');
+  *more = slash != std::string_view::npos;
+  const std::string_view part = Prefix(*s, *more ? slash : s->size());
+  if (*more) s->remove_prefix(slash + 1);
+  if (!*more) *s = std::string_view();
+  return part;
+}
+
+// splitmix64: a fixed, portable mix, so a seed replays with any compiler.
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Writes `before` + `word` + `after` into `error`, truncated to `capacity`.
+void SetError(char* error, size_t capacity, const char* before, std::string_view word,
+              const char* after) {
+  if (capacity == 0) return;
+  snprintf(error, capacity, "%s%.*s%s", before, static_cast<int>(word.size()), word.data(), after);
+}
+
+bool ParseCount(std::string_view value, uint64_t* out) {
+  if (value.empty() || value.size() > 19) return false;
+  uint64_t n = 0;
+  for (char c : value) {
+    if (c < '0' || c > '9') return false;
+    n = n * 10 + static_cast<uint64_t>(c - '0');
+  }
+  *out = n;
+  return true;
+}
+
+bool ParseProbability(std::string_view value, double* out) {
+  char buf[32];
+  if (value.empty() || value.size() >= sizeof(buf)) return false;
+  memcpy(buf, value.data(), value.size());
+  buf[value.size()] = '\0';
+  char* end = nullptr;
+  const double p = strtod(buf, &end);
+  if (end != buf + value.size() || !(p >= 0.0 && p <= 1.0)) return false;
+  *out = p;
+  return true;
+}
+
+// Applies one `key=value` option to *rule; false with *error set when it is bad.
+bool ParseOption(std::string_view word, FaultRuleSpec* rule, char* error, size_t cap) {
+  const size_t eq = word.find('=');
+  const std::string_view key = Prefix(word, eq == std::string_view::npos ? word.size() : eq);
+  std::string_view value;
+  if (eq != std::string_view::npos)
+    value = std::string_view(word.data() + eq + 1, word.size() - eq - 1);
+  if (eq == std::string_view::npos) {
+    SetError(error, cap, "unexpected word '", word,
+             "': options are after=, times=, path=, probability=");
+  } else if (key == "after") {
+    if (ParseCount(value, &rule->after)) return true;
+    SetError(error, cap, "after=", value, ": not a count");
+  } else if (key == "times") {
+    if (value == "forever") return rule->forever = true;
+    if (ParseCount(value, &rule->times)) return true;
+    SetError(error, cap, "times=", value, ": not a count (or forever)");
+  } else if (key == "path") {
+    if (!value.empty() && value.front() == '/' && value.size() < kFaultGlobCapacity) {
+      memcpy(rule->path_glob, value.data(), value.size());
+      rule->path_glob[value.size()] = '\0';
+      return true;
+    }
+    SetError(error, cap, "path=", value, ": not an absolute glob of at most 511 characters");
+  } else if (key == "probability") {
+    if (ParseProbability(value, &rule->probability)) return true;
+    SetError(error, cap, "probability=", value, ": not a number from 0 to 1");
+  } else {
+    SetError(error, cap, "unknown option '", word, "' (after=, times=, path=, probability=)");
+  }
+  return false;
+}
+
+// Splits off the next space-separated word of *s; empty at the end.
+std::string_view NextWord(std::string_view* s) {
+  while (!s->empty() && (s->front() == ' ' || s->front() == '\t')) s->remove_prefix(1);
+  size_t end = 0;
+  while (end < s->size() && (*s)[end] != ' ' && (*s)[end] != '\t') ++end;
+  const std::string_view word = Prefix(*s, end);
+  s->remove_prefix(end);
+  return word;
+}
+
+}  // namespace
+
+const char* FaultOpName(FaultOp op) { return kOps[static_cast<size_t>(op)].name; }
+
+bool FaultOpCodeFromName(std::string_view name, uint8_t* op_code) {
+  if (name == kAnyName) {
+    *op_code = kFaultAnyOp;
+    return true;
+  }
+  for (int i = 0; i < kFaultOpCount; ++i) {
+    if (name == kOps[i].name) {
+      *op_code = static_cast<uint8_t>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool FaultOpCanReturn(uint8_t op_code, int error_number) {
+  if (op_code < kFaultOpCount) return ListHas(kOps[op_code], error_number);
+  for (const OpErrnos& op : kOps) {
+    if (ListHas(op, error_number)) return true;
+  }
+  return false;
+}
+
+size_t FaultOpErrnoList(uint8_t op_code, char* out, size_t capacity) {
+  if (capacity == 0) return 0;
+  size_t len = 0;
+  out[0] = '\0';
+  // For "any", every errno some op allows, in errno order and once each.
+  for (int e = 1; e < 4096; ++e) {
+    if (!FaultOpCanReturn(op_code, e)) continue;
+    const int n = snprintf(out + len, capacity - len, "%s%s", len == 0 ? "" : ", ", ErrnoSymbol(e));
+    if (n < 0 || static_cast<size_t>(n) >= capacity - len) return capacity - 1;
+    len += static_cast<size_t>(n);
+  }
+  return len;
+}
+
+const char* ErrnoSymbol(int error_number) { return strerrorname_np(error_number); }
+
+int ErrnoNumberFromName(std::string_view name) {
+  if (name.empty() || name.front() != 'E') return 0;
+  for (int e = 1; e < 4096; ++e) {
+    const char* symbol = strerrorname_np(e);
+    if (symbol != nullptr && name == symbol) return e;
+  }
+  if (name == "ENOTSUP") return ENOTSUP;  // glibc names 95 EOPNOTSUPP.
+  return 0;
+}
+
+bool FaultGlobMatch(std::string_view pattern, std::string_view path) {
+  bool pattern_more = true, path_more = true;
+  while (pattern_more && path_more) {
+    if (!MatchComponent(NextComponent(&pattern, &pattern_more), NextComponent(&path, &path_more))) {
+      return false;
+    }
+  }
+  return pattern_more == path_more;
+}
+
+bool ParseFaultRule(std::string_view text, FaultRuleSpec* rule, char* error,
+                    size_t error_capacity) {
+  *rule = FaultRuleSpec{};
+  const std::string_view op = NextWord(&text);
+  const std::string_view errno_name = NextWord(&text);
+  if (!FaultOpCodeFromName(op, &rule->op_code)) {
+    SetError(error, error_capacity, "unknown OP '", op,
+             "': create, open, write, read, mkdir, remove, rmdir, rename, list, stat, sync, "
+             "close or any");
+    return false;
+  }
+  rule->error_number = ErrnoNumberFromName(errno_name);
+  if (rule->error_number == 0) {
+    SetError(error, error_capacity, "unknown errno '", errno_name,
+             "' (an errno name: ENOSPC, EIO, ...)");
+    return false;
+  }
+  if (!FaultOpCanReturn(rule->op_code, rule->error_number)) {
+    char allowed[512];
+    FaultOpErrnoList(rule->op_code, allowed, sizeof(allowed));
+    snprintf(error, error_capacity, "%.*s cannot fail with %.*s; it can fail with: %s",
+             static_cast<int>(op.size()), op.data(), static_cast<int>(errno_name.size()),
+             errno_name.data(), allowed);
+    return false;
+  }
+  for (std::string_view word = NextWord(&text); !word.empty(); word = NextWord(&text)) {
+    if (!ParseOption(word, rule, error, error_capacity)) return false;
+  }
+  return true;
+}
+
+FaultDecision DecideFault(const FaultRuleSpec* rules, FaultRuleCounters* counters, size_t count,
+                          uint8_t op_code, std::string_view path, uint64_t seed, uint64_t* draws) {
+  for (size_t i = 0; i < count; ++i) {
+    const FaultRuleSpec& rule = rules[i];
+    if (rule.op_code != kFaultAnyOp && rule.op_code != op_code) continue;
+    if (rule.path_glob[0] != '\0' && !FaultGlobMatch(rule.path_glob, path)) continue;
+    std::atomic_ref<uint64_t> matched(counters[i].matched);
+    std::atomic_ref<uint64_t> failed(counters[i].failed);
+    const uint64_t ordinal = matched.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (ordinal <= rule.after) continue;
+    if (rule.probability >= 1.0) {
+      // Every due call fails, so the failed ones are exactly the ordinals after+1 ..
+      // after+times: decided from this call's own ordinal, safe without a lock.
+      if (!rule.forever && ordinal - rule.after > rule.times) continue;
+    } else {
+      if (!rule.forever && failed.load(std::memory_order_relaxed) >= rule.times) continue;
+      std::atomic_ref<uint64_t> next(*draws);
+      const uint64_t x = Mix(seed ^ Mix(next.fetch_add(1, std::memory_order_relaxed)));
+      if (static_cast<double>(x >> 11) * 0x1.0p-53 >= rule.probability) continue;
+    }
+    failed.fetch_add(1, std::memory_order_relaxed);
+    return FaultDecision{rule.error_number, static_cast<int>(i)};
+  }
+  return FaultDecision{};
+}
+
+bool FaultRulesNeedLock(const FaultRuleSpec* rules, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    if (rules[i].probability < 1.0) return true;
+  }
+  return false;
+}
+
+FaultLock::FaultLock(uint32_t* word, uint32_t self) : word_(word) {
+  std::atomic_ref<uint32_t> lock(*word_);
+  const int saved_errno = errno;  // kill() below must not change the caller's errno.
+  for (unsigned spins = 0;; ++spins) {
+    uint32_t owner = 0;
+    if (lock.compare_exchange_weak(owner, self, std::memory_order_acquire)) break;
+    if (spins % 64 != 63) continue;
+    // The owner died inside a decision (kill -9): take its lock over.
+    if (owner != 0 && kill(static_cast<pid_t>(owner), 0) != 0 && errno == ESRCH &&
+        lock.compare_exchange_strong(owner, self, std::memory_order_acquire)) {
+      break;
+    }
+    sched_yield();
+  }
+  errno = saved_errno;
+}
+
+FaultLock::~FaultLock() { std::atomic_ref<uint32_t>(*word_).store(0, std::memory_order_release); }
+
+}  // namespace spillway

@@ -1,0 +1,134 @@
+// The fault rule engine shared by FaultInjectingFileSystem and the LD_PRELOAD shim of
+// `spillway inject` (inject/): the operation table, the errno each operation can really
+// return, the text form of a rule, the path glob, and the decision of which call fails.
+//
+// Dependency-free on purpose: no allocation, no exceptions, no iostream, no fmt, no Status,
+// so that it can live inside a preloaded library that runs before (and under) the program's
+// own allocator. Rules and their counters are plain structs that may sit in memory shared
+// between processes (a MAP_SHARED file); the counters are only touched through
+// std::atomic_ref, and decisions that draw random numbers are serialised by FaultLock, a
+// process-shared lock word.
+#ifndef SPILLWAY_VFS_FAULT_RULES_H_
+#define SPILLWAY_VFS_FAULT_RULES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace spillway {
+
+// The operations a rule names. The values are the op codes the shim decides with; a
+// FaultInjectingFileSystem decides with its own OpKind numbering (which adds size and
+// chmod), so DecideFault compares plain codes.
+enum class FaultOp : uint8_t {
+  kCreate,
+  kOpen,
+  kWrite,
+  kRead,
+  kMkdir,
+  kRemove,
+  kRmdir,
+  kRename,
+  kList,
+  kStat,
+  kSync,
+  kClose,
+};
+inline constexpr int kFaultOpCount = 12;
+// The op code of a rule that matches every operation ("any").
+inline constexpr uint8_t kFaultAnyOp = 0xff;
+
+// "create", "open", "write", "read", "mkdir", "remove", "rmdir", "rename", "list", "stat",
+// "sync", "close".
+const char* FaultOpName(FaultOp op);
+// Sets *op_code to the op's code, or kFaultAnyOp for "any". False for an unknown name.
+bool FaultOpCodeFromName(std::string_view name, uint8_t* op_code);
+
+// True when the Linux calls behind `op` can fail with `error_number` (the per-operation
+// errno table, from the calls' man pages). kFaultAnyOp allows any errno some op allows.
+bool FaultOpCanReturn(uint8_t op_code, int error_number);
+// Writes the errnos `op_code` allows, as "EACCES, EIO, ...", NUL-terminated and truncated
+// to `capacity`. Returns the length written.
+size_t FaultOpErrnoList(uint8_t op_code, char* out, size_t capacity);
+
+// The symbolic name of an errno ("ENOSPC"); nullptr for a number the C library does not
+// name. ErrnoNumberFromName is its inverse; 0 for an unknown name.
+const char* ErrnoSymbol(int error_number);
+int ErrnoNumberFromName(std::string_view name);
+
+// True when `path` matches `pattern` as a whole: '*' matches any run and '?' any one
+// character within one '/'-separated component, both also matching names that begin with
+// '.'; every other character matches itself. A wildcard never matches an empty component.
+bool FaultGlobMatch(std::string_view pattern, std::string_view path);
+
+inline constexpr size_t kFaultGlobCapacity = 512;
+
+// One rule: fail calls of op `op_code` (kFaultAnyOp: every op) on paths matching
+// `path_glob` (empty: every path) with `error_number`. Of its matching calls, the first
+// `after` pass; after that it is due and fails the next `times` calls (every later one when
+// `forever`), each with `probability` (1: always), then it is spent.
+struct FaultRuleSpec {
+  uint8_t op_code = kFaultAnyOp;
+  int32_t error_number = 0;
+  uint64_t after = 0;
+  uint64_t times = 1;
+  bool forever = false;
+  double probability = 1.0;
+  char path_glob[kFaultGlobCapacity] = {};
+};
+
+// Progress of one rule. Touched only through std::atomic_ref, so it may be shared.
+struct FaultRuleCounters {
+  uint64_t matched = 0;  // Matching calls seen.
+  uint64_t failed = 0;   // Of those, the ones failed.
+};
+
+// Parses `OP ERRNO [after=N] [times=K|forever] [path=GLOB] [probability=P]` (words
+// separated by spaces). On success returns true and fills *rule. On failure returns false
+// and writes a one-line reason into `error` (NUL-terminated, truncated to
+// `error_capacity`); an errno the op cannot return is an error naming the allowed ones.
+bool ParseFaultRule(std::string_view text, FaultRuleSpec* rule, char* error, size_t error_capacity);
+
+// The outcome of one call: the errno to inject (0: let it through) and the index of the
+// rule that failed it (-1 when none).
+struct FaultDecision {
+  int error_number = 0;
+  int rule = -1;
+};
+
+// Decides one call of op `op_code` on `path` against `count` rules, in order: each rule
+// whose op and glob match counts the call; the first that is due fails it (after a draw
+// for a probability below 1), and the rules after it do not see it. A draw takes the next
+// number of the sequence seeded by `seed`, indexed by *draws (which it advances), so the
+// same seed and the same calls give the same faults.
+// Thread safety: with every rule at probability 1, each rule decides from its own count of
+// matching calls, so concurrent decisions on the same counters are exact without a lock
+// (the order in which concurrent calls reach a later rule is theirs). REQUIRES: when a
+// rule has a probability below 1, the caller serialises decisions (e.g. FaultLock).
+FaultDecision DecideFault(const FaultRuleSpec* rules, FaultRuleCounters* counters, size_t count,
+                          uint8_t op_code, std::string_view path, uint64_t seed, uint64_t* draws);
+
+// True when deciding `rules` needs FaultLock (some rule has a probability below 1).
+bool FaultRulesNeedLock(const FaultRuleSpec* rules, size_t count);
+
+// A lock on a zero-initialised 32-bit word that may be in memory shared between
+// processes. It spins, yielding; the word holds the owner's thread id (`owner`, the
+// caller's gettid(), which the caller may cache: it costs a system call), and a waiter
+// that finds the owner gone (killed inside a decision) takes the lock over.
+// REQUIRES: owner is the calling thread's id. Async-signal-safe
+// only in the sense that it never allocates; a signal handler that re-enters it on the
+// same thread would deadlock, which the shim's recursion guard prevents.
+class FaultLock {
+ public:
+  FaultLock(uint32_t* word, uint32_t owner);
+  ~FaultLock();
+  FaultLock(const FaultLock&) = delete;
+  FaultLock& operator=(const FaultLock&) = delete;
+
+ private:
+  uint32_t* word_;
+};
+
+}  // namespace spillway
+
+#endif  // SPILLWAY_VFS_FAULT_RULES_H_
