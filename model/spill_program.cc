@@ -22,7 +22,6 @@ namespace spillway::model {
 
 using ScenarioCommand = scenario::Command;
 using scenario::StepResult;
-using scenario::Verb;
 
 // ---------------------------------------------------------------------------------------
 // Invariants
@@ -95,8 +94,7 @@ std::optional<Violation> DropEverything(SpillModel& s, SpillSut& sut, std::strin
   for (const std::string& plan : Keys(s.plan_names)) names.push_back(plan);
   bool lost = false;  // Set once a drop's outcome was not predictable.
   for (const std::string& name : names) {
-    ScenarioCommand drop = Line(Verb::kDrop);
-    drop.name = name;
+    const ScenarioCommand drop = Line(scenario::Drop{name});
     CommandPtr command = lost ? nullptr : MakeCommand(drop, s);
     if (command != nullptr) {
       text->append(command->ToText()).append("\n");

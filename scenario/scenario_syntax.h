@@ -21,9 +21,15 @@ inline constexpr std::string_view kOsTmpWord = "os_tmp";
 inline constexpr std::string_view kDisabledWord = "disabled";
 // `times=` value for a rule that never stops failing.
 inline constexpr std::string_view kForeverWord = "forever";
-
-// The command as written at the start of a line: "plan", "expect used", ...
-std::string_view VerbText(Verb verb);
+// The fault OP for every kind of call.
+inline constexpr std::string_view kAnyOpWord = "any";
+// The kinds of call `fault` names (by OpKindName), in the language's order: the one table
+// of them (FaultOps()).
+inline constexpr OpKind kFaultOpKinds[] = {OpKind::kMkdir,  OpKind::kCreate, OpKind::kWrite,
+                                           OpKind::kRemove, OpKind::kRmdir,  OpKind::kList};
+// The `expect error` words for a spill manager's own errors.
+inline constexpr std::string_view kLimitWord = "LIMIT";
+inline constexpr std::string_view kDisabledError = "DISABLED";
 
 // A size in its shortest exact spelling: 1024 -> "1K", 1536 -> "1536", 0 -> "0".
 std::string FormatSize(uint64_t size);
