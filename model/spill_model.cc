@@ -21,6 +21,10 @@ std::string LocalDirPath(int index) {
   return fmt::format("/l{}", index);
 }
 
+bool PassesLimit(uint64_t used, uint64_t limit, uint64_t bytes) {
+  return bytes == 0 || (used <= limit && bytes <= limit - used);
+}
+
 uint64_t RandomChooser::Pick(uint64_t n) {
   return std::uniform_int_distribution<uint64_t>(0, n - 1)(rng_);
 }

@@ -165,10 +165,8 @@ std::optional<std::string> Transition(const scenario::Write& v, SpillModel& s, A
   a->sizes.insert(v.file);
   a->used.insert(file.plan);
   const uint64_t n = v.size;
+  if (!PassesLimit(plan.used, plan.limit, n)) return std::string("LIMIT");
   if (n == 0) return std::string(kOk);  // No filesystem call, nothing counted.
-  // The limit is checked first: bytes that would not fit are neither written nor
-  // counted (used may already be over a lowered limit).
-  if (plan.used > plan.limit || n > plan.limit - plan.used) return std::string("LIMIT");
 
   // One append. An injected fault fails it before it stores anything.
   if (const int e = TakeFault(s, OpKind::kWrite); e != 0) return CodeName(e);

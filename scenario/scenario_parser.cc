@@ -277,49 +277,51 @@ std::string FaultOpWords() {
   return fmt::format("{} or {}", fmt::join(words, ", "), internal::kAnyOpWord);
 }
 
-// Shapes shared by several verbs: NAME, PATH, SIZE, NAME NAME, NAME SIZE, NAME COUNT,
-// PATH COUNT.
-template <typename V>
-std::string ParseOne(const Words& args, std::string* out, bool is_path) {
+// The shapes most verbs share: one word, or two, each read by its parser (ParseName,
+// ParsePath, ParseSize or ParseCount).
+template <typename V, typename A>
+std::string ParseOne(const Words& args, std::string (*parse)(std::string_view, A*), A* a) {
   if (std::string err = CheckArity(V::kUsage, args, 1, 1); !err.empty()) return err;
-  return is_path ? ParsePath(args[0], out) : ParseName(args[0], out);
+  return parse(args[0], a);
 }
-template <typename V>
-std::string ParseNameSize(const Words& args, std::string* name, uint64_t* size) {
+template <typename V, typename A, typename B>
+std::string ParseTwo(const Words& args, std::string (*parse_a)(std::string_view, A*), A* a,
+                     std::string (*parse_b)(std::string_view, B*), B* b) {
   if (std::string err = CheckArity(V::kUsage, args, 2, 2); !err.empty()) return err;
-  if (std::string err = ParseName(args[0], name); !err.empty()) return err;
-  return ParseSize(args[1], size);
+  if (std::string err = parse_a(args[0], a); !err.empty()) return err;
+  return parse_b(args[1], b);
 }
 
 }  // namespace
 
-std::string Dir::Parse(const Words& args) { return ParseOne<Dir>(args, &path, true); }
-std::string File::Parse(const Words& args) { return ParseOne<File>(args, &path, true); }
-std::string Clean::Parse(const Words& args) { return ParseOne<Clean>(args, &glob, true); }
+std::string Dir::Parse(const Words& args) { return ParseOne<Dir>(args, ParsePath, &path); }
+std::string File::Parse(const Words& args) { return ParseOne<File>(args, ParsePath, &path); }
+std::string Clean::Parse(const Words& args) { return ParseOne<Clean>(args, ParsePath, &glob); }
 std::string ExpectExists::Parse(const Words& args) {
-  return ParseOne<ExpectExists>(args, &path, true);
+  return ParseOne<ExpectExists>(args, ParsePath, &path);
 }
 std::string ExpectMissing::Parse(const Words& args) {
-  return ParseOne<ExpectMissing>(args, &path, true);
+  return ParseOne<ExpectMissing>(args, ParsePath, &path);
 }
-std::string Drop::Parse(const Words& args) { return ParseOne<Drop>(args, &name, false); }
-std::string Write::Parse(const Words& args) { return ParseNameSize<Write>(args, &file, &size); }
+std::string Drop::Parse(const Words& args) { return ParseOne<Drop>(args, ParseName, &name); }
+std::string Write::Parse(const Words& args) {
+  return ParseTwo<Write>(args, ParseName, &file, ParseSize, &size);
+}
 std::string SetLimit::Parse(const Words& args) {
-  return ParseNameSize<SetLimit>(args, &plan, &size);
+  return ParseTwo<SetLimit>(args, ParseName, &plan, ParseSize, &size);
 }
 std::string ShortWrite::Parse(const Words& args) {
-  return ParseNameSize<ShortWrite>(args, &file, &bytes);
+  return ParseTwo<ShortWrite>(args, ParseName, &file, ParseSize, &bytes);
 }
 std::string ExpectUsed::Parse(const Words& args) {
-  return ParseNameSize<ExpectUsed>(args, &plan, &size);
+  return ParseTwo<ExpectUsed>(args, ParseName, &plan, ParseSize, &size);
 }
 std::string ExpectSize::Parse(const Words& args) {
-  return ParseNameSize<ExpectSize>(args, &file, &size);
+  return ParseTwo<ExpectSize>(args, ParseName, &file, ParseSize, &size);
 }
 
 std::string Capacity::Parse(const Words& args) {
-  if (std::string err = CheckArity(kUsage, args, 1, 1); !err.empty()) return err;
-  return ParseSize(args[0], &size);
+  return ParseOne<Capacity>(args, ParseSize, &size);
 }
 
 std::string Plan::Parse(const Words& args) {
@@ -359,9 +361,7 @@ std::string Spill::Parse(const Words& args) {
 }
 
 std::string Clone::Parse(const Words& args) {
-  if (std::string err = CheckArity(kUsage, args, 2, 2); !err.empty()) return err;
-  if (std::string err = ParseName(args[0], &name); !err.empty()) return err;
-  return ParseName(args[1], &file);
+  return ParseTwo<Clone>(args, ParseName, &name, ParseName, &file);
 }
 
 std::string Fault::Parse(const Words& args) {
@@ -393,15 +393,11 @@ std::string ExpectError::Parse(const Words& args) {
 }
 
 std::string ExpectFiles::Parse(const Words& args) {
-  if (std::string err = CheckArity(kUsage, args, 2, 2); !err.empty()) return err;
-  if (std::string err = ParseName(args[0], &plan); !err.empty()) return err;
-  return ParseCount(args[1], &count);
+  return ParseTwo<ExpectFiles>(args, ParseName, &plan, ParseCount, &count);
 }
 
 std::string ExpectCount::Parse(const Words& args) {
-  if (std::string err = CheckArity(kUsage, args, 2, 2); !err.empty()) return err;
-  if (std::string err = ParsePath(args[0], &glob); !err.empty()) return err;
-  return ParseCount(args[1], &count);
+  return ParseTwo<ExpectCount>(args, ParsePath, &glob, ParseCount, &count);
 }
 
 namespace {

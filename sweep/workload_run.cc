@@ -15,6 +15,7 @@
 #include <variant>
 #include <vector>
 
+#include "spillway/model/spill_model.h"
 #include "spillway/spill/disk_manager.h"
 #include "spillway/spill/spill_file.h"
 #include "spillway/spill/spill_manager.h"
@@ -288,7 +289,7 @@ void WorkloadRun::Predict(const scenario::Drop& v, ActRun* run) {
 
 void WorkloadRun::Predict(const scenario::Write& v, ActRun* run) {
   const FileModel& file = files_[file_ids_.at(v.file)];
-  run->fits = ModelUsed(file.plan) + v.size <= plans_.at(file.plan).limit;
+  run->fits = model::PassesLimit(ModelUsed(file.plan), plans_.at(file.plan).limit, v.size);
 }
 
 bool WorkloadRun::Explained(const scenario::Write&, const ActRun& run) const {

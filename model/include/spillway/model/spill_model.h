@@ -83,6 +83,14 @@ struct GenOptions {
   int forever_percent = 10;
 };
 
+// The limit rule of a write: whether `bytes` written through a file of a plan holding
+// `used` bytes under `limit` get past the limit check. An empty write always does (it
+// makes no filesystem call and counts nothing); otherwise the limit is checked before
+// anything is written, and bytes that would take used over it are refused (LIMIT),
+// neither written nor counted; used may already be over a lowered limit. Shared by the
+// model's `write` and the sweep's expectations.
+bool PassesLimit(uint64_t used, uint64_t limit, uint64_t bytes);
+
 // The sum of the nominal generator weights of the verbs other than `fault` and
 // `short_write` (model/command_generator.cc's table), for turning a fault rate into
 // GenOptions::fault_weight.
