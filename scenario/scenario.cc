@@ -108,7 +108,7 @@ std::string DirsText(const PlanSpec& plan) {
 }
 
 std::string_view Description(const Spill& s) {
-  return s.description.empty() ? internal::kDefaultDescription : std::string_view(s.description);
+  return s.description.empty() ? Spill::kDefaultDescription : std::string_view(s.description);
 }
 
 }  // namespace
@@ -134,7 +134,7 @@ std::vector<std::string> Plan::Args() const {
 std::vector<std::string> SetQuirk::Args() const { return {std::string(QuirkName(quirk))}; }
 std::vector<std::string> Spill::Args() const {
   std::vector<std::string> out = {file, plan};
-  if (Description(*this) != internal::kDefaultDescription) out.push_back(description);
+  if (Description(*this) != Spill::kDefaultDescription) out.push_back(description);
   return out;
 }
 bool Spill::operator==(const Spill& other) const {

@@ -355,8 +355,7 @@ std::string Spill::Parse(const Words& args) {
   if (std::string err = CheckArity(kUsage, args, 2, 3); !err.empty()) return err;
   if (std::string err = ParseName(args[0], &file); !err.empty()) return err;
   if (std::string err = ParseName(args[1], &plan); !err.empty()) return err;
-  description =
-      args.size() == 3 ? std::string(args[2]) : std::string(internal::kDefaultDescription);
+  description = args.size() == 3 ? std::string(args[2]) : std::string(Spill::kDefaultDescription);
   return {};
 }
 

@@ -240,7 +240,7 @@ struct Runner::Impl {
     SpillManager* plan = FindPlan(c.plan, message);
     if (plan == nullptr) return StepResult::kMalformed;
     StatusOr<SpillFile> file =
-        plan->CreateTempFile(c.description.empty() ? internal::kDefaultDescription : c.description);
+        plan->CreateTempFile(c.description.empty() ? Spill::kDefaultDescription : c.description);
     *outcome = file.status();
     if (file.ok()) files.emplace(c.file, std::move(*file));
     return StepResult::kOk;

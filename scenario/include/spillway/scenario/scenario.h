@@ -124,7 +124,9 @@ struct Spill {
   static constexpr bool kIsExpect = false;
   std::string file;
   std::string plan;
-  std::string description = "spill";  // The default when none is written; empty means it.
+  // The description when none is written; an empty description means it too.
+  static constexpr std::string_view kDefaultDescription = "spill";
+  std::string description{kDefaultDescription};
   std::string Parse(const Words& args);
   std::vector<std::string> Args() const;
   bool operator==(const Spill& other) const;
@@ -301,8 +303,9 @@ void ForEachVerb(F&& f) {
 // True for the checking verbs.
 bool IsExpect(const Verb& verb);
 
-// The OPs `fault` accepts besides `any`, in the language's order: mkdir, create, write,
-// remove, rmdir, list. The other OpKinds are not part of the language.
+// The kinds of call `fault` names besides `any` (each by OpKindName), in the order
+// docs/scenarios.md lists them: the language's one table of them. The other OpKinds are
+// not part of the language.
 std::span<const OpKind> FaultOps();
 
 // Every word the language gives meaning to, as the fuzzer's dictionary spells them: verb
