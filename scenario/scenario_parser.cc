@@ -206,40 +206,42 @@ std::string CheckArity(std::string_view usage, const Words& args, size_t min, si
   return {};
 }
 
+// Parses `value` as one of two named choices into `*out`: "bad KEY VALUE: A or B"
+// otherwise.
+template <typename T>
+std::string ParseChoice(std::string_view key, std::string_view value, T a, T b,
+                        std::string_view (*name)(T), T* out) {
+  for (const T choice : {a, b}) {
+    if (value == name(choice)) {
+      *out = choice;
+      return {};
+    }
+  }
+  return fmt::format("bad {} {}: {} or {}", key, Quote(value), name(a), name(b));
+}
+
 // Parses one `key=value` option of a plan into `spec`.
 std::string ParsePlanOption(std::string_view word, PlanSpec* spec) {
   std::string_view key, value;
   if (!SplitOption(word, &key, &value)) {
     return fmt::format("unexpected word {}; usage: {}", Quote(word), Plan::kUsage);
   }
-  if (key == "mode") {
-    if (spec->mode_written) return "mode= given twice";
-    spec->mode_written = true;
-    if (value == internal::PlanModeName(PlanMode::kLazy)) {
-      spec->mode = PlanMode::kLazy;
-    } else if (value == internal::PlanModeName(PlanMode::kEager)) {
-      spec->mode = PlanMode::kEager;
-    } else {
-      return fmt::format("bad mode {}: lazy or eager", Quote(value));
-    }
-  } else if (key == "limit") {
-    if (spec->limit_written) return "limit= given twice";
-    spec->limit_written = true;
-    return ParseSize(value, &spec->limit);
-  } else if (key == "missing_dir") {
-    if (spec->missing_dir_written) return "missing_dir= given twice";
-    spec->missing_dir_written = true;
-    if (value == internal::MissingDirName(MissingDirPolicy::kFail)) {
-      spec->missing_dir = MissingDirPolicy::kFail;
-    } else if (value == internal::MissingDirName(MissingDirPolicy::kRecreate)) {
-      spec->missing_dir = MissingDirPolicy::kRecreate;
-    } else {
-      return fmt::format("bad missing_dir {}: fail or recreate", Quote(value));
-    }
-  } else {
+  bool* written = key == "mode"          ? &spec->mode_written
+                  : key == "limit"       ? &spec->limit_written
+                  : key == "missing_dir" ? &spec->missing_dir_written
+                                         : nullptr;
+  if (written == nullptr) {
     return fmt::format("unknown option {} for plan (mode=, limit=, missing_dir=)", Quote(word));
   }
-  return {};
+  if (*written) return fmt::format("{}= given twice", key);
+  *written = true;
+  if (key == "limit") return ParseSize(value, &spec->limit);
+  if (key == "mode") {
+    return ParseChoice(key, value, PlanMode::kLazy, PlanMode::kEager, internal::PlanModeName,
+                       &spec->mode);
+  }
+  return ParseChoice(key, value, MissingDirPolicy::kFail, MissingDirPolicy::kRecreate,
+                     internal::MissingDirName, &spec->missing_dir);
 }
 
 // Parses the `times=` value of a fault.
