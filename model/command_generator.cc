@@ -6,7 +6,11 @@
 #include <cstdint>
 #include <iterator>
 #include <optional>
+#include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "spill_model_internal.h"
@@ -16,7 +20,6 @@
 namespace spillway::model {
 
 using ScenarioCommand = scenario::Command;
-using scenario::Verb;
 
 namespace {
 
@@ -41,152 +44,251 @@ const T& PickOne(Chooser& chooser, const std::vector<T>& values) {
 constexpr uint64_t kLimits[] = {kDefaultMaxTempDirectorySize, 16, 64, 256, 4096, 1};
 constexpr uint64_t kCapacities[] = {uint64_t{1} << 30, 0, 64, 256};
 constexpr int kErrnos[] = {EIO, ENOSPC, ENOENT, EACCES};
-constexpr OpKind kFaultOps[] = {OpKind::kCreate, OpKind::kWrite, OpKind::kMkdir,
-                                OpKind::kRemove, OpKind::kRmdir, OpKind::kList};
 
-enum GenVerb {
-  kGenDir,
-  kGenPlan,
-  kGenSpill,
-  kGenWrite,
-  kGenClone,
-  kGenDrop,
-  kGenSetLimit,
-  kGenFault,
-  kGenShortWrite,
-  kGenClean,
-  kGenCapacity,
-  kGenVerbCount
+// What the generator entries see: the state, the options and what is bound in it.
+struct GenContext {
+  GenContext(const SpillModel& state, const GenOptions& options)
+      : s(state), o(options), plans(Keys(s.plan_names)), files(Keys(s.file_names)) {
+    for (int i = 0; i < o.local_dirs; ++i) {
+      if (!s.root_exists[i]) missing_roots.push_back(i);
+    }
+    for (const auto& [id, d] : s.dirs) any_dir = any_dir || d.on_disk;
+    room_for_file = static_cast<int>(files.size()) < o.max_live_files;
+  }
+
+  const SpillModel& s;
+  const GenOptions& o;
+  std::vector<std::string> plans;
+  std::vector<std::string> files;
+  std::vector<int> missing_roots;  // Local dirs in use that do not exist.
+  bool any_dir = false;            // Some spill directory is on disk.
+  bool room_for_file = false;      // Another file name may be bound.
 };
 
+// One generator entry per verb: its nominal weight (kBaseWeight), its weight in a state
+// (Weight, 0 when it cannot be generated there) and Make, which draws its fields. A verb
+// without an entry does not compile; NotGenerated marks the ones never generated. kFault
+// marks the fault-like entries, weighed by GenOptions::fault_weight.
+template <typename V>
+struct Generator;
+
+struct NotGenerated {
+  static constexpr int kBaseWeight = 0;
+  static constexpr bool kFault = false;
+  static uint64_t Weight(const GenContext&) { return 0; }
+};
+template <>
+struct Generator<scenario::File> : NotGenerated {};
+template <>
+struct Generator<scenario::SetQuirk> : NotGenerated {};
+template <>
+struct Generator<scenario::ExpectOk> : NotGenerated {};
+template <>
+struct Generator<scenario::ExpectError> : NotGenerated {};
+template <>
+struct Generator<scenario::ExpectUsed> : NotGenerated {};
+template <>
+struct Generator<scenario::ExpectFiles> : NotGenerated {};
+template <>
+struct Generator<scenario::ExpectSize> : NotGenerated {};
+template <>
+struct Generator<scenario::ExpectCount> : NotGenerated {};
+template <>
+struct Generator<scenario::ExpectExists> : NotGenerated {};
+template <>
+struct Generator<scenario::ExpectMissing> : NotGenerated {};
+
+// An entry generated whenever `Can` holds, with weight kBaseWeight.
+template <int kWeight>
+struct Weighted {
+  static constexpr int kBaseWeight = kWeight;
+  static constexpr bool kFault = false;
+  static uint64_t Of(bool can) { return can ? kWeight : 0; }
+};
+
+template <>
+struct Generator<scenario::Dir> : Weighted<4> {
+  static uint64_t Weight(const GenContext& g) { return Of(!g.missing_roots.empty()); }
+  static scenario::Dir Make(const GenContext& g, Chooser& chooser) {
+    return {LocalDirPath(PickOne(chooser, g.missing_roots))};
+  }
+};
+
+template <>
+struct Generator<scenario::Plan> : Weighted<10> {
+  static uint64_t Weight(const GenContext& g) {
+    return Of(static_cast<int>(g.plans.size()) < g.o.max_live_plans);
+  }
+  static scenario::Plan Make(const GenContext& g, Chooser& chooser) {
+    scenario::Plan plan{FreshName(g.s, "p", g.s.plan_counter), {}};
+    scenario::PlanSpec& spec = plan.spec;
+    const uint64_t kind = chooser.Pick(20);
+    if (kind >= 19) {
+      spec.dirs_kind = scenario::DirsKind::kDisabled;
+    } else if (kind >= 17) {
+      spec.dirs_kind = scenario::DirsKind::kOsTmp;
+    } else {
+      PickLocalDirs(g.o.local_dirs, chooser, &spec.local_dirs);
+      if (kind >= 14) {
+        spec.mode = scenario::PlanMode::kEager;
+        spec.mode_written = true;
+      }
+    }
+    if (spec.dirs_kind == scenario::DirsKind::kDisabled) return plan;
+    const uint64_t limit = chooser.Pick(std::size(kLimits));
+    if (limit != 0) {
+      spec.limit = kLimits[limit];
+      spec.limit_written = true;
+    }
+    if (chooser.Pick(4) == 3) {
+      spec.missing_dir = MissingDirPolicy::kRecreate;
+      spec.missing_dir_written = true;
+    }
+    return plan;
+  }
+
+  // One local dir, or two neighbours: a small menu, so that plans often share their dirs
+  // (and, with the same limit, a manager under the shared_limit quirk).
+  static void PickLocalDirs(int n, Chooser& chooser, std::vector<std::string>* dirs) {
+    const int pick = static_cast<int>(chooser.Pick(n > 1 ? 2 * n - 1 : 1));
+    dirs->push_back(LocalDirPath(pick < n ? pick : pick - n));
+    if (pick >= n) dirs->push_back(LocalDirPath(pick - n + 1));
+  }
+};
+
+template <>
+struct Generator<scenario::Spill> : Weighted<16> {
+  static uint64_t Weight(const GenContext& g) { return Of(!g.plans.empty() && g.room_for_file); }
+  static scenario::Spill Make(const GenContext& g, Chooser& chooser) {
+    std::string file = FreshName(g.s, "f", g.s.file_counter);
+    return {std::move(file), PickOne(chooser, g.plans)};
+  }
+};
+
+template <>
+struct Generator<scenario::Write> : Weighted<20> {
+  static uint64_t Weight(const GenContext& g) { return Of(!g.files.empty()); }
+  static scenario::Write Make(const GenContext& g, Chooser& chooser) {
+    std::string file = PickOne(chooser, g.files);
+    return {std::move(file), chooser.Pick(8) == 7 ? chooser.Pick(600) : chooser.Pick(41)};
+  }
+};
+
+template <>
+struct Generator<scenario::Clone> : Weighted<3> {
+  static uint64_t Weight(const GenContext& g) { return Of(!g.files.empty() && g.room_for_file); }
+  static scenario::Clone Make(const GenContext& g, Chooser& chooser) {
+    std::string name = FreshName(g.s, "f", g.s.file_counter);
+    return {std::move(name), PickOne(chooser, g.files)};
+  }
+};
+
+template <>
+struct Generator<scenario::Drop> : Weighted<10> {
+  static uint64_t Weight(const GenContext& g) { return Of(!g.plans.empty() || !g.files.empty()); }
+  static scenario::Drop Make(const GenContext& g, Chooser& chooser) {
+    // Files more often than plans: a plan dropped early leaves its files outliving it.
+    const bool file = !g.files.empty() && (g.plans.empty() || chooser.Pick(3) != 0);
+    return {PickOne(chooser, file ? g.files : g.plans)};
+  }
+};
+
+template <>
+struct Generator<scenario::SetLimit> : Weighted<3> {
+  static uint64_t Weight(const GenContext& g) { return Of(!g.plans.empty()); }
+  static scenario::SetLimit Make(const GenContext& g, Chooser& chooser) {
+    std::string plan = PickOne(chooser, g.plans);
+    return {std::move(plan), kLimits[chooser.Pick(std::size(kLimits))]};
+  }
+};
+
+template <>
+struct Generator<scenario::Fault> {
+  static constexpr int kBaseWeight = 0;  // GenOptions::fault_weight.
+  static constexpr bool kFault = true;
+  static uint64_t Weight(const GenContext& g) { return static_cast<uint64_t>(g.o.fault_weight); }
+  static scenario::Fault Make(const GenContext& g, Chooser& chooser) {
+    const std::span<const OpKind> ops = scenario::FaultOps();
+    scenario::Fault fault;
+    fault.rule.op = ops[chooser.Pick(ops.size())];
+    fault.rule.error_number = kErrnos[chooser.Pick(std::size(kErrnos))];
+    if (chooser.Pick(100) >= static_cast<uint64_t>(100 - g.o.forever_percent)) {
+      fault.rule.times.reset();  // times=forever
+    }
+    return fault;
+  }
+};
+
+template <>
+struct Generator<scenario::ShortWrite> {
+  static constexpr int kBaseWeight = 0;  // A third of GenOptions::fault_weight.
+  static constexpr bool kFault = true;
+  static uint64_t Weight(const GenContext& g) {
+    if (g.files.empty() || g.o.fault_weight == 0) return 0;
+    return static_cast<uint64_t>(std::max(1, g.o.fault_weight / 3));
+  }
+  static scenario::ShortWrite Make(const GenContext& g, Chooser& chooser) {
+    std::string file = PickOne(chooser, g.files);
+    return {std::move(file), chooser.Pick(17)};
+  }
+};
+
+template <>
+struct Generator<scenario::Clean> : Weighted<3> {
+  static uint64_t Weight(const GenContext& g) { return Of(g.any_dir); }
+  static scenario::Clean Make(const GenContext& g, Chooser& chooser) {
+    const uint64_t dirs = static_cast<uint64_t>(g.o.local_dirs);
+    const uint64_t pick = chooser.Pick(dirs + 2);
+    if (pick < dirs) return {SpillDirsGlob(static_cast<int>(pick))};
+    if (pick == dirs) return {"/l*" + std::string(kSpillDirsSuffix)};
+    return {SpillDirsGlob(kTmpDir)};
+  }
+};
+
+template <>
+struct Generator<scenario::Capacity> : Weighted<2> {
+  static uint64_t Weight(const GenContext& g) { return Of(g.o.capacity); }
+  static scenario::Capacity Make(const GenContext&, Chooser& chooser) {
+    return {kCapacities[chooser.Pick(std::size(kCapacities))]};
+  }
+};
+
+// The sum of the nominal weights of the entries that are not fault-like.
+constexpr int SumOtherWeights() {
+  int sum = 0;
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    using scenario::Verb;
+    ((sum += Generator<std::variant_alternative_t<I, Verb>>::kFault
+                 ? 0
+                 : Generator<std::variant_alternative_t<I, Verb>>::kBaseWeight),
+     ...);
+  }
+  (std::make_index_sequence<std::variant_size_v<scenario::Verb>>{});
+  return sum;
+}
+
+// A random line valid in s: a verb picked by the entries' weights, in the table's order,
+// then its fields.
 std::optional<ScenarioCommand> GenerateLine(const SpillModel& s, const GenOptions& o,
                                             Chooser& chooser) {
-  const std::vector<std::string> plans = Keys(s.plan_names);
-  const std::vector<std::string> files = Keys(s.file_names);
-  std::vector<int> missing_roots;
-  for (int i = 0; i < o.local_dirs; ++i) {
-    if (!s.root_exists[i]) missing_roots.push_back(i);
-  }
-  bool any_dir = false;
-  for (const auto& [id, d] : s.dirs) any_dir = any_dir || d.on_disk;
-  const bool room_for_file = static_cast<int>(files.size()) < o.max_live_files;
-
-  std::vector<uint64_t> w(kGenVerbCount, 0);
-  w[kGenDir] = missing_roots.empty() ? 0 : 4;
-  w[kGenPlan] = static_cast<int>(plans.size()) < o.max_live_plans ? 10 : 0;
-  w[kGenSpill] = !plans.empty() && room_for_file ? 16 : 0;
-  w[kGenWrite] = files.empty() ? 0 : 20;
-  w[kGenClone] = !files.empty() && room_for_file ? 3 : 0;
-  w[kGenDrop] = plans.empty() && files.empty() ? 0 : 10;
-  w[kGenSetLimit] = plans.empty() ? 0 : 3;
-  w[kGenFault] = static_cast<uint64_t>(o.fault_weight);
-  w[kGenShortWrite] = files.empty() || o.fault_weight == 0 ? 0 : std::max(1, o.fault_weight / 3);
-  w[kGenClean] = any_dir ? 3 : 0;
-  w[kGenCapacity] = o.capacity ? 2 : 0;
-
-  ScenarioCommand c;
-  switch (PickWeighted(chooser, w)) {
-    case kGenDir:
-      c.verb = Verb::kDir;
-      c.path = LocalDirPath(PickOne(chooser, missing_roots));
-      break;
-    case kGenPlan: {
-      c.verb = Verb::kPlan;
-      c.name = FreshName(s, "p", s.plan_counter);
-      scenario::PlanSpec& spec = c.plan;
-      const uint64_t kind = chooser.Pick(20);
-      if (kind >= 19) {
-        spec.dirs_kind = scenario::DirsKind::kDisabled;
-      } else if (kind >= 17) {
-        spec.dirs_kind = scenario::DirsKind::kOsTmp;
-      } else {
-        // One local dir, or two neighbours: a small menu, so that plans often share their
-        // dirs (and, with the same limit, a manager under the shared_limit quirk).
-        const int n = o.local_dirs;
-        const int pick = static_cast<int>(chooser.Pick(n > 1 ? 2 * n - 1 : 1));
-        spec.local_dirs.push_back(LocalDirPath(pick < n ? pick : pick - n));
-        if (pick >= n) spec.local_dirs.push_back(LocalDirPath(pick - n + 1));
-        if (kind >= 14) {
-          spec.mode = scenario::PlanMode::kEager;
-          spec.mode_written = true;
-        }
-      }
-      if (spec.dirs_kind != scenario::DirsKind::kDisabled) {
-        const uint64_t limit = chooser.Pick(std::size(kLimits));
-        if (limit != 0) {
-          spec.limit = kLimits[limit];
-          spec.limit_written = true;
-        }
-        if (chooser.Pick(4) == 3) {
-          spec.missing_dir = MissingDirPolicy::kRecreate;
-          spec.missing_dir_written = true;
-        }
-      }
-      break;
-    }
-    case kGenSpill:
-      c.verb = Verb::kSpill;
-      c.name = FreshName(s, "f", s.file_counter);
-      c.target = PickOne(chooser, plans);
-      break;
-    case kGenWrite:
-      c.verb = Verb::kWrite;
-      c.name = PickOne(chooser, files);
-      c.size = chooser.Pick(8) == 7 ? chooser.Pick(600) : chooser.Pick(41);
-      break;
-    case kGenClone:
-      c.verb = Verb::kClone;
-      c.name = FreshName(s, "f", s.file_counter);
-      c.target = PickOne(chooser, files);
-      break;
-    case kGenDrop: {
-      c.verb = Verb::kDrop;
-      // Files more often than plans: a plan dropped early leaves its files outliving it.
-      const bool file = !files.empty() && (plans.empty() || chooser.Pick(3) != 0);
-      c.name = PickOne(chooser, file ? files : plans);
-      break;
-    }
-    case kGenSetLimit:
-      c.verb = Verb::kSetLimit;
-      c.name = PickOne(chooser, plans);
-      c.size = kLimits[chooser.Pick(std::size(kLimits))];
-      break;
-    case kGenFault:
-      c.verb = Verb::kFault;
-      c.fault.op = kFaultOps[chooser.Pick(std::size(kFaultOps))];
-      c.fault.error_number = kErrnos[chooser.Pick(std::size(kErrnos))];
-      if (chooser.Pick(100) >= static_cast<uint64_t>(100 - o.forever_percent)) {
-        c.fault.times.reset();  // times=forever
-      }
-      break;
-    case kGenShortWrite:
-      c.verb = Verb::kShortWrite;
-      c.name = PickOne(chooser, files);
-      c.size = chooser.Pick(17);
-      break;
-    case kGenClean: {
-      c.verb = Verb::kClean;
-      const uint64_t pick = chooser.Pick(static_cast<uint64_t>(o.local_dirs) + 2);
-      if (pick < static_cast<uint64_t>(o.local_dirs)) {
-        c.path = SpillDirsGlob(static_cast<int>(pick));
-      } else if (pick == static_cast<uint64_t>(o.local_dirs)) {
-        c.path = "/l*" + std::string(kSpillDirsSuffix);
-      } else {
-        c.path = SpillDirsGlob(kTmpDir);
-      }
-      break;
-    }
-    case kGenCapacity:
-      c.verb = Verb::kCapacity;
-      c.size = kCapacities[chooser.Pick(std::size(kCapacities))];
-      break;
-    default:
-      return std::nullopt;
-  }
-  return c;
+  const GenContext g(s, o);
+  std::vector<uint64_t> weights;
+  scenario::ForEachVerb(
+      [&](const auto& v) { weights.push_back(Generator<std::decay_t<decltype(v)>>::Weight(g)); });
+  const size_t picked = PickWeighted(chooser, weights);
+  std::optional<ScenarioCommand> line;
+  size_t index = 0;
+  scenario::ForEachVerb([&](const auto& v) {
+    using G = Generator<std::decay_t<decltype(v)>>;
+    if (index++ != picked) return;
+    if constexpr (!std::is_base_of_v<NotGenerated, G>) line = Line(G::Make(g, chooser));
+  });
+  return line;
 }
 
 }  // namespace
+
+int OtherVerbsWeight() { return SumOtherWeights(); }
 
 CommandPtr GenerateCommand(const SpillModel& s0, const GenOptions& options, Chooser& chooser) {
   const std::optional<ScenarioCommand> line = GenerateLine(s0, options, chooser);

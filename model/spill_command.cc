@@ -15,7 +15,6 @@ namespace spillway::model {
 
 using ScenarioCommand = scenario::Command;
 using scenario::StepResult;
-using scenario::Verb;
 
 namespace {
 
@@ -40,11 +39,9 @@ std::vector<ScenarioCommand> Render(const SpillModel& s, const std::string& outc
   std::vector<ScenarioCommand> out;
   if (a.outcome) {
     if (outcome == kOk) {
-      out.push_back(Line(Verb::kExpectOk));
+      out.push_back(Line(scenario::ExpectOk{}));
     } else {
-      ScenarioCommand c = Line(Verb::kExpectError);
-      c.error = outcome;
-      out.push_back(std::move(c));
+      out.push_back(Line(scenario::ExpectError{outcome}));
     }
   }
   auto bound_plan = [&](int id) -> const ModelPlan* {

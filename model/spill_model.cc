@@ -15,11 +15,14 @@
 namespace spillway::model {
 
 using ScenarioCommand = scenario::Command;
-using scenario::Verb;
 
 std::string LocalDirPath(int index) {
   if (index == kTmpDir) return "/tmp";
   return fmt::format("/l{}", index);
+}
+
+bool PassesLimit(uint64_t used, uint64_t limit, uint64_t bytes) {
+  return bytes == 0 || (used <= limit && bytes <= limit - used);
 }
 
 uint64_t RandomChooser::Pick(uint64_t n) {
@@ -93,44 +96,27 @@ SpillModel InitialState(scenario::FsKind fs) {
 // ---------------------------------------------------------------------------------------
 // Lines
 
-ScenarioCommand Line(Verb verb) {
-  ScenarioCommand c;
-  c.verb = verb;
-  return c;
-}
+ScenarioCommand Line(scenario::Verb verb) { return ScenarioCommand{std::move(verb)}; }
 
 ScenarioCommand ExpectUsed(const std::string& plan, uint64_t size) {
-  ScenarioCommand c = Line(Verb::kExpectUsed);
-  c.name = plan;
-  c.size = size;
-  return c;
+  return Line(scenario::ExpectUsed{plan, size});
 }
 
 ScenarioCommand ExpectFiles(const std::string& plan, uint64_t count) {
-  ScenarioCommand c = Line(Verb::kExpectFiles);
-  c.name = plan;
-  c.count = count;
-  return c;
+  return Line(scenario::ExpectFiles{plan, count});
 }
 
 ScenarioCommand ExpectSize(const std::string& file, uint64_t size) {
-  ScenarioCommand c = Line(Verb::kExpectSize);
-  c.name = file;
-  c.size = size;
-  return c;
+  return Line(scenario::ExpectSize{file, size});
 }
 
 ScenarioCommand ExpectCount(std::string glob, uint64_t count) {
-  ScenarioCommand c = Line(Verb::kExpectCount);
-  c.path = std::move(glob);
-  c.count = count;
-  return c;
+  return Line(scenario::ExpectCount{std::move(glob), count});
 }
 
 ScenarioCommand ExpectRoot(int local_dir, bool exists) {
-  ScenarioCommand c = Line(exists ? Verb::kExpectExists : Verb::kExpectMissing);
-  c.path = LocalDirPath(local_dir);
-  return c;
+  if (exists) return Line(scenario::ExpectExists{LocalDirPath(local_dir)});
+  return Line(scenario::ExpectMissing{LocalDirPath(local_dir)});
 }
 
 std::string SpillDirsGlob(int local_dir) {

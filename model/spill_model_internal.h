@@ -30,7 +30,7 @@ inline constexpr std::string_view kOk = "OK";
 // ---------------------------------------------------------------------------------------
 // Lines
 
-// A line of the verb with no argument set.
+// A generated line of `verb`.
 scenario::Command Line(scenario::Verb verb);
 // `expect used PLAN SIZE`, `expect files PLAN COUNT`, `expect size FILE SIZE`,
 // `expect count GLOB COUNT`, and `expect exists|missing` of local dir `local_dir`.

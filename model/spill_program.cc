@@ -22,54 +22,65 @@ namespace spillway::model {
 
 using ScenarioCommand = scenario::Command;
 using scenario::StepResult;
-using scenario::Verb;
 
 // ---------------------------------------------------------------------------------------
 // Invariants
 
-std::optional<Violation> CheckInvariants(const SpillModel& s, SpillSut& sut) {
-  scenario::Runner& runner = *sut.runner;
-  auto expect = [&](const ScenarioCommand& c) -> std::optional<Violation> {
-    std::string message;
-    ++sut.checks;
-    const StepResult r = runner.Step(c, &message);
-    if (r == StepResult::kOk) return std::nullopt;
-    return Violation{r == StepResult::kMalformed ? "malformed" : "invariant",
-                     fmt::format("{} does not hold: {}", Quoted(c), message)};
-  };
+namespace {
 
+// Runs an invariant that has a scenario form, as an `expect` line through the runner.
+std::optional<Violation> ExpectHolds(SpillSut& sut, const ScenarioCommand& c) {
+  std::string message;
+  ++sut.checks;
+  const StepResult r = sut.runner->Step(c, &message);
+  if (r == StepResult::kOk) return std::nullopt;
+  return Violation{r == StepResult::kMalformed ? "malformed" : "invariant",
+                   fmt::format("{} does not hold: {}", Quoted(c), message)};
+}
+
+// A bound plan's invariants that have no scenario form: its limit, its progress, and a
+// lazy plan that has not spilled having no directory.
+std::optional<Violation> CheckPlanManager(const std::string& name, const ModelPlan& plan,
+                                          SpillSut& sut) {
+  const SpillManager* manager = sut.runner->plan(name);
+  sut.checks += 3;  // The limit, the progress and the lazy plan's directories below.
+  if (manager == nullptr) {
+    return Violation{"invariant", fmt::format("plan {} is not bound in the runner", name)};
+  }
+  if (manager->max_temp_directory_size() != plan.limit) {
+    return Violation{"invariant",
+                     fmt::format("plan {}: max_temp_directory_size is {}, the model says {}", name,
+                                 manager->max_temp_directory_size(), plan.limit)};
+  }
+  if (manager->spilling_progress().current_bytes != manager->used_disk_space()) {
+    return Violation{
+        "invariant",
+        fmt::format("plan {}: spilling_progress().current_bytes {} differs from "
+                    "used_disk_space() {}",
+                    name, manager->spilling_progress().current_bytes, manager->used_disk_space())};
+  }
+  // A lazy plan that has not spilled has no directory (and no inner manager).
+  if (plan.kind == PlanKind::kLazy && !plan.built) {
+    const auto* lazy = dynamic_cast<const PlanDiskManager*>(manager);
+    if (lazy == nullptr || lazy->inner() != nullptr) {
+      return Violation{"invariant",
+                       fmt::format("plan {} has not spilled but has built its directories", name)};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Violation> CheckInvariants(const SpillModel& s, SpillSut& sut) {
+  auto expect = [&sut](const ScenarioCommand& c) { return ExpectHolds(sut, c); };
   for (const auto& [name, id] : s.plan_names) {
     const ModelPlan& plan = s.plans.at(id);
     // used_disk_space is the sum of the live files' sizes, and the active-file count is
     // the number of live files.
     if (auto v = expect(ExpectUsed(name, plan.used))) return v;
     if (auto v = expect(ExpectFiles(name, plan.active))) return v;
-    const SpillManager* manager = runner.plan(name);
-    sut.checks += 3;  // The limit, the progress and the lazy plan's directories below.
-    if (manager == nullptr) {
-      return Violation{"invariant", fmt::format("plan {} is not bound in the runner", name)};
-    }
-    if (manager->max_temp_directory_size() != plan.limit) {
-      return Violation{"invariant",
-                       fmt::format("plan {}: max_temp_directory_size is {}, the model says {}",
-                                   name, manager->max_temp_directory_size(), plan.limit)};
-    }
-    if (manager->spilling_progress().current_bytes != manager->used_disk_space()) {
-      return Violation{"invariant",
-                       fmt::format("plan {}: spilling_progress().current_bytes {} differs from "
-                                   "used_disk_space() {}",
-                                   name, manager->spilling_progress().current_bytes,
-                                   manager->used_disk_space())};
-    }
-    // A lazy plan that has not spilled has no directory (and no inner manager).
-    if (plan.kind == PlanKind::kLazy && !plan.built) {
-      const auto* lazy = dynamic_cast<const PlanDiskManager*>(manager);
-      if (lazy == nullptr || lazy->inner() != nullptr) {
-        return Violation{
-            "invariant",
-            fmt::format("plan {} has not spilled but has built its directories", name)};
-      }
-    }
+    if (auto v = CheckPlanManager(name, plan, sut)) return v;
   }
   for (const auto& [name, id] : s.file_names) {
     if (auto v = expect(ExpectSize(name, s.files.at(id).size))) return v;
@@ -95,8 +106,7 @@ std::optional<Violation> DropEverything(SpillModel& s, SpillSut& sut, std::strin
   for (const std::string& plan : Keys(s.plan_names)) names.push_back(plan);
   bool lost = false;  // Set once a drop's outcome was not predictable.
   for (const std::string& name : names) {
-    ScenarioCommand drop = Line(Verb::kDrop);
-    drop.name = name;
+    const ScenarioCommand drop = Line(scenario::Drop{name});
     CommandPtr command = lost ? nullptr : MakeCommand(drop, s);
     if (command != nullptr) {
       text->append(command->ToText()).append("\n");

@@ -1,13 +1,15 @@
-// The model's verbs: one SpillCommand per scenario verb, each the line's transition (the
-// state the model predicts after it, its outcome and what its expectations cover), and
-// MakeCommand, which picks the verb's command for a line.
+// The model's verbs: one transition per scenario verb (the state the model predicts after
+// the line, its outcome and what its expectations cover), and MakeCommand, which makes
+// the verb's command for a line. A verb without a transition overload does not compile.
 #include <algorithm>
 #include <cerrno>
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "spill_model_internal.h"
@@ -15,418 +17,356 @@
 
 namespace spillway::model {
 
-using ScenarioCommand = scenario::Command;
-using scenario::Verb;
+using Affected = SpillCommand::Affected;
 
 namespace {
 
 // ---------------------------------------------------------------------------------------
-// The verbs. One command struct per verb; each is a scenario line and its transition.
+// The verbs' transitions, one overload per scenario verb: each advances `s` by the line
+// and returns the outcome's code name ("OK", an errno name, "LIMIT", "DISABLED"), or
+// nullopt when the line is not valid in `s` or its outcome is not predictable there. The
+// verbs the model does not run return NotModeled.
 
-// What every verb's command shares: it is made from its line alone, and New computes its
-// expectations in the state it is made for.
-class VerbCommand : public SpillCommand {
- public:
-  explicit VerbCommand(ScenarioCommand line) : SpillCommand(std::move(line)) {}
+// The return type of the transition of a verb the model does not run.
+struct NotModeled {};
 
-  // The command of verb class T for `line`, or null when the line is not valid in s0.
-  template <typename T>
-  static CommandPtr New(const ScenarioCommand& line, const SpillModel& s0) {
-    auto command = std::make_shared<T>(line);
-    return command->Init(s0) ? command : nullptr;
-  }
-};
+NotModeled Transition(const scenario::File&, SpillModel&, Affected*) { return {}; }
+NotModeled Transition(const scenario::SetQuirk&, SpillModel&, Affected*) { return {}; }
+NotModeled Transition(const scenario::ExpectOk&, SpillModel&, Affected*) { return {}; }
+NotModeled Transition(const scenario::ExpectError&, SpillModel&, Affected*) { return {}; }
+NotModeled Transition(const scenario::ExpectUsed&, SpillModel&, Affected*) { return {}; }
+NotModeled Transition(const scenario::ExpectFiles&, SpillModel&, Affected*) { return {}; }
+NotModeled Transition(const scenario::ExpectSize&, SpillModel&, Affected*) { return {}; }
+NotModeled Transition(const scenario::ExpectCount&, SpillModel&, Affected*) { return {}; }
+NotModeled Transition(const scenario::ExpectExists&, SpillModel&, Affected*) { return {}; }
+NotModeled Transition(const scenario::ExpectMissing&, SpillModel&, Affected*) { return {}; }
 
-class DirCommand final : public VerbCommand {
- public:
-  using VerbCommand::VerbCommand;
+std::optional<std::string> Transition(const scenario::Dir& v, SpillModel& s, Affected* a) {
+  const int index = LocalDirIndex(v.path);
+  if (index < 0) return std::nullopt;
+  s.root_exists[index] = true;
+  a->outcome = false;
+  return std::string(kOk);
+}
 
- protected:
-  std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
-    const int index = LocalDirIndex(line().path);
-    if (index < 0) return std::nullopt;
-    s.root_exists[index] = true;
-    a->outcome = false;
-    return std::string(kOk);
-  }
-};
+std::optional<std::string> Transition(const scenario::Capacity& v, SpillModel& s, Affected* a) {
+  if (s.enforce_capacity) s.capacity = v.size;
+  a->outcome = false;
+  return std::string(kOk);
+}
 
-class CapacityCommand final : public VerbCommand {
- public:
-  using VerbCommand::VerbCommand;
-
- protected:
-  std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
-    if (s.enforce_capacity) s.capacity = line().size;
-    a->outcome = false;
-    return std::string(kOk);
-  }
-};
-
-class PlanCommand final : public VerbCommand {
- public:
-  using VerbCommand::VerbCommand;
-
- protected:
-  std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
-    const scenario::PlanSpec& spec = line().plan;
-    if (!Fresh(s, line().name)) return std::nullopt;
-    ModelPlan plan;
-    plan.name = line().name;
-    plan.limit = spec.limit;
-    plan.recreate = spec.missing_dir == MissingDirPolicy::kRecreate;
-    switch (spec.dirs_kind) {
-      case scenario::DirsKind::kList:
-        plan.kind = spec.mode == scenario::PlanMode::kEager ? PlanKind::kEager : PlanKind::kLazy;
-        for (const std::string& dir : spec.local_dirs) {
-          const int index = LocalDirIndex(dir);
-          // Only the local dirs the model knows, each once.
-          if (index < 0 || std::count(plan.local_dirs.begin(), plan.local_dirs.end(), index)) {
-            return std::nullopt;
-          }
-          plan.local_dirs.push_back(index);
+std::optional<std::string> Transition(const scenario::Plan& v, SpillModel& s, Affected* a) {
+  const scenario::PlanSpec& spec = v.spec;
+  if (!Fresh(s, v.name)) return std::nullopt;
+  ModelPlan plan;
+  plan.name = v.name;
+  plan.limit = spec.limit;
+  plan.recreate = spec.missing_dir == MissingDirPolicy::kRecreate;
+  switch (spec.dirs_kind) {
+    case scenario::DirsKind::kList:
+      plan.kind = spec.mode == scenario::PlanMode::kEager ? PlanKind::kEager : PlanKind::kLazy;
+      for (const std::string& dir : spec.local_dirs) {
+        const int index = LocalDirIndex(dir);
+        // Only the local dirs the model knows, each once.
+        if (index < 0 || std::count(plan.local_dirs.begin(), plan.local_dirs.end(), index)) {
+          return std::nullopt;
         }
-        break;
-      case scenario::DirsKind::kOsTmp:
-        plan.kind = PlanKind::kOsTmp;
-        plan.local_dirs = {kTmpDir};
-        break;
-      case scenario::DirsKind::kDisabled:
-        plan.kind = PlanKind::kDisabled;
-        plan.limit = 0;  // A disabled manager's limit is 0.
-        break;
-    }
-    UseName(s, plan.name);
-    a->local_dirs.insert(plan.local_dirs.begin(), plan.local_dirs.end());
-    if (plan.kind == PlanKind::kEager) {
-      if (const int e = BuildDirs(s, plan); e != 0) return CodeName(e);  // Not bound.
-    }
-    const int id = s.next_id++;
-    s.plan_names[plan.name] = id;
-    s.plans[id] = std::move(plan);
-    return std::string(kOk);
+        plan.local_dirs.push_back(index);
+      }
+      break;
+    case scenario::DirsKind::kOsTmp:
+      plan.kind = PlanKind::kOsTmp;
+      plan.local_dirs = {kTmpDir};
+      break;
+    case scenario::DirsKind::kDisabled:
+      plan.kind = PlanKind::kDisabled;
+      plan.limit = 0;  // A disabled manager's limit is 0.
+      break;
   }
-};
+  UseName(s, plan.name);
+  a->local_dirs.insert(plan.local_dirs.begin(), plan.local_dirs.end());
+  if (plan.kind == PlanKind::kEager) {
+    if (const int e = BuildDirs(s, plan); e != 0) return CodeName(e);  // Not bound.
+  }
+  const int id = s.next_id++;
+  s.plan_names[plan.name] = id;
+  s.plans[id] = std::move(plan);
+  return std::string(kOk);
+}
 
-class SpillFileCommand final : public VerbCommand {
- public:
-  using VerbCommand::VerbCommand;
+// The first spill of a plan that has not built its directories builds them: a lazy plan
+// all of them, an os_tmp manager its one directory in the temp dir (which the manager
+// never creates). Returns the failing call's errno, or 0.
+int BuildOnFirstSpill(SpillModel& s, ModelPlan& plan) {
+  if (plan.built) return 0;
+  if (plan.kind != PlanKind::kOsTmp) return BuildDirs(s, plan);
+  int id = -1;
+  const int e = MakeSpillDir(s, kTmpDir, /*create_parent=*/false, &id);
+  if (e == 0) {
+    plan.slots = {id};
+    plan.built = true;
+  }
+  return e;
+}
 
- protected:
-  std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
-    const std::optional<int> plan_id = BoundPlan(s, line().target);
-    if (!Fresh(s, line().name) || !plan_id.has_value()) return std::nullopt;
-    UseName(s, line().name);
+std::optional<std::string> Transition(const scenario::Spill& v, SpillModel& s, Affected* a) {
+  const std::optional<int> plan_id = BoundPlan(s, v.plan);
+  if (!Fresh(s, v.file) || !plan_id.has_value()) return std::nullopt;
+  UseName(s, v.file);
+  ModelPlan& plan = s.plans.at(*plan_id);
+  a->active.insert(*plan_id);
+  a->local_dirs.insert(plan.local_dirs.begin(), plan.local_dirs.end());
+  if (plan.kind == PlanKind::kDisabled) return std::string("DISABLED");
+
+  if (const int e = BuildOnFirstSpill(s, plan); e != 0) return CodeName(e);
+
+  // The manager picks one of its directories at random: the outcome must be the same
+  // whichever it picks.
+  bool any_present = false, any_missing = false;
+  for (const int id : plan.slots) (s.dirs.at(id).on_disk ? any_present : any_missing) = true;
+  if (any_present && any_missing) return std::nullopt;
+  int e = TakeFault(s, OpKind::kCreate);
+  if (e == 0 && any_missing) e = ENOENT;
+  if (e == ENOENT && plan.recreate) {
+    // A new directory replaces the missing one. Which one is replaced, whether an
+    // injected ENOENT replaces a directory that is still there, and when the stale
+    // directory's removal lists it, are not something the model can know.
+    if (!any_missing || plan.slots.size() != 1 || LimitedRulePending(s, OpKind::kList)) {
+      return std::nullopt;
+    }
+    int id = -1;
+    if (const int made = MakeSpillDir(s, plan.local_dirs[0], plan.kind != PlanKind::kOsTmp, &id);
+        made != 0) {
+      return CodeName(made);
+    }
+    plan.slots[0] = id;
+    ++plan.stale_dirs;
+    ++s.pending_stale_lists;
+    e = TakeFault(s, OpKind::kCreate);
+  }
+  if (e != 0) return CodeName(e);
+
+  ModelFile file;
+  file.plan = *plan_id;
+  file.dir = plan.slots.size() == 1 ? plan.slots[0] : -1;
+  file.refs = 1;
+  const int id = s.next_id++;
+  s.files[id] = std::move(file);
+  s.file_names[v.file] = id;
+  ++plan.active;
+  return std::string(kOk);
+}
+
+std::optional<std::string> Transition(const scenario::Write& v, SpillModel& s, Affected* a) {
+  const std::optional<int> file_id = BoundFile(s, v.file);
+  if (!file_id.has_value()) return std::nullopt;
+  ModelFile& file = s.files.at(*file_id);
+  ModelPlan& plan = s.plans.at(file.plan);
+  a->sizes.insert(v.file);
+  a->used.insert(file.plan);
+  const uint64_t n = v.size;
+  if (!PassesLimit(plan.used, plan.limit, n)) return std::string("LIMIT");
+  if (n == 0) return std::string(kOk);  // No filesystem call, nothing counted.
+
+  // One append. An injected fault fails it before it stores anything.
+  if (const int e = TakeFault(s, OpKind::kWrite); e != 0) return CodeName(e);
+  const uint64_t free_bytes = !s.capacity.has_value()       ? n
+                              : s.MemBytes() >= *s.capacity ? 0
+                                                            : *s.capacity - s.MemBytes();
+  uint64_t stored = 0;
+  int e = 0;
+  if (!file.short_writes.empty()) {
+    // A pending short write lets some bytes through (the filesystem may store fewer when
+    // it is full, and then says ENOSPC), then fails with EIO.
+    const uint64_t allowed = std::min(file.short_writes.front(), n);
+    file.short_writes.pop_front();
+    stored = std::min(allowed, free_bytes);
+    e = stored < allowed ? ENOSPC : EIO;
+  } else {
+    stored = std::min(n, free_bytes);
+    e = stored < n ? ENOSPC : 0;
+  }
+  file.size += stored;
+  plan.used += stored;
+  return CodeName(e);
+}
+
+std::optional<std::string> Transition(const scenario::Clone& v, SpillModel& s,
+                                      Affected* /*affected*/) {
+  const std::optional<int> file_id = BoundFile(s, v.file);
+  if (!Fresh(s, v.name) || !file_id.has_value()) return std::nullopt;
+  UseName(s, v.name);
+  ++s.files.at(*file_id).refs;
+  s.file_names[v.name] = *file_id;
+  return std::string(kOk);
+}
+
+std::optional<std::string> Transition(const scenario::Drop& v, SpillModel& s, Affected* a) {
+  const std::string& name = v.name;
+  if (const std::optional<int> plan_id = BoundPlan(s, name); plan_id.has_value()) {
+    s.plan_names.erase(name);
     ModelPlan& plan = s.plans.at(*plan_id);
-    a->active.insert(*plan_id);
-    a->local_dirs.insert(plan.local_dirs.begin(), plan.local_dirs.end());
-    if (plan.kind == PlanKind::kDisabled) return std::string("DISABLED");
-
-    if (!plan.built) {
-      // The first spill of a lazy plan builds its directories; an os_tmp manager makes its
-      // one directory in the temp dir (which is never created by the manager).
-      int e = 0;
-      if (plan.kind == PlanKind::kOsTmp) {
-        int id = -1;
-        e = MakeSpillDir(s, kTmpDir, /*create_parent=*/false, &id);
-        if (e == 0) {
-          plan.slots = {id};
-          plan.built = true;
-        }
-      } else {
-        e = BuildDirs(s, plan);
-      }
-      if (e != 0) return CodeName(e);
-    }
-
-    // The manager picks one of its directories at random: the outcome must be the same
-    // whichever it picks.
-    bool any_present = false, any_missing = false;
-    for (const int id : plan.slots) (s.dirs.at(id).on_disk ? any_present : any_missing) = true;
-    if (any_present && any_missing) return std::nullopt;
-    int e = TakeFault(s, OpKind::kCreate);
-    if (e == 0 && any_missing) e = ENOENT;
-    if (e == ENOENT && plan.recreate) {
-      // A new directory replaces the missing one. Which one is replaced, whether an
-      // injected ENOENT replaces a directory that is still there, and when the stale
-      // directory's removal lists it, are not something the model can know.
-      if (!any_missing || plan.slots.size() != 1 || LimitedRulePending(s, OpKind::kList)) {
-        return std::nullopt;
-      }
-      int id = -1;
-      if (const int made = MakeSpillDir(s, plan.local_dirs[0], plan.kind != PlanKind::kOsTmp, &id);
-          made != 0) {
-        return CodeName(made);
-      }
-      plan.slots[0] = id;
-      ++plan.stale_dirs;
-      ++s.pending_stale_lists;
-      e = TakeFault(s, OpKind::kCreate);
-    }
-    if (e != 0) return CodeName(e);
-
-    ModelFile file;
-    file.plan = *plan_id;
-    file.dir = plan.slots.size() == 1 ? plan.slots[0] : -1;
-    file.refs = 1;
-    const int id = s.next_id++;
-    s.files[id] = std::move(file);
-    s.file_names[line().name] = id;
-    ++plan.active;
-    return std::string(kOk);
-  }
-};
-
-class WriteCommand final : public VerbCommand {
- public:
-  using VerbCommand::VerbCommand;
-
- protected:
-  std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
-    const std::optional<int> file_id = BoundFile(s, line().name);
-    if (!file_id.has_value()) return std::nullopt;
-    ModelFile& file = s.files.at(*file_id);
-    ModelPlan& plan = s.plans.at(file.plan);
-    a->sizes.insert(line().name);
-    a->used.insert(file.plan);
-    const uint64_t n = line().size;
-    if (n == 0) return std::string(kOk);  // No filesystem call, nothing counted.
-    // The limit is checked first: bytes that would not fit are neither written nor
-    // counted (used may already be over a lowered limit).
-    if (plan.used > plan.limit || n > plan.limit - plan.used) return std::string("LIMIT");
-
-    // One append. An injected fault fails it before it stores anything.
-    if (const int e = TakeFault(s, OpKind::kWrite); e != 0) return CodeName(e);
-    const uint64_t free_bytes = !s.capacity.has_value()       ? n
-                                : s.MemBytes() >= *s.capacity ? 0
-                                                              : *s.capacity - s.MemBytes();
-    uint64_t stored = 0;
-    int e = 0;
-    if (!file.short_writes.empty()) {
-      // A pending short write lets some bytes through (the filesystem may store fewer when
-      // it is full, and then says ENOSPC), then fails with EIO.
-      const uint64_t allowed = std::min(file.short_writes.front(), n);
-      file.short_writes.pop_front();
-      stored = std::min(allowed, free_bytes);
-      e = stored < allowed ? ENOSPC : EIO;
-    } else {
-      stored = std::min(n, free_bytes);
-      e = stored < n ? ENOSPC : 0;
-    }
-    file.size += stored;
-    plan.used += stored;
-    return CodeName(e);
-  }
-};
-
-class CloneCommand final : public VerbCommand {
- public:
-  using VerbCommand::VerbCommand;
-
- protected:
-  std::optional<std::string> Transition(SpillModel& s, Affected* /*affected*/) const override {
-    const std::optional<int> file_id = BoundFile(s, line().target);
-    if (!Fresh(s, line().name) || !file_id.has_value()) return std::nullopt;
-    UseName(s, line().name);
-    ++s.files.at(*file_id).refs;
-    s.file_names[line().name] = *file_id;
-    return std::string(kOk);
-  }
-};
-
-class DropCommand final : public VerbCommand {
- public:
-  using VerbCommand::VerbCommand;
-
- protected:
-  std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
-    const std::string& name = line().name;
-    if (const std::optional<int> plan_id = BoundPlan(s, name); plan_id.has_value()) {
-      s.plan_names.erase(name);
-      ModelPlan& plan = s.plans.at(*plan_id);
-      plan.bound = false;
-      a->local_dirs.insert(plan.local_dirs.begin(), plan.local_dirs.end());
-      a->file_count = true;
-      MaybeFinish(s, plan);
-      Collect(s);
-      return std::string(kOk);
-    }
-    const std::optional<int> file_id = BoundFile(s, name);
-    if (!file_id.has_value()) return std::nullopt;
-    s.file_names.erase(name);
-    ModelFile& file = s.files.at(*file_id);
-    ModelPlan& plan = s.plans.at(file.plan);
-    a->used.insert(file.plan);
-    a->active.insert(file.plan);
+    plan.bound = false;
     a->local_dirs.insert(plan.local_dirs.begin(), plan.local_dirs.end());
     a->file_count = true;
-    if (--file.refs > 0) return std::string(kOk);
-    // The last handle: the bytes and the file leave the accounting, the file is closed and
-    // removed. A failed removal leaves it on disk (recorded in the CleanupLog); a file a
-    // cleaner removed fails with ENOENT, which changes nothing.
-    plan.used -= file.size;
-    --plan.active;
-    if (TakeFault(s, OpKind::kRemove) == 0 || !file.on_disk) {
-      file.on_disk = false;
-    } else if (file.dir < 0) {
-      return std::nullopt;  // Left behind in a directory the model cannot name.
-    }
     MaybeFinish(s, plan);
     Collect(s);
     return std::string(kOk);
   }
-};
-
-class SetLimitCommand final : public VerbCommand {
- public:
-  using VerbCommand::VerbCommand;
-
- protected:
-  std::optional<std::string> Transition(SpillModel& s, Affected* /*affected*/) const override {
-    const std::optional<int> plan_id = BoundPlan(s, line().name);
-    if (!plan_id.has_value()) return std::nullopt;
-    ModelPlan& plan = s.plans.at(*plan_id);
-    if (plan.kind == PlanKind::kDisabled) {
-      return std::string(line().size == 0 ? kOk : std::string_view("DISABLED"));
-    }
-    plan.limit = line().size;
-    return std::string(kOk);
+  const std::optional<int> file_id = BoundFile(s, name);
+  if (!file_id.has_value()) return std::nullopt;
+  s.file_names.erase(name);
+  ModelFile& file = s.files.at(*file_id);
+  ModelPlan& plan = s.plans.at(file.plan);
+  a->used.insert(file.plan);
+  a->active.insert(file.plan);
+  a->local_dirs.insert(plan.local_dirs.begin(), plan.local_dirs.end());
+  a->file_count = true;
+  if (--file.refs > 0) return std::string(kOk);
+  // The last handle: the bytes and the file leave the accounting, the file is closed and
+  // removed. A failed removal leaves it on disk (recorded in the CleanupLog); a file a
+  // cleaner removed fails with ENOENT, which changes nothing.
+  plan.used -= file.size;
+  --plan.active;
+  if (TakeFault(s, OpKind::kRemove) == 0 || !file.on_disk) {
+    file.on_disk = false;
+  } else if (file.dir < 0) {
+    return std::nullopt;  // Left behind in a directory the model cannot name.
   }
-};
+  MaybeFinish(s, plan);
+  Collect(s);
+  return std::string(kOk);
+}
 
-class FaultCommand final : public VerbCommand {
+std::optional<std::string> Transition(const scenario::SetLimit& v, SpillModel& s,
+                                      Affected* /*affected*/) {
+  const std::optional<int> plan_id = BoundPlan(s, v.plan);
+  if (!plan_id.has_value()) return std::nullopt;
+  ModelPlan& plan = s.plans.at(*plan_id);
+  if (plan.kind == PlanKind::kDisabled) {
+    return std::string(v.size == 0 ? kOk : std::string_view("DISABLED"));
+  }
+  plan.limit = v.size;
+  return std::string(kOk);
+}
+
+std::optional<std::string> Transition(const scenario::Fault& v, SpillModel& s, Affected* a) {
+  const FaultRule& rule = v.rule;
+  // The model predicts rules on one kind of call, on every path, failing from the
+  // first matching call on.
+  if (!rule.op.has_value() || rule.error_number == 0 || rule.after != 0 ||
+      !rule.path_glob.empty()) {
+    return std::nullopt;
+  }
+  switch (*rule.op) {
+    case OpKind::kMkdir:
+    case OpKind::kCreate:
+    case OpKind::kWrite:
+    case OpKind::kRemove:
+    case OpKind::kRmdir:
+    case OpKind::kList:
+      break;
+    default:
+      return std::nullopt;
+  }
+  // While a stale directory's removal is pending, the model cannot say which list call
+  // a rule that fails a limited number of times would fail.
+  if (*rule.op == OpKind::kList && rule.times.has_value() && s.pending_stale_lists > 0) {
+    return std::nullopt;
+  }
+  s.rules.push_back(ModelRule{*rule.op, rule.error_number, rule.times});
+  a->outcome = false;
+  return std::string(kOk);
+}
+
+std::optional<std::string> Transition(const scenario::ShortWrite& v, SpillModel& s, Affected* a) {
+  const std::optional<int> file_id = BoundFile(s, v.file);
+  if (!file_id.has_value()) return std::nullopt;
+  s.files.at(*file_id).short_writes.push_back(v.bytes);
+  a->outcome = false;
+  return std::string(kOk);
+}
+
+std::optional<std::string> Transition(const scenario::Clean& v, SpillModel& s, Affected* a) {
+  // A tmp cleaner removing spill directories: /lN/datafusion-*, /l*/datafusion-* or
+  // /tmp/.tmp*.
+  const std::string& glob = v.glob;
+  std::set<int> cleaned;
+  if (glob == "/l*" + std::string(kSpillDirsSuffix)) {
+    for (int i = 0; i < kMaxLocalDirs; ++i) cleaned.insert(i);
+  } else if (glob == SpillDirsGlob(kTmpDir)) {
+    cleaned.insert(kTmpDir);
+  } else if (glob.size() > kSpillDirsSuffix.size() &&
+             glob.substr(glob.size() - kSpillDirsSuffix.size()) == kSpillDirsSuffix &&
+             LocalDirIndex(glob.substr(0, glob.size() - kSpillDirsSuffix.size())) >= 0) {
+    cleaned.insert(LocalDirIndex(glob.substr(0, glob.size() - kSpillDirsSuffix.size())));
+  } else {
+    return std::nullopt;
+  }
+  // A file whose directory the model does not know must be removed with all of its
+  // plan's directories or none of them.
+  for (const auto& [id, f] : s.files) {
+    if (f.dir >= 0 || !f.on_disk) continue;
+    const ModelPlan& plan = s.plans.at(f.plan);
+    const auto n = std::count_if(plan.local_dirs.begin(), plan.local_dirs.end(),
+                                 [&](int index) { return cleaned.count(index) != 0; });
+    if (n != 0 && static_cast<size_t>(n) != plan.local_dirs.size()) return std::nullopt;
+  }
+  std::set<int> removed_dirs;
+  for (auto& [id, d] : s.dirs) {
+    if (!d.on_disk || cleaned.count(d.local_dir) == 0) continue;
+    d.on_disk = false;
+    removed_dirs.insert(id);
+  }
+  for (auto& [id, f] : s.files) {
+    if (!f.on_disk) continue;
+    if (f.dir >= 0 ? removed_dirs.count(f.dir) != 0
+                   : cleaned.count(s.plans.at(f.plan).local_dirs[0]) != 0) {
+      f.on_disk = false;
+    }
+  }
+  for (const int index : cleaned) {
+    if (index == kTmpDir || index < kMaxLocalDirs) a->local_dirs.insert(index);
+  }
+  a->file_count = true;
+  Collect(s);
+  return std::string(kOk);
+}
+
+// The model command of verb V: the line and its transition.
+template <typename V>
+class VerbCommand final : public SpillCommand {
  public:
-  using VerbCommand::VerbCommand;
+  explicit VerbCommand(scenario::Command line) : SpillCommand(std::move(line)) {}
+
+  // The command for `line`, or null when the line is not valid in s0.
+  static CommandPtr New(const scenario::Command& line, const SpillModel& s0) {
+    auto command = std::make_shared<VerbCommand>(line);
+    return command->Init(s0) ? command : nullptr;
+  }
 
  protected:
   std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
-    const FaultRule& rule = line().fault;
-    // The model predicts rules on one kind of call, on every path, failing from the
-    // first matching call on.
-    if (!rule.op.has_value() || rule.error_number == 0 || rule.after != 0 ||
-        !rule.path_glob.empty()) {
-      return std::nullopt;
-    }
-    switch (*rule.op) {
-      case OpKind::kMkdir:
-      case OpKind::kCreate:
-      case OpKind::kWrite:
-      case OpKind::kRemove:
-      case OpKind::kRmdir:
-      case OpKind::kList:
-        break;
-      default:
-        return std::nullopt;
-    }
-    // While a stale directory's removal is pending, the model cannot say which list call
-    // a rule that fails a limited number of times would fail.
-    if (*rule.op == OpKind::kList && rule.times.has_value() && s.pending_stale_lists > 0) {
-      return std::nullopt;
-    }
-    s.rules.push_back(ModelRule{*rule.op, rule.error_number, rule.times});
-    a->outcome = false;
-    return std::string(kOk);
-  }
-};
-
-class ShortWriteCommand final : public VerbCommand {
- public:
-  using VerbCommand::VerbCommand;
-
- protected:
-  std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
-    const std::optional<int> file_id = BoundFile(s, line().name);
-    if (!file_id.has_value()) return std::nullopt;
-    s.files.at(*file_id).short_writes.push_back(line().size);
-    a->outcome = false;
-    return std::string(kOk);
-  }
-};
-
-class CleanCommand final : public VerbCommand {
- public:
-  using VerbCommand::VerbCommand;
-
- protected:
-  std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
-    // A tmp cleaner removing spill directories: /lN/datafusion-*, /l*/datafusion-* or
-    // /tmp/.tmp*.
-    const std::string& glob = line().path;
-    std::set<int> cleaned;
-    if (glob == "/l*" + std::string(kSpillDirsSuffix)) {
-      for (int i = 0; i < kMaxLocalDirs; ++i) cleaned.insert(i);
-    } else if (glob == SpillDirsGlob(kTmpDir)) {
-      cleaned.insert(kTmpDir);
-    } else if (glob.size() > kSpillDirsSuffix.size() &&
-               glob.substr(glob.size() - kSpillDirsSuffix.size()) == kSpillDirsSuffix &&
-               LocalDirIndex(glob.substr(0, glob.size() - kSpillDirsSuffix.size())) >= 0) {
-      cleaned.insert(LocalDirIndex(glob.substr(0, glob.size() - kSpillDirsSuffix.size())));
-    } else {
-      return std::nullopt;
-    }
-    // A file whose directory the model does not know must be removed with all of its
-    // plan's directories or none of them.
-    for (const auto& [id, f] : s.files) {
-      if (f.dir >= 0 || !f.on_disk) continue;
-      const ModelPlan& plan = s.plans.at(f.plan);
-      const auto n = std::count_if(plan.local_dirs.begin(), plan.local_dirs.end(),
-                                   [&](int index) { return cleaned.count(index) != 0; });
-      if (n != 0 && static_cast<size_t>(n) != plan.local_dirs.size()) return std::nullopt;
-    }
-    std::set<int> removed_dirs;
-    for (auto& [id, d] : s.dirs) {
-      if (!d.on_disk || cleaned.count(d.local_dir) == 0) continue;
-      d.on_disk = false;
-      removed_dirs.insert(id);
-    }
-    for (auto& [id, f] : s.files) {
-      if (!f.on_disk) continue;
-      if (f.dir >= 0 ? removed_dirs.count(f.dir) != 0
-                     : cleaned.count(s.plans.at(f.plan).local_dirs[0]) != 0) {
-        f.on_disk = false;
-      }
-    }
-    for (const int index : cleaned) {
-      if (index == kTmpDir || index < kMaxLocalDirs) a->local_dirs.insert(index);
-    }
-    a->file_count = true;
-    Collect(s);
-    return std::string(kOk);
+    return model::Transition(std::get<V>(line().verb), s, a);
   }
 };
 
 }  // namespace
 
-// ---------------------------------------------------------------------------------------
-// Factories
-
-CommandPtr MakeCommand(const ScenarioCommand& line, const SpillModel& s0) {
-  switch (line.verb) {
-    case Verb::kDir:
-      return VerbCommand::New<DirCommand>(line, s0);
-    case Verb::kCapacity:
-      return VerbCommand::New<CapacityCommand>(line, s0);
-    case Verb::kPlan:
-      return VerbCommand::New<PlanCommand>(line, s0);
-    case Verb::kSpill:
-      return VerbCommand::New<SpillFileCommand>(line, s0);
-    case Verb::kWrite:
-      return VerbCommand::New<WriteCommand>(line, s0);
-    case Verb::kClone:
-      return VerbCommand::New<CloneCommand>(line, s0);
-    case Verb::kDrop:
-      return VerbCommand::New<DropCommand>(line, s0);
-    case Verb::kSetLimit:
-      return VerbCommand::New<SetLimitCommand>(line, s0);
-    case Verb::kFault:
-      return VerbCommand::New<FaultCommand>(line, s0);
-    case Verb::kShortWrite:
-      return VerbCommand::New<ShortWriteCommand>(line, s0);
-    case Verb::kClean:
-      return VerbCommand::New<CleanCommand>(line, s0);
-    default:
-      return nullptr;  // Expectations, `file` and `quirk` are not model commands.
-  }
+CommandPtr MakeCommand(const scenario::Command& line, const SpillModel& s0) {
+  return std::visit(
+      [&](const auto& v) -> CommandPtr {
+        using V = std::decay_t<decltype(v)>;
+        SpillModel scratch;
+        Affected affected;
+        using Result = decltype(Transition(v, scratch, &affected));
+        if constexpr (std::is_same_v<Result, NotModeled>) {
+          return nullptr;  // Expectations, `file` and `quirk` are not model commands.
+        } else {
+          return VerbCommand<V>::New(line, s0);
+        }
+      },
+      line.verb);
 }
 
 }  // namespace spillway::model

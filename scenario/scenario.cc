@@ -1,4 +1,5 @@
-// The printer: Command::ToString(), ToText() and the spelling shared with the parser.
+// The printer: each verb's Args(), Command::ToString(), ToText(), equality, and the
+// spelling shared with the parser.
 #include "spillway/scenario/scenario.h"
 
 #include <fmt/format.h>
@@ -12,58 +13,7 @@
 
 namespace spillway::scenario {
 namespace internal {
-namespace {
-
-struct VerbSpelling {
-  Verb verb;
-  std::string_view text;
-};
-
-constexpr std::array kVerbs = {
-    VerbSpelling{Verb::kCapacity, "capacity"},
-    VerbSpelling{Verb::kDir, "dir"},
-    VerbSpelling{Verb::kFile, "file"},
-    VerbSpelling{Verb::kPlan, "plan"},
-    VerbSpelling{Verb::kQuirk, "quirk"},
-    VerbSpelling{Verb::kSpill, "spill"},
-    VerbSpelling{Verb::kWrite, "write"},
-    VerbSpelling{Verb::kClone, "clone"},
-    VerbSpelling{Verb::kDrop, "drop"},
-    VerbSpelling{Verb::kSetLimit, "set_limit"},
-    VerbSpelling{Verb::kFault, "fault"},
-    VerbSpelling{Verb::kShortWrite, "short_write"},
-    VerbSpelling{Verb::kClean, "clean"},
-    VerbSpelling{Verb::kExpectOk, "expect ok"},
-    VerbSpelling{Verb::kExpectError, "expect error"},
-    VerbSpelling{Verb::kExpectUsed, "expect used"},
-    VerbSpelling{Verb::kExpectFiles, "expect files"},
-    VerbSpelling{Verb::kExpectSize, "expect size"},
-    VerbSpelling{Verb::kExpectCount, "expect count"},
-    VerbSpelling{Verb::kExpectExists, "expect exists"},
-    VerbSpelling{Verb::kExpectMissing, "expect missing"},
-};
-
-struct FaultOpSpelling {
-  std::optional<OpKind> op;
-  std::string_view text;
-};
-
-// The OPs SCENARIOS.md defines for `fault`; the other OpKinds are not part of the language.
-constexpr std::array kFaultOps = {
-    FaultOpSpelling{OpKind::kMkdir, "mkdir"}, FaultOpSpelling{OpKind::kCreate, "create"},
-    FaultOpSpelling{OpKind::kWrite, "write"}, FaultOpSpelling{OpKind::kRemove, "remove"},
-    FaultOpSpelling{OpKind::kRmdir, "rmdir"}, FaultOpSpelling{OpKind::kList, "list"},
-    FaultOpSpelling{std::nullopt, "any"},
-};
-
-}  // namespace
-
-std::string_view VerbText(Verb verb) {
-  for (const VerbSpelling& v : kVerbs) {
-    if (v.verb == verb) return v.text;
-  }
-  return "?";
-}
+namespace {}  // namespace
 
 std::string FormatSize(uint64_t size) {
   constexpr std::array<std::pair<int, char>, 3> kSuffixes = {{{30, 'G'}, {20, 'M'}, {10, 'K'}}};
@@ -77,9 +27,13 @@ std::string FormatSize(uint64_t size) {
 }
 
 bool FaultOpFromName(std::string_view name, std::optional<OpKind>* op) {
-  for (const FaultOpSpelling& f : kFaultOps) {
-    if (f.text == name) {
-      *op = f.op;
+  if (name == kAnyOpWord) {
+    *op = std::nullopt;
+    return true;
+  }
+  for (const OpKind kind : kFaultOpKinds) {
+    if (OpKindName(kind) == name) {
+      *op = kind;
       return true;
     }
   }
@@ -87,10 +41,7 @@ bool FaultOpFromName(std::string_view name, std::optional<OpKind>* op) {
 }
 
 std::string FaultOpName(const std::optional<OpKind>& op) {
-  for (const FaultOpSpelling& f : kFaultOps) {
-    if (f.op == op) return std::string(f.text);
-  }
-  return std::string(OpKindName(*op));  // Not nullopt: "any" is in the table.
+  return op.has_value() ? std::string(OpKindName(*op)) : std::string(kAnyOpWord);
 }
 
 std::string_view MissingDirName(MissingDirPolicy policy) {
@@ -103,20 +54,43 @@ std::string_view PlanModeName(PlanMode mode) { return mode == PlanMode::kLazy ? 
 
 using internal::FormatSize;
 
-bool IsExpect(Verb verb) {
-  switch (verb) {
-    case Verb::kExpectOk:
-    case Verb::kExpectError:
-    case Verb::kExpectUsed:
-    case Verb::kExpectFiles:
-    case Verb::kExpectSize:
-    case Verb::kExpectCount:
-    case Verb::kExpectExists:
-    case Verb::kExpectMissing:
-      return true;
-    default:
-      return false;
+bool PlanSpec::operator==(const PlanSpec& other) const {
+  return dirs_kind == other.dirs_kind &&
+         (dirs_kind != DirsKind::kList || local_dirs == other.local_dirs) && mode == other.mode &&
+         limit == other.limit && missing_dir == other.missing_dir;
+}
+
+bool IsExpect(const Verb& verb) {
+  return std::visit([](const auto& v) { return std::decay_t<decltype(v)>::kIsExpect; }, verb);
+}
+
+std::span<const OpKind> FaultOps() { return internal::kFaultOpKinds; }
+
+std::vector<std::string> Dictionary() {
+  std::vector<std::string> words;
+  ForEachVerb([&](const auto& v) {
+    const std::string_view word = std::decay_t<decltype(v)>::kWord;
+    words.emplace_back(word.substr(word.rfind(' ') + 1));
+  });
+  words.emplace_back("expect");
+  words.emplace_back(internal::kOsTmpWord);
+  words.emplace_back(internal::kDisabledWord);
+  for (const PlanMode mode : {PlanMode::kLazy, PlanMode::kEager}) {
+    words.push_back(fmt::format("mode={}", internal::PlanModeName(mode)));
   }
+  for (const MissingDirPolicy policy : {MissingDirPolicy::kFail, MissingDirPolicy::kRecreate}) {
+    words.push_back(fmt::format("missing_dir={}", internal::MissingDirName(policy)));
+  }
+  for (const std::string_view option : {"limit=", "after=", "times=", "path="}) {
+    words.emplace_back(option);
+  }
+  words.push_back(fmt::format("times={}", internal::kForeverWord));
+  for (const OpKind op : FaultOps()) words.push_back(internal::FaultOpName(op));
+  words.push_back(internal::FaultOpName(std::nullopt));
+  for (const Quirk q : AllQuirks()) words.emplace_back(QuirkName(q));
+  words.emplace_back(internal::kLimitWord);
+  words.emplace_back(internal::kDisabledError);
+  return words;
 }
 
 namespace {
@@ -133,93 +107,80 @@ std::string DirsText(const PlanSpec& plan) {
   return fmt::format("{}", fmt::join(plan.local_dirs, ","));
 }
 
-std::string_view Description(const Command& c) {
-  return c.description.empty() ? internal::kDefaultDescription : std::string_view(c.description);
+std::string_view Description(const Spill& s) {
+  return s.description.empty() ? Spill::kDefaultDescription : std::string_view(s.description);
 }
 
 }  // namespace
 
-std::string Command::ToString() const {
-  std::string out(internal::VerbText(verb));
-  auto word = [&out](std::string_view w) {
-    out.push_back(' ');
-    out.append(w);
-  };
-  switch (verb) {
-    case Verb::kCapacity:
-      word(FormatSize(size));
-      break;
-    case Verb::kDir:
-    case Verb::kFile:
-    case Verb::kClean:
-    case Verb::kExpectExists:
-    case Verb::kExpectMissing:
-      word(path);
-      break;
-    case Verb::kPlan:
-      word(name);
-      word(DirsText(plan));
-      // An option prints when it was written or differs from its default, so a generated
-      // plan keeps its values and a parsed one keeps its text.
-      if (plan.mode_written || plan.mode != PlanMode::kLazy) {
-        word(fmt::format("mode={}", internal::PlanModeName(plan.mode)));
-      }
-      if (plan.limit_written || plan.limit != kDefaultMaxTempDirectorySize) {
-        word(fmt::format("limit={}", FormatSize(plan.limit)));
-      }
-      if (plan.missing_dir_written || plan.missing_dir != MissingDirPolicy::kFail) {
-        word(fmt::format("missing_dir={}", internal::MissingDirName(plan.missing_dir)));
-      }
-      break;
-    case Verb::kQuirk:
-      word(QuirkName(quirk));
-      break;
-    case Verb::kSpill:
-      word(name);
-      word(target);
-      if (Description(*this) != internal::kDefaultDescription) word(description);
-      break;
-    case Verb::kWrite:
-    case Verb::kSetLimit:
-    case Verb::kShortWrite:
-    case Verb::kExpectUsed:
-    case Verb::kExpectSize:
-      word(name);
-      word(FormatSize(size));
-      break;
-    case Verb::kClone:
-      word(name);
-      word(target);
-      break;
-    case Verb::kDrop:
-      word(name);
-      break;
-    case Verb::kFault:
-      word(internal::FaultOpName(fault.op));
-      word(ErrnoName(fault.error_number));
-      if (fault.after != 0) word(fmt::format("after={}", fault.after));
-      if (!fault.times.has_value()) {
-        word(fmt::format("times={}", internal::kForeverWord));
-      } else if (*fault.times != 1) {
-        word(fmt::format("times={}", *fault.times));
-      }
-      if (!fault.path_glob.empty()) word(fmt::format("path={}", fault.path_glob));
-      break;
-    case Verb::kExpectOk:
-      break;
-    case Verb::kExpectError:
-      word(error);
-      break;
-    case Verb::kExpectFiles:
-      word(name);
-      word(std::to_string(count));
-      break;
-    case Verb::kExpectCount:
-      word(path);
-      word(std::to_string(count));
-      break;
+// Each verb's words after the verb word(s).
+std::vector<std::string> Dir::Args() const { return {path}; }
+std::vector<std::string> File::Args() const { return {path}; }
+std::vector<std::string> Plan::Args() const {
+  std::vector<std::string> out = {name, DirsText(spec)};
+  // An option prints when it was written or differs from its default, so a generated
+  // plan keeps its values and a parsed one keeps its text.
+  if (spec.mode_written || spec.mode != PlanMode::kLazy) {
+    out.push_back(fmt::format("mode={}", internal::PlanModeName(spec.mode)));
+  }
+  if (spec.limit_written || spec.limit != kDefaultMaxTempDirectorySize) {
+    out.push_back(fmt::format("limit={}", FormatSize(spec.limit)));
+  }
+  if (spec.missing_dir_written || spec.missing_dir != MissingDirPolicy::kFail) {
+    out.push_back(fmt::format("missing_dir={}", internal::MissingDirName(spec.missing_dir)));
   }
   return out;
+}
+std::vector<std::string> SetQuirk::Args() const { return {std::string(QuirkName(quirk))}; }
+std::vector<std::string> Spill::Args() const {
+  std::vector<std::string> out = {file, plan};
+  if (Description(*this) != Spill::kDefaultDescription) out.push_back(description);
+  return out;
+}
+bool Spill::operator==(const Spill& other) const {
+  return file == other.file && plan == other.plan && Description(*this) == Description(other);
+}
+std::vector<std::string> Write::Args() const { return {file, FormatSize(size)}; }
+std::vector<std::string> Clone::Args() const { return {name, file}; }
+std::vector<std::string> Drop::Args() const { return {name}; }
+std::vector<std::string> SetLimit::Args() const { return {plan, FormatSize(size)}; }
+std::vector<std::string> Fault::Args() const {
+  std::vector<std::string> out = {internal::FaultOpName(rule.op), ErrnoName(rule.error_number)};
+  if (rule.after != 0) out.push_back(fmt::format("after={}", rule.after));
+  if (!rule.times.has_value()) {
+    out.push_back(fmt::format("times={}", internal::kForeverWord));
+  } else if (*rule.times != 1) {
+    out.push_back(fmt::format("times={}", *rule.times));
+  }
+  if (!rule.path_glob.empty()) out.push_back(fmt::format("path={}", rule.path_glob));
+  return out;
+}
+bool Fault::operator==(const Fault& other) const {
+  const FaultRule& a = rule;
+  const FaultRule& b = other.rule;
+  return a.op == b.op && a.error_number == b.error_number && a.after == b.after &&
+         a.times == b.times && a.path_glob == b.path_glob;
+}
+std::vector<std::string> ShortWrite::Args() const { return {file, FormatSize(bytes)}; }
+std::vector<std::string> Clean::Args() const { return {glob}; }
+std::vector<std::string> Capacity::Args() const { return {FormatSize(size)}; }
+std::vector<std::string> ExpectOk::Args() const { return {}; }
+std::vector<std::string> ExpectError::Args() const { return {error}; }
+std::vector<std::string> ExpectUsed::Args() const { return {plan, FormatSize(size)}; }
+std::vector<std::string> ExpectFiles::Args() const { return {plan, std::to_string(count)}; }
+std::vector<std::string> ExpectSize::Args() const { return {file, FormatSize(size)}; }
+std::vector<std::string> ExpectCount::Args() const { return {glob, std::to_string(count)}; }
+std::vector<std::string> ExpectExists::Args() const { return {path}; }
+std::vector<std::string> ExpectMissing::Args() const { return {path}; }
+
+std::string Command::ToString() const {
+  return std::visit(
+      [](const auto& v) {
+        std::string out(std::decay_t<decltype(v)>::kWord);
+        for (const std::string& word : v.Args()) out.append(" ").append(word);
+        return out;
+      },
+      verb);
 }
 
 std::string ToText(const std::vector<Command>& commands) {
@@ -231,51 +192,7 @@ std::string ToText(const std::vector<Command>& commands) {
   return out;
 }
 
-bool CommandsEquivalent(const Command& a, const Command& b) {
-  if (a.verb != b.verb) return false;
-  switch (a.verb) {
-    case Verb::kCapacity:
-      return a.size == b.size;
-    case Verb::kDir:
-    case Verb::kFile:
-    case Verb::kClean:
-    case Verb::kExpectExists:
-    case Verb::kExpectMissing:
-      return a.path == b.path;
-    case Verb::kPlan:
-      return a.name == b.name && a.plan.dirs_kind == b.plan.dirs_kind &&
-             (a.plan.dirs_kind != DirsKind::kList || a.plan.local_dirs == b.plan.local_dirs) &&
-             a.plan.mode == b.plan.mode && a.plan.limit == b.plan.limit &&
-             a.plan.missing_dir == b.plan.missing_dir;
-    case Verb::kQuirk:
-      return a.quirk == b.quirk;
-    case Verb::kSpill:
-      return a.name == b.name && a.target == b.target && Description(a) == Description(b);
-    case Verb::kWrite:
-    case Verb::kSetLimit:
-    case Verb::kShortWrite:
-    case Verb::kExpectUsed:
-    case Verb::kExpectSize:
-      return a.name == b.name && a.size == b.size;
-    case Verb::kClone:
-      return a.name == b.name && a.target == b.target;
-    case Verb::kDrop:
-      return a.name == b.name;
-    case Verb::kFault:
-      return a.fault.op == b.fault.op && a.fault.error_number == b.fault.error_number &&
-             a.fault.after == b.fault.after && a.fault.times == b.fault.times &&
-             a.fault.path_glob == b.fault.path_glob;
-    case Verb::kExpectOk:
-      return true;
-    case Verb::kExpectError:
-      return a.error == b.error;
-    case Verb::kExpectFiles:
-      return a.name == b.name && a.count == b.count;
-    case Verb::kExpectCount:
-      return a.path == b.path && a.count == b.count;
-  }
-  return false;
-}
+bool CommandsEquivalent(const Command& a, const Command& b) { return a.verb == b.verb; }
 
 std::string OutcomeName(const Status& status) {
   if (status.ok()) return "OK";

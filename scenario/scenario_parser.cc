@@ -1,9 +1,11 @@
-// The parser: scenario text -> Commands, finding every syntax error before anything runs.
+// The parser: scenario text -> Commands, finding every syntax error before anything runs;
+// each verb's Parse, and the table-driven choice of the verb.
 #include <fmt/format.h>
 
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -15,8 +17,6 @@
 
 namespace spillway::scenario {
 namespace {
-
-using Words = std::vector<std::string_view>;
 
 // Words are separated by any ASCII blank, so that a word never holds one and a printed
 // command splits back into the same words.
@@ -158,276 +158,256 @@ bool SplitOption(std::string_view word, std::string_view* key, std::string_view*
   return true;
 }
 
-std::string_view Usage(Verb verb) {
-  switch (verb) {
-    case Verb::kCapacity:
-      return "capacity SIZE";
-    case Verb::kDir:
-      return "dir PATH";
-    case Verb::kFile:
-      return "file PATH";
-    case Verb::kPlan:
-      return "plan NAME DIRS [mode=lazy|eager] [limit=SIZE] [missing_dir=fail|recreate]";
-    case Verb::kQuirk:
-      return "quirk NAME";
-    case Verb::kSpill:
-      return "spill FILE PLAN [DESCRIPTION]";
-    case Verb::kWrite:
-      return "write FILE SIZE";
-    case Verb::kClone:
-      return "clone NEW FILE";
-    case Verb::kDrop:
-      return "drop NAME";
-    case Verb::kSetLimit:
-      return "set_limit PLAN SIZE";
-    case Verb::kFault:
-      return "fault OP ERRNO [after=N] [times=K|forever] [path=GLOB]";
-    case Verb::kShortWrite:
-      return "short_write FILE BYTES";
-    case Verb::kClean:
-      return "clean GLOB";
-    case Verb::kExpectOk:
-      return "expect ok";
-    case Verb::kExpectError:
-      return "expect error E";
-    case Verb::kExpectUsed:
-      return "expect used PLAN SIZE";
-    case Verb::kExpectFiles:
-      return "expect files PLAN N";
-    case Verb::kExpectSize:
-      return "expect size FILE SIZE";
-    case Verb::kExpectCount:
-      return "expect count GLOB N";
-    case Verb::kExpectExists:
-      return "expect exists PATH";
-    case Verb::kExpectMissing:
-      return "expect missing PATH";
-  }
-  return "";
+// The second words of the checking verbs ("ok", "error", ...), from the table, as "a, b
+// or c".
+std::string ExpectWords() {
+  std::vector<std::string_view> words;
+  ForEachVerb([&](const auto& v) {
+    using V = std::decay_t<decltype(v)>;
+    if (V::kIsExpect) words.push_back(V::kWord.substr(V::kWord.find(' ') + 1));
+  });
+  const std::string_view last = words.back();
+  words.pop_back();
+  return fmt::format("{} or {}", fmt::join(words, ", "), last);
 }
 
-// Which verb a line starts with; `args` gets the words after the verb's one or two words.
+// The verb a line starts with, by the table; `args` gets the words after the verb's one
+// or two words.
 std::string ParseVerb(const Words& words, Verb* verb, Words* args) {
-  struct Entry {
-    std::string_view word;
-    Verb verb;
-  };
-  static constexpr Entry kActs[] = {
-      {"capacity", Verb::kCapacity},  {"dir", Verb::kDir},     {"file", Verb::kFile},
-      {"plan", Verb::kPlan},          {"quirk", Verb::kQuirk}, {"spill", Verb::kSpill},
-      {"write", Verb::kWrite},        {"clone", Verb::kClone}, {"drop", Verb::kDrop},
-      {"set_limit", Verb::kSetLimit}, {"fault", Verb::kFault}, {"short_write", Verb::kShortWrite},
-      {"clean", Verb::kClean},
-  };
-  static constexpr Entry kExpects[] = {
-      {"ok", Verb::kExpectOk},         {"error", Verb::kExpectError},
-      {"used", Verb::kExpectUsed},     {"files", Verb::kExpectFiles},
-      {"size", Verb::kExpectSize},     {"count", Verb::kExpectCount},
-      {"exists", Verb::kExpectExists}, {"missing", Verb::kExpectMissing},
-  };
-  if (words[0] == "expect") {
-    if (words.size() < 2) {
-      return "expect needs what to check: ok, error, used, files, size, count, exists or "
-             "missing";
-    }
-    for (const Entry& e : kExpects) {
-      if (e.word == words[1]) {
-        *verb = e.verb;
-        args->assign(words.begin() + 2, words.end());
-        return {};
-      }
-    }
-    return fmt::format(
-        "unknown check {}: expect ok, error, used, files, size, count, exists or missing",
-        Quote(words[1]));
+  const bool expect = words[0] == "expect";
+  if (expect && words.size() < 2) {
+    return fmt::format("expect needs what to check: {}", ExpectWords());
   }
-  for (const Entry& e : kActs) {
-    if (e.word == words[0]) {
-      *verb = e.verb;
-      args->assign(words.begin() + 1, words.end());
+  const size_t verb_words = expect ? 2 : 1;
+  bool found = false;
+  ForEachVerb([&](const auto& v) {
+    using V = std::decay_t<decltype(v)>;
+    const std::string_view word = V::kWord;
+    const bool match = expect ? V::kIsExpect && word.substr(word.find(' ') + 1) == words[1]
+                              : !V::kIsExpect && word == words[0];
+    if (found || !match) return;
+    found = true;
+    *verb = V{};
+  });
+  if (!found) {
+    return expect ? fmt::format("unknown check {}: expect {}", Quote(words[1]), ExpectWords())
+                  : fmt::format("unknown command {}", Quote(words[0]));
+  }
+  args->assign(words.begin() + verb_words, words.end());
+  return {};
+}
+
+// Checks that there are between `min` and `max` positional words; `usage` is the verb's.
+std::string CheckArity(std::string_view usage, const Words& args, size_t min, size_t max) {
+  if (args.size() < min) return fmt::format("too few words; usage: {}", usage);
+  if (args.size() > max) {
+    return fmt::format("unexpected word {}; usage: {}", Quote(args[max]), usage);
+  }
+  return {};
+}
+
+// Parses `value` as one of two named choices into `*out`: "bad KEY VALUE: A or B"
+// otherwise.
+template <typename T>
+std::string ParseChoice(std::string_view key, std::string_view value, T a, T b,
+                        std::string_view (*name)(T), T* out) {
+  for (const T choice : {a, b}) {
+    if (value == name(choice)) {
+      *out = choice;
       return {};
     }
   }
-  return fmt::format("unknown command {}", Quote(words[0]));
+  return fmt::format("bad {} {}: {} or {}", key, Quote(value), name(a), name(b));
 }
 
-// Checks that there are between `min` and `max` positional words.
-std::string CheckArity(Verb verb, const Words& args, size_t min, size_t max) {
-  if (args.size() < min) return fmt::format("too few words; usage: {}", Usage(verb));
-  if (args.size() > max) {
-    return fmt::format("unexpected word {}; usage: {}", Quote(args[max]), Usage(verb));
+// Parses one `key=value` option of a plan into `spec`.
+std::string ParsePlanOption(std::string_view word, PlanSpec* spec) {
+  std::string_view key, value;
+  if (!SplitOption(word, &key, &value)) {
+    return fmt::format("unexpected word {}; usage: {}", Quote(word), Plan::kUsage);
   }
+  bool* written = key == "mode"          ? &spec->mode_written
+                  : key == "limit"       ? &spec->limit_written
+                  : key == "missing_dir" ? &spec->missing_dir_written
+                                         : nullptr;
+  if (written == nullptr) {
+    return fmt::format("unknown option {} for plan (mode=, limit=, missing_dir=)", Quote(word));
+  }
+  if (*written) return fmt::format("{}= given twice", key);
+  *written = true;
+  if (key == "limit") return ParseSize(value, &spec->limit);
+  if (key == "mode") {
+    return ParseChoice(key, value, PlanMode::kLazy, PlanMode::kEager, internal::PlanModeName,
+                       &spec->mode);
+  }
+  return ParseChoice(key, value, MissingDirPolicy::kFail, MissingDirPolicy::kRecreate,
+                     internal::MissingDirName, &spec->missing_dir);
+}
+
+// Parses the `times=` value of a fault.
+std::string ParseTimes(std::string_view value, std::optional<uint64_t>* times) {
+  if (value == internal::kForeverWord) {
+    *times = std::nullopt;
+    return {};
+  }
+  uint64_t n = 0;
+  if (std::string err = ParseCount(value, &n); !err.empty()) return err + " (or forever)";
+  *times = n;
   return {};
 }
 
-std::string ParsePlan(const Words& args, Command* c) {
-  if (args.size() < 2) return CheckArity(Verb::kPlan, args, 2, 2);
-  if (std::string err = ParseName(args[0], &c->name); !err.empty()) return err;
-  if (std::string err = ParseDirs(args[1], &c->plan); !err.empty()) return err;
-  PlanSpec& plan = c->plan;
-  for (size_t i = 2; i < args.size(); ++i) {
-    std::string_view key, value;
-    if (!SplitOption(args[i], &key, &value)) {
-      return fmt::format("unexpected word {}; usage: {}", Quote(args[i]), Usage(Verb::kPlan));
-    }
-    if (key == "mode") {
-      if (plan.mode_written) return "mode= given twice";
-      plan.mode_written = true;
-      if (value == "lazy") {
-        plan.mode = PlanMode::kLazy;
-      } else if (value == "eager") {
-        plan.mode = PlanMode::kEager;
-      } else {
-        return fmt::format("bad mode {}: lazy or eager", Quote(value));
-      }
-    } else if (key == "limit") {
-      if (plan.limit_written) return "limit= given twice";
-      plan.limit_written = true;
-      if (std::string err = ParseSize(value, &plan.limit); !err.empty()) return err;
-    } else if (key == "missing_dir") {
-      if (plan.missing_dir_written) return "missing_dir= given twice";
-      plan.missing_dir_written = true;
-      if (value == "fail") {
-        plan.missing_dir = MissingDirPolicy::kFail;
-      } else if (value == "recreate") {
-        plan.missing_dir = MissingDirPolicy::kRecreate;
-      } else {
-        return fmt::format("bad missing_dir {}: fail or recreate", Quote(value));
-      }
-    } else {
-      return fmt::format("unknown option {} for plan (mode=, limit=, missing_dir=)",
-                         Quote(args[i]));
-    }
+// Parses one `key=value` option of a fault into `rule`; `written` tracks the keys seen.
+std::string ParseFaultOption(std::string_view word, FaultRule* rule,
+                             std::set<std::string_view>* written) {
+  std::string_view key, value;
+  if (!SplitOption(word, &key, &value)) {
+    return fmt::format("unexpected word {}; usage: {}", Quote(word), Fault::kUsage);
   }
-  if (plan.mode == PlanMode::kEager && plan.dirs_kind != DirsKind::kList) {
+  if (key != "after" && key != "times" && key != "path") {
+    return fmt::format("unknown option {} for fault (after=, times=, path=)", Quote(word));
+  }
+  if (!written->insert(key).second) return fmt::format("{}= given twice", key);
+  if (key == "after") return ParseCount(value, &rule->after);
+  if (key == "times") return ParseTimes(value, &rule->times);
+  return ParsePath(value, &rule->path_glob);
+}
+
+// The OPs `fault` accepts, as "a, b, ... or any".
+std::string FaultOpWords() {
+  std::vector<std::string> words;
+  for (const OpKind op : FaultOps()) words.push_back(internal::FaultOpName(op));
+  return fmt::format("{} or {}", fmt::join(words, ", "), internal::kAnyOpWord);
+}
+
+// The shapes most verbs share: one word, or two, each read by its parser (ParseName,
+// ParsePath, ParseSize or ParseCount).
+template <typename V, typename A>
+std::string ParseOne(const Words& args, std::string (*parse)(std::string_view, A*), A* a) {
+  if (std::string err = CheckArity(V::kUsage, args, 1, 1); !err.empty()) return err;
+  return parse(args[0], a);
+}
+template <typename V, typename A, typename B>
+std::string ParseTwo(const Words& args, std::string (*parse_a)(std::string_view, A*), A* a,
+                     std::string (*parse_b)(std::string_view, B*), B* b) {
+  if (std::string err = CheckArity(V::kUsage, args, 2, 2); !err.empty()) return err;
+  if (std::string err = parse_a(args[0], a); !err.empty()) return err;
+  return parse_b(args[1], b);
+}
+
+}  // namespace
+
+std::string Dir::Parse(const Words& args) { return ParseOne<Dir>(args, ParsePath, &path); }
+std::string File::Parse(const Words& args) { return ParseOne<File>(args, ParsePath, &path); }
+std::string Clean::Parse(const Words& args) { return ParseOne<Clean>(args, ParsePath, &glob); }
+std::string ExpectExists::Parse(const Words& args) {
+  return ParseOne<ExpectExists>(args, ParsePath, &path);
+}
+std::string ExpectMissing::Parse(const Words& args) {
+  return ParseOne<ExpectMissing>(args, ParsePath, &path);
+}
+std::string Drop::Parse(const Words& args) { return ParseOne<Drop>(args, ParseName, &name); }
+std::string Write::Parse(const Words& args) {
+  return ParseTwo<Write>(args, ParseName, &file, ParseSize, &size);
+}
+std::string SetLimit::Parse(const Words& args) {
+  return ParseTwo<SetLimit>(args, ParseName, &plan, ParseSize, &size);
+}
+std::string ShortWrite::Parse(const Words& args) {
+  return ParseTwo<ShortWrite>(args, ParseName, &file, ParseSize, &bytes);
+}
+std::string ExpectUsed::Parse(const Words& args) {
+  return ParseTwo<ExpectUsed>(args, ParseName, &plan, ParseSize, &size);
+}
+std::string ExpectSize::Parse(const Words& args) {
+  return ParseTwo<ExpectSize>(args, ParseName, &file, ParseSize, &size);
+}
+
+std::string Capacity::Parse(const Words& args) {
+  return ParseOne<Capacity>(args, ParseSize, &size);
+}
+
+std::string Plan::Parse(const Words& args) {
+  if (args.size() < 2) return CheckArity(kUsage, args, 2, 2);
+  if (std::string err = ParseName(args[0], &name); !err.empty()) return err;
+  if (std::string err = ParseDirs(args[1], &spec); !err.empty()) return err;
+  for (size_t i = 2; i < args.size(); ++i) {
+    if (std::string err = ParsePlanOption(args[i], &spec); !err.empty()) return err;
+  }
+  if (spec.mode == PlanMode::kEager && spec.dirs_kind != DirsKind::kList) {
     return fmt::format(
         "mode=eager needs a list of local dirs, not {}",
-        plan.dirs_kind == DirsKind::kOsTmp ? internal::kOsTmpWord : internal::kDisabledWord);
+        spec.dirs_kind == DirsKind::kOsTmp ? internal::kOsTmpWord : internal::kDisabledWord);
   }
   return {};
 }
 
-std::string ParseFault(const Words& args, Command* c) {
-  if (args.size() < 2) return CheckArity(Verb::kFault, args, 2, 2);
-  FaultRule& rule = c->fault;
+std::string SetQuirk::Parse(const Words& args) {
+  if (std::string err = CheckArity(kUsage, args, 1, 1); !err.empty()) return err;
+  const std::optional<Quirk> found = QuirkFromName(args[0]);
+  if (!found.has_value()) {
+    std::vector<std::string_view> known;
+    for (Quirk q : AllQuirks()) known.push_back(QuirkName(q));
+    return fmt::format("unknown quirk {} (known: {})", Quote(args[0]), fmt::join(known, ", "));
+  }
+  quirk = *found;
+  return {};
+}
+
+std::string Spill::Parse(const Words& args) {
+  if (std::string err = CheckArity(kUsage, args, 2, 3); !err.empty()) return err;
+  if (std::string err = ParseName(args[0], &file); !err.empty()) return err;
+  if (std::string err = ParseName(args[1], &plan); !err.empty()) return err;
+  description = args.size() == 3 ? std::string(args[2]) : std::string(Spill::kDefaultDescription);
+  return {};
+}
+
+std::string Clone::Parse(const Words& args) {
+  return ParseTwo<Clone>(args, ParseName, &name, ParseName, &file);
+}
+
+std::string Fault::Parse(const Words& args) {
+  if (args.size() < 2) return CheckArity(kUsage, args, 2, 2);
   if (!internal::FaultOpFromName(args[0], &rule.op)) {
-    return fmt::format("unknown fault OP {}: mkdir, create, write, remove, rmdir, list or any",
-                       Quote(args[0]));
+    return fmt::format("unknown fault OP {}: {}", Quote(args[0]), FaultOpWords());
   }
   const std::optional<int> error_number = ErrnoFromName(args[1]);
   if (!error_number.has_value()) return fmt::format("unknown errno name {}", Quote(args[1]));
   rule.error_number = *error_number;
-  bool after_written = false, times_written = false, path_written = false;
+  std::set<std::string_view> written;
   for (size_t i = 2; i < args.size(); ++i) {
-    std::string_view key, value;
-    if (!SplitOption(args[i], &key, &value)) {
-      return fmt::format("unexpected word {}; usage: {}", Quote(args[i]), Usage(Verb::kFault));
-    }
-    if (key == "after") {
-      if (after_written) return "after= given twice";
-      after_written = true;
-      if (std::string err = ParseCount(value, &rule.after); !err.empty()) return err;
-    } else if (key == "times") {
-      if (times_written) return "times= given twice";
-      times_written = true;
-      if (value == internal::kForeverWord) {
-        rule.times = std::nullopt;
-      } else {
-        uint64_t times = 0;
-        if (std::string err = ParseCount(value, &times); !err.empty()) {
-          return err + " (or forever)";
-        }
-        rule.times = times;
-      }
-    } else if (key == "path") {
-      if (path_written) return "path= given twice";
-      path_written = true;
-      if (std::string err = ParsePath(value, &rule.path_glob); !err.empty()) return err;
-    } else {
-      return fmt::format("unknown option {} for fault (after=, times=, path=)", Quote(args[i]));
-    }
+    if (std::string err = ParseFaultOption(args[i], &rule, &written); !err.empty()) return err;
   }
   return {};
 }
 
-std::string ParseExpectError(const Words& args, Command* c) {
-  if (std::string err = CheckArity(Verb::kExpectError, args, 1, 1); !err.empty()) return err;
-  if (args[0] != "LIMIT" && args[0] != "DISABLED" && !ErrnoFromName(args[0]).has_value()) {
-    return fmt::format("unknown error {}: an errno name (ENOENT, ENOSPC, ...), LIMIT or DISABLED",
-                       Quote(args[0]));
+std::string ExpectOk::Parse(const Words& args) { return CheckArity(kUsage, args, 0, 0); }
+
+std::string ExpectError::Parse(const Words& args) {
+  if (std::string err = CheckArity(kUsage, args, 1, 1); !err.empty()) return err;
+  if (args[0] != internal::kLimitWord && args[0] != internal::kDisabledError &&
+      !ErrnoFromName(args[0]).has_value()) {
+    return fmt::format("unknown error {}: an errno name (ENOENT, ENOSPC, ...), {} or {}",
+                       Quote(args[0]), internal::kLimitWord, internal::kDisabledError);
   }
-  c->error = std::string(args[0]);
+  error = std::string(args[0]);
   return {};
 }
+
+std::string ExpectFiles::Parse(const Words& args) {
+  return ParseTwo<ExpectFiles>(args, ParseName, &plan, ParseCount, &count);
+}
+
+std::string ExpectCount::Parse(const Words& args) {
+  return ParseTwo<ExpectCount>(args, ParsePath, &glob, ParseCount, &count);
+}
+
+namespace {
 
 // Parses the words of one non-empty line into `c`.
 std::string ParseCommand(const Words& words, Command* c) {
   Words args;
   if (std::string err = ParseVerb(words, &c->verb, &args); !err.empty()) return err;
-  const Verb verb = c->verb;
-  // Verbs of the shape `VERB [NAME] SIZE|COUNT|PATH` share their arity check.
-  switch (verb) {
-    case Verb::kPlan:
-      return ParsePlan(args, c);
-    case Verb::kFault:
-      return ParseFault(args, c);
-    case Verb::kExpectError:
-      return ParseExpectError(args, c);
-    case Verb::kSpill:
-      if (std::string err = CheckArity(verb, args, 2, 3); !err.empty()) return err;
-      if (std::string err = ParseName(args[0], &c->name); !err.empty()) return err;
-      if (std::string err = ParseName(args[1], &c->target); !err.empty()) return err;
-      c->description =
-          args.size() == 3 ? std::string(args[2]) : std::string(internal::kDefaultDescription);
-      return {};
-    case Verb::kExpectOk:
-      return CheckArity(verb, args, 0, 0);
-    case Verb::kCapacity:
-      if (std::string err = CheckArity(verb, args, 1, 1); !err.empty()) return err;
-      return ParseSize(args[0], &c->size);
-    case Verb::kDir:
-    case Verb::kFile:
-    case Verb::kClean:
-    case Verb::kExpectExists:
-    case Verb::kExpectMissing:
-      if (std::string err = CheckArity(verb, args, 1, 1); !err.empty()) return err;
-      return ParsePath(args[0], &c->path);
-    case Verb::kQuirk: {
-      if (std::string err = CheckArity(verb, args, 1, 1); !err.empty()) return err;
-      const std::optional<Quirk> quirk = QuirkFromName(args[0]);
-      if (!quirk.has_value()) {
-        std::vector<std::string_view> known;
-        for (Quirk q : AllQuirks()) known.push_back(QuirkName(q));
-        return fmt::format("unknown quirk {} (known: {})", Quote(args[0]), fmt::join(known, ", "));
-      }
-      c->quirk = *quirk;
-      return {};
-    }
-    case Verb::kWrite:
-    case Verb::kSetLimit:
-    case Verb::kShortWrite:
-    case Verb::kExpectUsed:
-    case Verb::kExpectSize:
-      if (std::string err = CheckArity(verb, args, 2, 2); !err.empty()) return err;
-      if (std::string err = ParseName(args[0], &c->name); !err.empty()) return err;
-      return ParseSize(args[1], &c->size);
-    case Verb::kClone:
-      if (std::string err = CheckArity(verb, args, 2, 2); !err.empty()) return err;
-      if (std::string err = ParseName(args[0], &c->name); !err.empty()) return err;
-      return ParseName(args[1], &c->target);
-    case Verb::kDrop:
-      if (std::string err = CheckArity(verb, args, 1, 1); !err.empty()) return err;
-      return ParseName(args[0], &c->name);
-    case Verb::kExpectFiles:
-      if (std::string err = CheckArity(verb, args, 2, 2); !err.empty()) return err;
-      if (std::string err = ParseName(args[0], &c->name); !err.empty()) return err;
-      return ParseCount(args[1], &c->count);
-    case Verb::kExpectCount:
-      if (std::string err = CheckArity(verb, args, 2, 2); !err.empty()) return err;
-      if (std::string err = ParsePath(args[0], &c->path); !err.empty()) return err;
-      return ParseCount(args[1], &c->count);
-  }
-  return "unhandled command";
+  return std::visit([&args](auto& v) { return v.Parse(args); }, c->verb);
 }
 
 }  // namespace

@@ -58,32 +58,44 @@ TEST(ScenarioParserTest, PrintsCommandsInTheirShortestForm) {
 
 TEST(ScenarioParserTest, GeneratedCommandsWithDefaultFieldsPrintTheirValues) {
   // A generator fills values, not the *_written flags; what differs from a default prints.
-  Command plan;
-  plan.verb = Verb::kPlan;
+  Plan plan;
   plan.name = "p";
-  plan.plan.local_dirs = {"/l0"};
-  plan.plan.limit = 10;
-  plan.plan.mode = PlanMode::kEager;
-  EXPECT_EQ(plan.ToString(), "plan p /l0 mode=eager limit=10");
+  plan.spec.local_dirs = {"/l0"};
+  plan.spec.limit = 10;
+  plan.spec.mode = PlanMode::kEager;
+  EXPECT_EQ(Command{plan}.ToString(), "plan p /l0 mode=eager limit=10");
 
-  Command spill;
-  spill.verb = Verb::kSpill;
-  spill.name = "f";
-  spill.target = "p";  // description left empty: the default.
-  EXPECT_EQ(spill.ToString(), "spill f p");
-  EXPECT_TRUE(CommandsEquivalent(spill, MustParseOne(spill.ToString())));
+  Spill spill;
+  spill.file = "f";
+  spill.plan = "p";
+  spill.description.clear();  // Empty: the default.
+  EXPECT_EQ(Command{spill}.ToString(), "spill f p");
+  EXPECT_TRUE(CommandsEquivalent(Command{spill}, MustParseOne(Command{spill}.ToString())));
 }
 
 TEST(ScenarioParserTest, EquivalenceLooksOnlyAtTheVerbsFields) {
   Command a = MustParseOne("write f 8");
   Command b = a;
   b.line = 99;
-  b.path = "/unrelated";
   EXPECT_TRUE(CommandsEquivalent(a, b));
-  b.size = 9;
+  std::get<Write>(b.verb).size = 9;
   EXPECT_FALSE(CommandsEquivalent(a, b));
+  // Only the verb's own fields count: a plan's dirs only when they are a list.
+  EXPECT_TRUE(CommandsEquivalent(MustParseOne("plan p os_tmp limit=1G"),
+                                 MustParseOne("plan p os_tmp limit=1024M")));
   EXPECT_FALSE(CommandsEquivalent(MustParseOne("drop f"), MustParseOne("drop g")));
   EXPECT_FALSE(CommandsEquivalent(MustParseOne("dir /a"), MustParseOne("file /a")));
+}
+
+// The fuzzer's dictionary holds every word of the language's table.
+TEST(ScenarioParserTest, FuzzDictionaryHasEveryWordOfTheLanguage) {
+  const std::string dict = ReadText(SPILLWAY_FUZZ_DICT);
+  ASSERT_FALSE(dict.empty());
+  const std::vector<std::string> words = Dictionary();
+  EXPECT_GE(words.size(), 40u);
+  for (const std::string& word : words) {
+    EXPECT_THAT(dict, ::testing::HasSubstr("\n\"" + word + "\"\n")) << word;
+  }
 }
 
 TEST(ScenarioParserTest, EveryShippedScenarioRoundTrips) {

@@ -18,10 +18,11 @@
 namespace spillway::scenario {
 namespace {
 
+using test_support::As;
 using test_support::kDocumentedExample;
 using test_support::MustFail;
 using test_support::MustParse;
-using test_support::MustParseOne;
+using test_support::MustParseAs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -45,34 +46,28 @@ TEST(ScenarioParserTest, ParsesTheDocumentedExample) {
   ASSERT_EQ(s.commands.size(), 15u);
   EXPECT_EQ(s.file_name, "test.scen");
 
-  const Command& plan = s.commands[2];
-  EXPECT_EQ(plan.verb, Verb::kPlan);
-  EXPECT_EQ(plan.line, 3);
+  EXPECT_EQ(s.commands[2].line, 3);
+  const Plan plan = As<Plan>(s.commands[2]);
   EXPECT_EQ(plan.name, "p");
-  EXPECT_EQ(plan.plan.dirs_kind, DirsKind::kList);
-  EXPECT_THAT(plan.plan.local_dirs, ElementsAre("/local0", "/local1"));
-  EXPECT_EQ(plan.plan.limit, 10u);
-  EXPECT_TRUE(plan.plan.limit_written);
-  EXPECT_EQ(plan.plan.mode, PlanMode::kLazy);
-  EXPECT_FALSE(plan.plan.mode_written);
-  EXPECT_EQ(plan.plan.missing_dir, MissingDirPolicy::kFail);
+  EXPECT_EQ(plan.spec.dirs_kind, DirsKind::kList);
+  EXPECT_THAT(plan.spec.local_dirs, ElementsAre("/local0", "/local1"));
+  EXPECT_EQ(plan.spec.limit, 10u);
+  EXPECT_TRUE(plan.spec.limit_written);
+  EXPECT_EQ(plan.spec.mode, PlanMode::kLazy);
+  EXPECT_FALSE(plan.spec.mode_written);
+  EXPECT_EQ(plan.spec.missing_dir, MissingDirPolicy::kFail);
 
-  EXPECT_EQ(s.commands[3].verb, Verb::kExpectCount);
-  EXPECT_EQ(s.commands[3].path, "/local*/datafusion-*");
-  EXPECT_EQ(s.commands[3].count, 0u);
+  EXPECT_EQ(As<ExpectCount>(s.commands[3]).glob, "/local*/datafusion-*");
+  EXPECT_EQ(As<ExpectCount>(s.commands[3]).count, 0u);
 
-  const Command& spill = s.commands[4];
-  EXPECT_EQ(spill.verb, Verb::kSpill);
-  EXPECT_EQ(spill.name, "f");
-  EXPECT_EQ(spill.target, "p");
+  const Spill spill = As<Spill>(s.commands[4]);
+  EXPECT_EQ(spill.file, "f");
+  EXPECT_EQ(spill.plan, "p");
   EXPECT_EQ(spill.description, "spill");
 
-  EXPECT_EQ(s.commands[6].verb, Verb::kWrite);
-  EXPECT_EQ(s.commands[6].size, 8u);
-  EXPECT_EQ(s.commands[9].verb, Verb::kExpectError);
-  EXPECT_EQ(s.commands[9].error, "LIMIT");
-  EXPECT_EQ(s.commands[11].verb, Verb::kDrop);
-  EXPECT_EQ(s.commands[11].name, "p");
+  EXPECT_EQ(As<Write>(s.commands[6]).size, 8u);
+  EXPECT_EQ(As<ExpectError>(s.commands[9]).error, "LIMIT");
+  EXPECT_EQ(As<Drop>(s.commands[11]).name, "p");
   EXPECT_EQ(s.commands[14].line, 15);
 }
 
@@ -90,9 +85,7 @@ TEST(ScenarioParserTest, SizesAreBytesWithBinarySuffixes) {
       {"17179869183G", ((uint64_t{1} << 34) - 1) << 30},
   };
   for (const auto& [text, value] : cases) {
-    const Command c = MustParseOne("capacity " + text);
-    EXPECT_EQ(c.verb, Verb::kCapacity) << text;
-    EXPECT_EQ(c.size, value) << text;
+    EXPECT_EQ(MustParseAs<Capacity>("capacity " + text).size, value) << text;
   }
 }
 
@@ -111,8 +104,8 @@ TEST(ScenarioParserTest, RejectsBadAndOverflowingSizes) {
 }
 
 TEST(ScenarioParserTest, CountsTakeNoSuffix) {
-  EXPECT_EQ(MustParseOne("expect files p 3").count, 3u);
-  EXPECT_EQ(MustParseOne("expect count /a/* 18446744073709551615").count, kMax);
+  EXPECT_EQ(MustParseAs<ExpectFiles>("expect files p 3").count, 3u);
+  EXPECT_EQ(MustParseAs<ExpectCount>("expect count /a/* 18446744073709551615").count, kMax);
   ExpectMalformed({
       {"dir /\nexpect files p 5K", "count"},
       {"dir /\nexpect count /a 18446744073709551616", "too large"},
@@ -122,17 +115,17 @@ TEST(ScenarioParserTest, CountsTakeNoSuffix) {
 }
 
 TEST(ScenarioParserTest, NamesAreLettersDigitsUnderscoreAndDash) {
-  const Command c = MustParseOne("spill a-B_9 Plan-2");
-  EXPECT_EQ(c.name, "a-B_9");
-  EXPECT_EQ(c.target, "Plan-2");
+  const Spill c = MustParseAs<Spill>("spill a-B_9 Plan-2");
+  EXPECT_EQ(c.file, "a-B_9");
+  EXPECT_EQ(c.plan, "Plan-2");
   for (const std::string bad : {"a.b", "a/b", "a*", "\xc3\xa9", "a=b", "a,b"}) {
     EXPECT_THAT(MustFail("drop " + bad).message, HasSubstr("bad name")) << bad;
   }
 }
 
 TEST(ScenarioParserTest, PathsAreAbsoluteWithoutDotComponents) {
-  EXPECT_EQ(MustParseOne("dir /").path, "/");
-  EXPECT_EQ(MustParseOne("file /a/b.c/..d").path, "/a/b.c/..d");
+  EXPECT_EQ(MustParseAs<Dir>("dir /").path, "/");
+  EXPECT_EQ(MustParseAs<File>("file /a/b.c/..d").path, "/a/b.c/..d");
   for (const std::string bad : {"local0", "/a/./b", "/a/../b", "/a/", "//a", "/a//b", "/.."}) {
     EXPECT_EQ(MustFail("dir " + bad).line, 1) << bad;
     EXPECT_EQ(MustFail("dir /\nexpect exists " + bad).line, 2) << bad;
@@ -154,48 +147,48 @@ TEST(ScenarioParserTest, CommentsAndBlankLinesAreIgnoredAnywhere) {
       "   \t  \n"
       "dir /c\r\n");
   ASSERT_EQ(s.commands.size(), 3u);
-  EXPECT_EQ(s.commands[0].path, "/a");
+  EXPECT_EQ(As<Dir>(s.commands[0]).path, "/a");
   EXPECT_EQ(s.commands[0].line, 3);
-  EXPECT_EQ(s.commands[1].path, "/b");
+  EXPECT_EQ(As<Dir>(s.commands[1]).path, "/b");
   EXPECT_EQ(s.commands[1].line, 4);
-  EXPECT_EQ(s.commands[2].path, "/c");
+  EXPECT_EQ(As<Dir>(s.commands[2]).path, "/c");
   EXPECT_EQ(s.commands[2].line, 7);
   EXPECT_TRUE(MustParse("").commands.empty());
   EXPECT_TRUE(MustParse("# only a comment").commands.empty());
 }
 
 TEST(ScenarioParserTest, DefaultsAreThoseOfTheContract) {
-  const Command plan = MustParseOne("plan p /l");
-  EXPECT_EQ(plan.plan.mode, PlanMode::kLazy);
-  EXPECT_EQ(plan.plan.limit, uint64_t{100} << 30);
-  EXPECT_EQ(plan.plan.missing_dir, MissingDirPolicy::kFail);
-  EXPECT_FALSE(plan.plan.limit_written || plan.plan.mode_written || plan.plan.missing_dir_written);
+  const PlanSpec plan = MustParseAs<Plan>("plan p /l").spec;
+  EXPECT_EQ(plan.mode, PlanMode::kLazy);
+  EXPECT_EQ(plan.limit, uint64_t{100} << 30);
+  EXPECT_EQ(plan.missing_dir, MissingDirPolicy::kFail);
+  EXPECT_FALSE(plan.limit_written || plan.mode_written || plan.missing_dir_written);
 
-  const Command fault = MustParseOne("fault create ENOENT");
-  EXPECT_EQ(fault.fault.op, OpKind::kCreate);
-  EXPECT_EQ(fault.fault.error_number, ENOENT);
-  EXPECT_EQ(fault.fault.after, 0u);
-  EXPECT_EQ(fault.fault.times, std::optional<uint64_t>(1));
-  EXPECT_EQ(fault.fault.path_glob, "");
+  const FaultRule fault = MustParseAs<Fault>("fault create ENOENT").rule;
+  EXPECT_EQ(fault.op, OpKind::kCreate);
+  EXPECT_EQ(fault.error_number, ENOENT);
+  EXPECT_EQ(fault.after, 0u);
+  EXPECT_EQ(fault.times, std::optional<uint64_t>(1));
+  EXPECT_EQ(fault.path_glob, "");
 
-  EXPECT_EQ(MustParseOne("spill f p").description, "spill");
-  EXPECT_EQ(MustParseOne("spill f p hash-join.build").description, "hash-join.build");
+  EXPECT_EQ(MustParseAs<Spill>("spill f p").description, "spill");
+  EXPECT_EQ(MustParseAs<Spill>("spill f p hash-join.build").description, "hash-join.build");
 }
 
 TEST(ScenarioParserTest, PlanDirsAndOptions) {
-  const Command os_tmp = MustParseOne("plan p os_tmp limit=1G");
-  EXPECT_EQ(os_tmp.plan.dirs_kind, DirsKind::kOsTmp);
-  EXPECT_EQ(os_tmp.plan.limit, uint64_t{1} << 30);
-  EXPECT_EQ(MustParseOne("plan p disabled").plan.dirs_kind, DirsKind::kDisabled);
+  const PlanSpec os_tmp = MustParseAs<Plan>("plan p os_tmp limit=1G").spec;
+  EXPECT_EQ(os_tmp.dirs_kind, DirsKind::kOsTmp);
+  EXPECT_EQ(os_tmp.limit, uint64_t{1} << 30);
+  EXPECT_EQ(MustParseAs<Plan>("plan p disabled").spec.dirs_kind, DirsKind::kDisabled);
 
-  const Command eager = MustParseOne("plan q /a missing_dir=recreate mode=eager limit=0");
-  EXPECT_EQ(eager.plan.mode, PlanMode::kEager);
-  EXPECT_EQ(eager.plan.missing_dir, MissingDirPolicy::kRecreate);
-  EXPECT_EQ(eager.plan.limit, 0u);
-  EXPECT_TRUE(eager.plan.mode_written && eager.plan.limit_written &&
-              eager.plan.missing_dir_written);
+  const PlanSpec eager =
+      MustParseAs<Plan>("plan q /a missing_dir=recreate mode=eager limit=0").spec;
+  EXPECT_EQ(eager.mode, PlanMode::kEager);
+  EXPECT_EQ(eager.missing_dir, MissingDirPolicy::kRecreate);
+  EXPECT_EQ(eager.limit, 0u);
+  EXPECT_TRUE(eager.mode_written && eager.limit_written && eager.missing_dir_written);
 
-  EXPECT_EQ(MustParseOne("plan p os_tmp mode=lazy").plan.mode, PlanMode::kLazy);
+  EXPECT_EQ(MustParseAs<Plan>("plan p os_tmp mode=lazy").spec.mode, PlanMode::kLazy);
   ExpectMalformed({
       {"plan p os_tmp mode=eager", "mode=eager"},
       {"plan p disabled mode=eager", "mode=eager"},
@@ -208,18 +201,19 @@ TEST(ScenarioParserTest, PlanDirsAndOptions) {
 }
 
 TEST(ScenarioParserTest, FaultOpsOptionsAndErrnos) {
-  const Command any = MustParseOne("fault any ENOSPC after=2 times=forever path=/l*/datafusion-*");
-  EXPECT_EQ(any.fault.op, std::nullopt);
-  EXPECT_EQ(any.fault.error_number, ENOSPC);
-  EXPECT_EQ(any.fault.after, 2u);
-  EXPECT_EQ(any.fault.times, std::nullopt);
-  EXPECT_EQ(any.fault.path_glob, "/l*/datafusion-*");
+  const FaultRule any =
+      MustParseAs<Fault>("fault any ENOSPC after=2 times=forever path=/l*/datafusion-*").rule;
+  EXPECT_EQ(any.op, std::nullopt);
+  EXPECT_EQ(any.error_number, ENOSPC);
+  EXPECT_EQ(any.after, 2u);
+  EXPECT_EQ(any.times, std::nullopt);
+  EXPECT_EQ(any.path_glob, "/l*/datafusion-*");
 
   const std::vector<std::pair<std::string, OpKind>> ops = {
       {"mkdir", OpKind::kMkdir},   {"create", OpKind::kCreate}, {"write", OpKind::kWrite},
       {"remove", OpKind::kRemove}, {"rmdir", OpKind::kRmdir},   {"list", OpKind::kList}};
   for (const auto& [word, op] : ops) {
-    EXPECT_EQ(MustParseOne("fault " + word + " EIO times=3").fault.op, op) << word;
+    EXPECT_EQ(MustParseAs<Fault>("fault " + word + " EIO times=3").rule.op, op) << word;
   }
   ExpectMalformed({
       {"fault stat EIO", "unknown fault OP"},  // Only the OPs the contract defines.
@@ -231,18 +225,18 @@ TEST(ScenarioParserTest, FaultOpsOptionsAndErrnos) {
 }
 
 TEST(ScenarioParserTest, ExpectErrorNamesAnErrnoLimitOrDisabled) {
-  EXPECT_EQ(MustParseOne("expect error ENOTDIR").error, "ENOTDIR");
-  EXPECT_EQ(MustParseOne("expect error LIMIT").error, "LIMIT");
-  EXPECT_EQ(MustParseOne("expect error DISABLED").error, "DISABLED");
-  EXPECT_EQ(MustParseOne("expect error EROFS").error, "EROFS");
+  EXPECT_EQ(MustParseAs<ExpectError>("expect error ENOTDIR").error, "ENOTDIR");
+  EXPECT_EQ(MustParseAs<ExpectError>("expect error LIMIT").error, "LIMIT");
+  EXPECT_EQ(MustParseAs<ExpectError>("expect error DISABLED").error, "DISABLED");
+  EXPECT_EQ(MustParseAs<ExpectError>("expect error EROFS").error, "EROFS");
   for (const std::string bad : {"OK", "limit", "ENOPE", "INVALID", "2"}) {
     EXPECT_THAT(MustFail("dir /\nexpect error " + bad).message, HasSubstr("unknown error")) << bad;
   }
 }
 
 TEST(ScenarioParserTest, QuirksByName) {
-  EXPECT_EQ(MustParseOne("quirk write_leak").quirk, Quirk::kWriteLeak);
-  EXPECT_EQ(MustParseOne("quirk outer_accounting").quirk, Quirk::kOuterAccounting);
+  EXPECT_EQ(MustParseAs<SetQuirk>("quirk write_leak").quirk, Quirk::kWriteLeak);
+  EXPECT_EQ(MustParseAs<SetQuirk>("quirk outer_accounting").quirk, Quirk::kOuterAccounting);
   const ParseError e = MustFail("quirk leaky");
   EXPECT_THAT(e.message, HasSubstr("unknown quirk \"leaky\""));
   EXPECT_THAT(e.message, HasSubstr("shared_limit"));

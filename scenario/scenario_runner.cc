@@ -194,7 +194,7 @@ struct Runner::Impl {
     return std::shared_ptr<SpillManager>(std::move(*built));
   }
 
-  Status Clean(const std::string& glob) {
+  Status CleanGlob(const std::string& glob) {
     Status first_failure;
     for (const std::string& match : ExpandGlob(*base, glob)) {
       // A match below one removed earlier is already gone.
@@ -205,165 +205,179 @@ struct Runner::Impl {
     return first_failure;
   }
 
-  // Runs a non-expect command: kOk with its outcome in `outcome`, or kMalformed.
-  StepResult Act(const Command& c, Status* outcome, std::string* message) {
-    switch (c.verb) {
-      case Verb::kCapacity:
-        if (mem != nullptr) mem->SetCapacity(c.size);  // Ignored on a real disk.
-        return StepResult::kOk;
-      case Verb::kDir:
-        *outcome = MakeDirs(*base, c.path);
-        return StepResult::kOk;
-      case Verb::kFile: {
-        *outcome = MakeDirs(*base, ParentPath(c.path));
-        if (!outcome->ok()) return StepResult::kOk;
-        StatusOr<std::unique_ptr<WritableFile>> file = base->CreateFile(c.path);
-        *outcome = file.ok() ? (*file)->Close() : file.status();
-        return StepResult::kOk;
-      }
-      case Verb::kPlan: {
-        *message = CheckUnbound(c.name);
-        if (!message->empty()) return StepResult::kMalformed;
-        StatusOr<std::shared_ptr<SpillManager>> plan = BuildPlan(c.plan);
-        *outcome = plan.status();
-        if (plan.ok()) plans.emplace(c.name, std::move(*plan));
-        return StepResult::kOk;
-      }
-      case Verb::kQuirk:
-        quirks = quirks.With(c.quirk);
-        return StepResult::kOk;
-      case Verb::kSpill: {
-        *message = CheckUnbound(c.name);
-        if (!message->empty()) return StepResult::kMalformed;
-        SpillManager* plan = FindPlan(c.target, message);
-        if (plan == nullptr) return StepResult::kMalformed;
-        StatusOr<SpillFile> file = plan->CreateTempFile(
-            c.description.empty() ? internal::kDefaultDescription : c.description);
-        *outcome = file.status();
-        if (file.ok()) files.emplace(c.name, std::move(*file));
-        return StepResult::kOk;
-      }
-      case Verb::kWrite: {
-        const SpillFile* file = FindFile(c.name, message);
-        if (file == nullptr) return StepResult::kMalformed;
-        StatusOr<std::string_view> bytes = data.Get(c.size);
-        if (!bytes.ok()) {
-          *outcome = bytes.status();
-          return StepResult::kOk;
-        }
-        SpillWriter writer(*file);
-        *outcome = writer.Write(*bytes);
-        return StepResult::kOk;
-      }
-      case Verb::kClone: {
-        *message = CheckUnbound(c.name);
-        if (!message->empty()) return StepResult::kMalformed;
-        const SpillFile* file = FindFile(c.target, message);
-        if (file == nullptr) return StepResult::kMalformed;
-        files.emplace(c.name, *file);
-        return StepResult::kOk;
-      }
-      case Verb::kDrop:
-        if (files.erase(c.name) == 0 && plans.erase(c.name) == 0) {
-          *message = UseError(c.name, "plan or file");
-          return StepResult::kMalformed;
-        }
-        dropped.insert(c.name);
-        return StepResult::kOk;
-      case Verb::kSetLimit: {
-        SpillManager* plan = FindPlan(c.name, message);
-        if (plan == nullptr) return StepResult::kMalformed;
-        *outcome = plan->SetMaxTempDirectorySize(c.size);
-        return StepResult::kOk;
-      }
-      case Verb::kFault:
-        if (c.fault.error_number == 0) {
-          *message = "a fault needs a non-zero errno";
-          return StepResult::kMalformed;
-        }
-        fs->AddRule(c.fault);
-        return StepResult::kOk;
-      case Verb::kShortWrite: {
-        const SpillFile* file = FindFile(c.name, message);
-        if (file == nullptr) return StepResult::kMalformed;
-        // Spill paths are made of the local dir as written, "datafusion-", ".tmp." and
-        // random alphanumerics; only a local dir spelled with '*' or '?' would make this
-        // glob match more than the one file.
-        fs->AddShortWrite(file->path(), c.size);
-        return StepResult::kOk;
-      }
-      case Verb::kClean:
-        *outcome = Clean(c.path);
-        return StepResult::kOk;
-      default:
-        *message = "not an act";
-        return StepResult::kMalformed;
-    }
+  // The acts: each runs its verb, giving kOk with its outcome in `outcome`, or
+  // kMalformed with what is wrong in `message`.
+  StepResult Act(const Capacity& c, Status*, std::string*) {
+    if (mem != nullptr) mem->SetCapacity(c.size);  // Ignored on a real disk.
+    return StepResult::kOk;
   }
-
-  // Checks an expectation: kOk when it holds.
-  StepResult Check(const Command& c, std::string* message) {
-    if (!seen_act) {
-      *message = "expect before any command: there is no outcome to check yet";
+  StepResult Act(const Dir& c, Status* outcome, std::string*) {
+    *outcome = MakeDirs(*base, c.path);
+    return StepResult::kOk;
+  }
+  StepResult Act(const File& c, Status* outcome, std::string*) {
+    *outcome = MakeDirs(*base, ParentPath(c.path));
+    if (!outcome->ok()) return StepResult::kOk;
+    StatusOr<std::unique_ptr<WritableFile>> file = base->CreateFile(c.path);
+    *outcome = file.ok() ? (*file)->Close() : file.status();
+    return StepResult::kOk;
+  }
+  StepResult Act(const Plan& c, Status* outcome, std::string* message) {
+    *message = CheckUnbound(c.name);
+    if (!message->empty()) return StepResult::kMalformed;
+    StatusOr<std::shared_ptr<SpillManager>> plan = BuildPlan(c.spec);
+    *outcome = plan.status();
+    if (plan.ok()) plans.emplace(c.name, std::move(*plan));
+    return StepResult::kOk;
+  }
+  StepResult Act(const SetQuirk& c, Status*, std::string*) {
+    quirks = quirks.With(c.quirk);
+    return StepResult::kOk;
+  }
+  StepResult Act(const Spill& c, Status* outcome, std::string* message) {
+    *message = CheckUnbound(c.file);
+    if (!message->empty()) return StepResult::kMalformed;
+    SpillManager* plan = FindPlan(c.plan, message);
+    if (plan == nullptr) return StepResult::kMalformed;
+    StatusOr<SpillFile> file =
+        plan->CreateTempFile(c.description.empty() ? Spill::kDefaultDescription : c.description);
+    *outcome = file.status();
+    if (file.ok()) files.emplace(c.file, std::move(*file));
+    return StepResult::kOk;
+  }
+  StepResult Act(const Write& c, Status* outcome, std::string* message) {
+    const SpillFile* file = FindFile(c.file, message);
+    if (file == nullptr) return StepResult::kMalformed;
+    StatusOr<std::string_view> bytes = data.Get(c.size);
+    if (!bytes.ok()) {
+      *outcome = bytes.status();
+      return StepResult::kOk;
+    }
+    SpillWriter writer(*file);
+    *outcome = writer.Write(*bytes);
+    return StepResult::kOk;
+  }
+  StepResult Act(const Clone& c, Status*, std::string* message) {
+    *message = CheckUnbound(c.name);
+    if (!message->empty()) return StepResult::kMalformed;
+    const SpillFile* file = FindFile(c.file, message);
+    if (file == nullptr) return StepResult::kMalformed;
+    files.emplace(c.name, *file);
+    return StepResult::kOk;
+  }
+  StepResult Act(const Drop& c, Status*, std::string* message) {
+    if (files.erase(c.name) == 0 && plans.erase(c.name) == 0) {
+      *message = UseError(c.name, "plan or file");
       return StepResult::kMalformed;
     }
-    auto fail = [message](std::string text) {
-      *message = std::move(text);
-      return StepResult::kExpectationFailed;
-    };
-    switch (c.verb) {
-      case Verb::kExpectOk:
-        if (last_outcome.ok()) return StepResult::kOk;
-        return fail(fmt::format("expected ok, got {}", Describe(last_outcome)));
-      case Verb::kExpectError:
-        if (!last_outcome.ok() && OutcomeName(last_outcome) == c.error) return StepResult::kOk;
-        return fail(fmt::format("expected error {}, got {}", c.error, Describe(last_outcome)));
-      case Verb::kExpectUsed: {
-        const SpillManager* plan = FindPlan(c.name, message);
-        if (plan == nullptr) return StepResult::kMalformed;
-        const uint64_t used = plan->used_disk_space();
-        if (used == c.size) return StepResult::kOk;
-        return fail(fmt::format("expected used {} {}, got {}", c.name, c.size, used));
-      }
-      case Verb::kExpectFiles: {
-        const SpillManager* plan = FindPlan(c.name, message);
-        if (plan == nullptr) return StepResult::kMalformed;
-        const uint64_t active = plan->spilling_progress().active_files_count;
-        if (active == c.count) return StepResult::kOk;
-        return fail(fmt::format("expected files {} {}, got {}", c.name, c.count, active));
-      }
-      case Verb::kExpectSize: {
-        const SpillFile* file = FindFile(c.name, message);
-        if (file == nullptr) return StepResult::kMalformed;
-        if (file->size() == c.size) return StepResult::kOk;
-        return fail(fmt::format("expected size {} {}, got {}", c.name, c.size, file->size()));
-      }
-      case Verb::kExpectCount: {
-        const std::vector<std::string> matches = ExpandGlob(*base, c.path);
-        if (matches.size() == c.count) return StepResult::kOk;
-        return fail(fmt::format("expected count {} {}, got {}{}{}", c.path, c.count, matches.size(),
-                                matches.empty() ? "" : ": ", fmt::join(matches, " ")));
-      }
-      case Verb::kExpectExists: {
-        StatusOr<FileStat> st = base->Stat(c.path);
-        if (st.ok()) return StepResult::kOk;
-        return fail(
-            fmt::format("expected exists {}, got missing ({})", c.path, OutcomeName(st.status())));
-      }
-      case Verb::kExpectMissing: {
-        StatusOr<FileStat> st = base->Stat(c.path);
-        if (!st.ok() && (st.status().IsErrno(ENOENT) || st.status().IsErrno(ENOTDIR))) {
-          return StepResult::kOk;
-        }
-        if (!st.ok()) {
-          return fail(fmt::format("expected missing {}, got {}", c.path, Describe(st.status())));
-        }
-        return fail(fmt::format("expected missing {}, got exists (a {})", c.path,
-                                st->type == FileType::kDirectory ? "directory" : "file"));
-      }
-      default:
-        *message = "not an expect";
+    dropped.insert(c.name);
+    return StepResult::kOk;
+  }
+  StepResult Act(const SetLimit& c, Status* outcome, std::string* message) {
+    SpillManager* plan = FindPlan(c.plan, message);
+    if (plan == nullptr) return StepResult::kMalformed;
+    *outcome = plan->SetMaxTempDirectorySize(c.size);
+    return StepResult::kOk;
+  }
+  StepResult Act(const Fault& c, Status*, std::string* message) {
+    if (c.rule.error_number == 0) {
+      *message = "a fault needs a non-zero errno";
+      return StepResult::kMalformed;
+    }
+    fs->AddRule(c.rule);
+    return StepResult::kOk;
+  }
+  StepResult Act(const ShortWrite& c, Status*, std::string* message) {
+    const SpillFile* file = FindFile(c.file, message);
+    if (file == nullptr) return StepResult::kMalformed;
+    // Spill paths are made of the local dir as written, "datafusion-", ".tmp." and
+    // random alphanumerics; only a local dir spelled with '*' or '?' would make this
+    // glob match more than the one file.
+    fs->AddShortWrite(file->path(), c.bytes);
+    return StepResult::kOk;
+  }
+  StepResult Act(const Clean& c, Status* outcome, std::string*) {
+    *outcome = CleanGlob(c.glob);
+    return StepResult::kOk;
+  }
+
+  // The checks: each gives kOk when its expectation holds, kExpectationFailed with
+  // "expected ..., got ..." in `message`, or kMalformed.
+  static StepResult Fail(std::string* message, std::string text) {
+    *message = std::move(text);
+    return StepResult::kExpectationFailed;
+  }
+  StepResult Check(const ExpectOk&, std::string* message) {
+    if (last_outcome.ok()) return StepResult::kOk;
+    return Fail(message, fmt::format("expected ok, got {}", Describe(last_outcome)));
+  }
+  StepResult Check(const ExpectError& c, std::string* message) {
+    if (!last_outcome.ok() && OutcomeName(last_outcome) == c.error) return StepResult::kOk;
+    return Fail(message, fmt::format("expected error {}, got {}", c.error, Describe(last_outcome)));
+  }
+  StepResult Check(const ExpectUsed& c, std::string* message) {
+    const SpillManager* plan = FindPlan(c.plan, message);
+    if (plan == nullptr) return StepResult::kMalformed;
+    const uint64_t used = plan->used_disk_space();
+    if (used == c.size) return StepResult::kOk;
+    return Fail(message, fmt::format("expected used {} {}, got {}", c.plan, c.size, used));
+  }
+  StepResult Check(const ExpectFiles& c, std::string* message) {
+    const SpillManager* plan = FindPlan(c.plan, message);
+    if (plan == nullptr) return StepResult::kMalformed;
+    const uint64_t active = plan->spilling_progress().active_files_count;
+    if (active == c.count) return StepResult::kOk;
+    return Fail(message, fmt::format("expected files {} {}, got {}", c.plan, c.count, active));
+  }
+  StepResult Check(const ExpectSize& c, std::string* message) {
+    const SpillFile* file = FindFile(c.file, message);
+    if (file == nullptr) return StepResult::kMalformed;
+    if (file->size() == c.size) return StepResult::kOk;
+    return Fail(message, fmt::format("expected size {} {}, got {}", c.file, c.size, file->size()));
+  }
+  StepResult Check(const ExpectCount& c, std::string* message) {
+    const std::vector<std::string> matches = ExpandGlob(*base, c.glob);
+    if (matches.size() == c.count) return StepResult::kOk;
+    return Fail(message,
+                fmt::format("expected count {} {}, got {}{}{}", c.glob, c.count, matches.size(),
+                            matches.empty() ? "" : ": ", fmt::join(matches, " ")));
+  }
+  StepResult Check(const ExpectExists& c, std::string* message) {
+    StatusOr<FileStat> st = base->Stat(c.path);
+    if (st.ok()) return StepResult::kOk;
+    return Fail(message, fmt::format("expected exists {}, got missing ({})", c.path,
+                                     OutcomeName(st.status())));
+  }
+  StepResult Check(const ExpectMissing& c, std::string* message) {
+    StatusOr<FileStat> st = base->Stat(c.path);
+    if (!st.ok() && (st.status().IsErrno(ENOENT) || st.status().IsErrno(ENOTDIR))) {
+      return StepResult::kOk;
+    }
+    if (!st.ok()) {
+      return Fail(message,
+                  fmt::format("expected missing {}, got {}", c.path, Describe(st.status())));
+    }
+    return Fail(message, fmt::format("expected missing {}, got exists (a {})", c.path,
+                                     st->type == FileType::kDirectory ? "directory" : "file"));
+  }
+
+  // One step of either kind: an act records its outcome; a check needs an act before it.
+  template <typename V>
+  StepResult Step(const V& verb, std::string* message) {
+    if constexpr (V::kIsExpect) {
+      if (!seen_act) {
+        *message = "expect before any command: there is no outcome to check yet";
         return StepResult::kMalformed;
+      }
+      return Check(verb, message);
+    } else {
+      Status outcome;
+      const StepResult result = Act(verb, &outcome, message);
+      if (result == StepResult::kOk) {
+        last_outcome = std::move(outcome);
+        seen_act = true;
+      }
+      return result;
     }
   }
 };
@@ -433,14 +447,7 @@ Runner::~Runner() {
 
 StepResult Runner::Step(const Command& command, std::string* message) {
   message->clear();
-  if (IsExpect(command.verb)) return impl_->Check(command, message);
-  Status outcome;
-  const StepResult result = impl_->Act(command, &outcome, message);
-  if (result == StepResult::kOk) {
-    impl_->last_outcome = std::move(outcome);
-    impl_->seen_act = true;
-  }
-  return result;
+  return std::visit([&](const auto& verb) { return impl_->Step(verb, message); }, command.verb);
 }
 
 const Status& Runner::last_outcome() const { return impl_->last_outcome; }

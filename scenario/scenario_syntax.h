@@ -12,8 +12,6 @@
 
 namespace spillway::scenario::internal {
 
-// A spill's description when none is written.
-inline constexpr std::string_view kDefaultDescription = "spill";
 // The configuration key a lazy (Comet) plan's limit errors name.
 inline constexpr std::string_view kCometLimitKey = "spark.comet.maxTempDirectorySize";
 // The DIRS words that are not a list of local dirs.
@@ -21,15 +19,21 @@ inline constexpr std::string_view kOsTmpWord = "os_tmp";
 inline constexpr std::string_view kDisabledWord = "disabled";
 // `times=` value for a rule that never stops failing.
 inline constexpr std::string_view kForeverWord = "forever";
-
-// The command as written at the start of a line: "plan", "expect used", ...
-std::string_view VerbText(Verb verb);
+// The fault OP for every kind of call.
+inline constexpr std::string_view kAnyOpWord = "any";
+// The kinds of call `fault` names (by OpKindName), in the language's order: the one table
+// of them (FaultOps()).
+inline constexpr OpKind kFaultOpKinds[] = {OpKind::kMkdir,  OpKind::kCreate, OpKind::kWrite,
+                                           OpKind::kRemove, OpKind::kRmdir,  OpKind::kList};
+// The `expect error` words for a spill manager's own errors.
+inline constexpr std::string_view kLimitWord = "LIMIT";
+inline constexpr std::string_view kDisabledError = "DISABLED";
 
 // A size in its shortest exact spelling: 1024 -> "1K", 1536 -> "1536", 0 -> "0".
 std::string FormatSize(uint64_t size);
 
-// The OP words `fault` accepts: mkdir, create, write, remove, rmdir, list, and any (every
-// kind, returned as nullopt). Returns false for any other word.
+// The OP words `fault` accepts: the names of kFaultOpKinds, and any (every kind, returned
+// as nullopt). Returns false for any other word.
 bool FaultOpFromName(std::string_view name, std::optional<OpKind>* op);
 // The word for a rule's op ("any" for nullopt). A kind `fault` does not accept prints as
 // OpKindName(kind), which the parser then rejects.

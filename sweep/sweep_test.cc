@@ -62,9 +62,9 @@ TEST(SweepTest, ReferenceWorkloadParsesWithoutExpectOrFault) {
   bool eager = false;
   for (const scenario::Command& command : commands) {
     EXPECT_FALSE(scenario::IsExpect(command.verb)) << command.ToString();
-    EXPECT_NE(command.verb, scenario::Verb::kFault) << command.ToString();
-    eager = eager || (command.verb == scenario::Verb::kPlan &&
-                      command.plan.mode == scenario::PlanMode::kEager);
+    EXPECT_FALSE(std::holds_alternative<scenario::Fault>(command.verb)) << command.ToString();
+    const auto* plan = std::get_if<scenario::Plan>(&command.verb);
+    eager = eager || (plan != nullptr && plan->spec.mode == scenario::PlanMode::kEager);
   }
   EXPECT_TRUE(eager);
 }

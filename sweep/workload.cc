@@ -2,9 +2,12 @@
 #include "workload.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <set>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -13,8 +16,10 @@
 namespace spillway::sweep {
 namespace {
 
+using internal::ActRole;
+using internal::HasRole;
+using internal::SetupRole;
 using scenario::Command;
-using scenario::Verb;
 
 // The reference workload. In the run without a fault, plan b's second write and plan a's
 // last write go over their limits, and b1's last write fills b exactly up to its limit;
@@ -77,23 +82,16 @@ drop b1
 drop a3
 )";
 
-bool IsSetup(Verb verb) {
-  return verb == Verb::kDir || verb == Verb::kFile || verb == Verb::kQuirk;
-}
-
-bool IsAct(Verb verb) {
-  switch (verb) {
-    case Verb::kPlan:
-    case Verb::kSpill:
-    case Verb::kWrite:
-    case Verb::kClone:
-    case Verb::kDrop:
-    case Verb::kSetLimit:
-    case Verb::kShortWrite:
-      return true;
-    default:
-      return false;
-  }
+// The words of the verbs with role R, in table order: "a, b{last_separator}c".
+template <typename R>
+std::string WordsOf(std::string_view last_separator) {
+  std::vector<std::string_view> words;
+  scenario::ForEachVerb([&](const auto& v) {
+    if (internal::kHasRole<std::decay_t<decltype(v)>, R>) words.push_back(v.kWord);
+  });
+  const std::string_view last = words.back();
+  words.pop_back();
+  return fmt::format("{}{}{}", fmt::join(words, ", "), last_separator, last);
 }
 
 }  // namespace
@@ -111,21 +109,20 @@ StatusOr<Workload> LoadWorkload(std::string_view text) {
   std::set<std::string> dirs;
   bool acting = false;
   for (const Command& command : std::get<scenario::Scenario>(parsed).commands) {
-    if (IsSetup(command.verb) && !acting) {
+    if (HasRole<SetupRole>(command) && !acting) {
       workload.setup.push_back(command);
       continue;
     }
-    if (!IsAct(command.verb)) {
-      return Status::InvalidArgument(
-          fmt::format("workload:{}: `{}` cannot be swept: a workload may hold only dir, file "
-                      "and quirk lines before its acts (plan, spill, write, clone, drop, "
-                      "set_limit, short_write)",
-                      command.line, command.ToString()));
+    if (!HasRole<ActRole>(command)) {
+      return Status::InvalidArgument(fmt::format(
+          "workload:{}: `{}` cannot be swept: a workload may hold only {} lines "
+          "before its acts ({})",
+          command.line, command.ToString(), WordsOf<SetupRole>(" and "), WordsOf<ActRole>(", ")));
     }
     acting = true;
-    if (command.verb == Verb::kPlan) {
-      if (command.plan.dirs_kind == scenario::DirsKind::kOsTmp) workload.uses_os_tmp = true;
-      for (const std::string& dir : command.plan.local_dirs) {
+    if (const auto* plan = std::get_if<scenario::Plan>(&command.verb)) {
+      if (plan->spec.dirs_kind == scenario::DirsKind::kOsTmp) workload.uses_os_tmp = true;
+      for (const std::string& dir : plan->spec.local_dirs) {
         if (dirs.insert(dir).second) workload.local_dirs.push_back(dir);
       }
     }

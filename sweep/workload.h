@@ -5,12 +5,54 @@
 
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "spillway/scenario/scenario.h"
 #include "spillway/vfs/status.h"
 
 namespace spillway::sweep::internal {
+
+// What the sweep does with each verb: a setting-up line runs before the fault line, an
+// act is swept, and the other verbs may not appear in a workload. One overload per verb,
+// declared only (for decltype): a verb without one does not compile.
+struct SetupRole {};
+struct ActRole {};
+struct NotSwept {};
+SetupRole RoleOf(const scenario::Dir&);
+SetupRole RoleOf(const scenario::File&);
+SetupRole RoleOf(const scenario::SetQuirk&);
+ActRole RoleOf(const scenario::Plan&);
+ActRole RoleOf(const scenario::Spill&);
+ActRole RoleOf(const scenario::Write&);
+ActRole RoleOf(const scenario::Clone&);
+ActRole RoleOf(const scenario::Drop&);
+ActRole RoleOf(const scenario::SetLimit&);
+ActRole RoleOf(const scenario::ShortWrite&);
+NotSwept RoleOf(const scenario::Fault&);
+NotSwept RoleOf(const scenario::Clean&);
+NotSwept RoleOf(const scenario::Capacity&);
+NotSwept RoleOf(const scenario::ExpectOk&);
+NotSwept RoleOf(const scenario::ExpectError&);
+NotSwept RoleOf(const scenario::ExpectUsed&);
+NotSwept RoleOf(const scenario::ExpectFiles&);
+NotSwept RoleOf(const scenario::ExpectSize&);
+NotSwept RoleOf(const scenario::ExpectCount&);
+NotSwept RoleOf(const scenario::ExpectExists&);
+NotSwept RoleOf(const scenario::ExpectMissing&);
+
+// True when verb V has role R.
+template <typename V, typename R>
+inline constexpr bool kHasRole = std::is_same_v<decltype(RoleOf(std::declval<const V&>())), R>;
+
+// True when the command's verb has role R.
+template <typename R>
+bool HasRole(const scenario::Command& command) {
+  return std::visit([](const auto& v) { return kHasRole<std::decay_t<decltype(v)>, R>; },
+                    command.verb);
+}
 
 // The workload, parsed and split.
 struct Workload {

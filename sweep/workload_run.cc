@@ -10,12 +10,16 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
+#include "spillway/model/spill_model.h"
 #include "spillway/spill/disk_manager.h"
 #include "spillway/spill/spill_file.h"
 #include "spillway/spill/spill_manager.h"
+#include "spillway/spill/spill_status.h"
 #include "spillway/vfs/fault_injecting_file_system.h"
 #include "spillway/vfs/file_system.h"
 #include "spillway/vfs/glob.h"
@@ -24,7 +28,6 @@ namespace spillway::sweep::internal {
 namespace {
 
 using scenario::Command;
-using scenario::Verb;
 
 bool IsRemoval(OpKind op) {
   return op == OpKind::kRemove || op == OpKind::kRmdir || op == OpKind::kList;
@@ -36,27 +39,9 @@ bool IsAnswer(const InjectedFault& fault) {
   return fault.op == OpKind::kStat && fault.error_number == ENOENT;
 }
 
-Command ExpectOk() {
-  Command c;
-  c.verb = Verb::kExpectOk;
-  return c;
-}
+Command ExpectOk() { return Command{scenario::ExpectOk{}}; }
 
-Command ExpectError(std::string error) {
-  Command c;
-  c.verb = Verb::kExpectError;
-  c.error = std::move(error);
-  return c;
-}
-
-Command ExpectNamed(Verb verb, const std::string& name, uint64_t size, uint64_t count) {
-  Command c;
-  c.verb = verb;
-  c.name = name;
-  c.size = size;
-  c.count = count;
-  return c;
-}
+Command ExpectError(std::string error) { return Command{scenario::ExpectError{std::move(error)}}; }
 
 std::string CountsByKind(const std::array<uint64_t, kOpKindCount>& before,
                          const FaultInjectingFileSystem& fs) {
@@ -89,11 +74,7 @@ std::string DescribeFault(const InjectedFault& fault) {
 }  // namespace
 
 Command ExpectCount(const std::string& glob, uint64_t count) {
-  Command c;
-  c.verb = Verb::kExpectCount;
-  c.path = glob;
-  c.count = count;
-  return c;
+  return Command{scenario::ExpectCount{glob, count}};
 }
 
 bool WorkloadRun::Bound(const std::string& name) const {
@@ -101,31 +82,33 @@ bool WorkloadRun::Bound(const std::string& name) const {
   return (plan != plans_.end() && plan->second.bound) || file_ids_.contains(name);
 }
 
-// Whether every name the act needs is bound (a failed plan or spill binds nothing, so the
-// acts on it are skipped, as a scenario that met the failure would have to).
-bool WorkloadRun::CanRun(const Command& command) const {
-  auto plan_bound = [&](const std::string& name) {
-    auto it = plans_.find(name);
-    return it != plans_.end() && it->second.bound;
-  };
-  switch (command.verb) {
-    case Verb::kPlan:
-      return !Bound(command.name);
-    case Verb::kSpill:
-      return !Bound(command.name) && plan_bound(command.target);
-    case Verb::kClone:
-      return !Bound(command.name) && file_ids_.contains(command.target);
-    case Verb::kWrite:
-    case Verb::kShortWrite:
-      return file_ids_.contains(command.name);
-    case Verb::kSetLimit:
-      return plan_bound(command.name);
-    case Verb::kDrop:
-      return Bound(command.name);
-    default:
-      return false;
-  }
+bool WorkloadRun::PlanBound(const std::string& name) const {
+  auto it = plans_.find(name);
+  return it != plans_.end() && it->second.bound;
 }
+
+bool WorkloadRun::CanRun(const Command& command) const {
+  return std::visit(
+      [this](const auto& v) {
+        if constexpr (kHasRole<std::decay_t<decltype(v)>, ActRole>) {
+          return CanRun(v);
+        } else {
+          return false;
+        }
+      },
+      command.verb);
+}
+bool WorkloadRun::CanRun(const scenario::Plan& v) const { return !Bound(v.name); }
+bool WorkloadRun::CanRun(const scenario::Spill& v) const {
+  return !Bound(v.file) && PlanBound(v.plan);
+}
+bool WorkloadRun::CanRun(const scenario::Clone& v) const {
+  return !Bound(v.name) && file_ids_.contains(v.file);
+}
+bool WorkloadRun::CanRun(const scenario::Write& v) const { return file_ids_.contains(v.file); }
+bool WorkloadRun::CanRun(const scenario::ShortWrite& v) const { return file_ids_.contains(v.file); }
+bool WorkloadRun::CanRun(const scenario::SetLimit& v) const { return PlanBound(v.plan); }
+bool WorkloadRun::CanRun(const scenario::Drop& v) const { return Bound(v.name); }
 
 uint64_t WorkloadRun::ModelUsed(const std::string& plan) const {
   uint64_t used = 0;
@@ -155,6 +138,28 @@ bool WorkloadRun::Step(const Command& command, int act) {
   return false;
 }
 
+bool WorkloadRun::RunPreamble() {
+  // Quirks go first, as lines, so that the scenario written for a violation carries them.
+  for (Quirk quirk : AllQuirks()) {
+    if (options_.quirks.Has(quirk) && !Step(Command{scenario::SetQuirk{quirk}}, -1)) return false;
+  }
+  for (const Command& command : workload_.setup) {
+    if (!Step(command, -1)) return false;
+  }
+  // The fault goes after the setting up, which the fault rules do not count.
+  if (!spec_.error_number) return true;
+  scenario::Fault fault;
+  fault.rule.op = std::nullopt;
+  fault.rule.error_number = *spec_.error_number;
+  fault.rule.after = spec_.fault_op - 1;
+  if (spec_.mode == FaultMode::kTransient) {
+    fault.rule.times = 1;
+  } else {
+    fault.rule.times = std::nullopt;
+  }
+  return Step(Command{std::move(fault)}, -1);
+}
+
 Status WorkloadRun::Execute() {
   scenario::RunnerOptions runner_options;
   runner_options.fs = options_.fs;
@@ -165,31 +170,7 @@ Status WorkloadRun::Execute() {
   report_.mode = spec_.mode;
   report_.fault_op = spec_.fault_op;
 
-  // Quirks go first, as lines, so that the scenario written for a violation carries them.
-  for (Quirk quirk : AllQuirks()) {
-    if (!options_.quirks.Has(quirk)) continue;
-    Command command;
-    command.verb = Verb::kQuirk;
-    command.quirk = quirk;
-    if (!Step(command, -1)) return OkStatus();
-  }
-  for (const Command& command : workload_.setup) {
-    if (!Step(command, -1)) return OkStatus();
-  }
-  // The fault goes after the setting up, which the fault rules do not count.
-  if (spec_.error_number) {
-    Command command;
-    command.verb = Verb::kFault;
-    command.fault.op = std::nullopt;
-    command.fault.error_number = *spec_.error_number;
-    command.fault.after = spec_.fault_op - 1;
-    if (spec_.mode == FaultMode::kTransient) {
-      command.fault.times = 1;
-    } else {
-      command.fault.times = std::nullopt;
-    }
-    if (!Step(command, -1)) return OkStatus();
-  }
+  if (!RunPreamble()) return OkStatus();
   for (size_t i = 0; i < workload_.acts.size(); ++i) {
     const Command& command = workload_.acts[i];
     if (!CanRun(command)) {
@@ -231,201 +212,201 @@ Status WorkloadRun::Execute() {
 }
 
 void WorkloadRun::RunAct(const Command& command, int act) {
+  std::visit(
+      [&](const auto& v) {
+        if constexpr (kHasRole<std::decay_t<decltype(v)>, ActRole>) RunActOf(v, command, act);
+      },
+      command.verb);
+}
+
+template <typename V>
+void WorkloadRun::RunActOf(const V& verb, const Command& command, int act) {
   FaultInjectingFileSystem& fs = runner().fs();
-  CleanupLog& log = *runner().cleanup_log();
-  const size_t faults_before = fs.injected().size();
-  const size_t log_before = log.failure_count();
-  const uint64_t calls_before = fs.total_calls();
-  const auto kinds_before = CallsByKind(fs);
-  const std::string key_suffix = fmt::format("|{}", act);
-
+  ActRun run;
+  run.faults_before = fs.injected().size();
+  run.log_before = runner().cleanup_log()->failure_count();
+  run.calls_before = fs.total_calls();
+  run.kinds_before = CallsByKind(fs);
+  run.key_suffix = fmt::format("|{}", act);
   // What the model predicts, before the act changes it.
-  const PlanModel* plan_model = nullptr;
-  bool lazy_check = false;
-  std::vector<std::string> lazy_roots;
-  std::map<std::string, uint64_t> dirs_before;
-  bool fits = true;
-  if (command.verb == Verb::kPlan) {
-    const scenario::PlanSpec& spec = command.plan;
-    lazy_check = spec.mode == scenario::PlanMode::kLazy;
-    if (spec.dirs_kind == scenario::DirsKind::kList) {
-      lazy_roots = spec.local_dirs;
-    } else if (spec.dirs_kind == scenario::DirsKind::kOsTmp) {
-      lazy_roots = {runner().base_fs().TempDir()};
-    }
-  } else if (command.verb == Verb::kDrop) {
-    auto it = plans_.find(command.name);
-    if (it != plans_.end() && it->second.bound) {
-      plan_model = &it->second;
-      lazy_check = it->second.lazy && !it->second.spill_tried;
-      lazy_roots = it->second.spill_roots;
-    }
-  } else if (command.verb == Verb::kWrite) {
-    const FileModel& file = files_[file_ids_.at(command.name)];
-    const PlanModel& plan = plans_.at(file.plan);
-    fits = ModelUsed(file.plan) + command.size <= plan.limit;
-  }
-  if (lazy_check) dirs_before = CountSpillDirs(lazy_roots);
+  Predict(verb, &run);
+  if (run.lazy_check) run.dirs_before = CountSpillDirs(run.lazy_roots);
 
-  const int line = static_cast<int>(lines_.size());
+  run.line = static_cast<int>(lines_.size());
   if (!Step(command, act)) return;
-  const Status outcome = runner().last_outcome();
-  if (!outcome.ok()) ++report_.acts_failed;
+  run.outcome = runner().last_outcome();
+  if (!run.outcome.ok()) ++report_.acts_failed;
   const std::vector<InjectedFault> all_faults = fs.injected();
-  const std::vector<InjectedFault> faults(all_faults.begin() + faults_before, all_faults.end());
-  const std::string act_text = fmt::format("`{}`", command.ToString());
+  run.faults.assign(all_faults.begin() + static_cast<long>(run.faults_before), all_faults.end());
+  run.act_text = fmt::format("`{}`", command.ToString());
+  CheckOutcome(command, run, Explained(verb, run));
+  // The model follows the act.
+  Follow(verb, run);
+  CheckAccounting(run.line, act);
+}
 
+void WorkloadRun::CheckOutcome(const Command& command, const ActRun& run, bool explained) {
   // Every injected fault surfaces: as the act's error, or (for a drop, which cannot fail)
   // as a CleanupLog record. A stat failing with ENOENT is the exception: it answers "does
   // not exist", which an act may act on and then succeed (a missing local dir is created).
   std::vector<InjectedFault> errors;
-  for (const InjectedFault& fault : faults) {
+  for (const InjectedFault& fault : run.faults) {
     if (!IsAnswer(fault)) errors.push_back(fault);
   }
-  if (command.verb == Verb::kDrop) {
-    CheckDropFaults(faults, log_before, line, act_text, "unreported" + key_suffix);
-  } else if (!errors.empty() && outcome.ok()) {
-    Add(Check::kFalseSuccess, "false_success" + key_suffix,
-        fmt::format("{} met {} and reported success", act_text, DescribeFault(errors[0])), line,
-        {ExpectError(ErrnoName(errors[0].error_number))});
-  } else if (faults.empty() && !outcome.ok()) {
+  const bool is_write = std::holds_alternative<scenario::Write>(command.verb);
+  if (std::holds_alternative<scenario::Drop>(command.verb)) {
+    CheckDropFaults(run.faults, run.log_before, run.line, run.act_text,
+                    "unreported" + run.key_suffix);
+  } else if (!errors.empty() && run.outcome.ok()) {
+    Add(Check::kFalseSuccess, "false_success" + run.key_suffix,
+        fmt::format("{} met {} and reported success", run.act_text, DescribeFault(errors[0])),
+        run.line, {ExpectError(ErrnoName(errors[0].error_number))});
+  } else if (run.faults.empty() && !run.outcome.ok() && !explained) {
     // Without a fault, only LIMIT (for a write that does not fit) and DISABLED (for a
     // disabled plan) are errors an act may return.
-    const bool explained = (IsLimitExceeded(outcome) && command.verb == Verb::kWrite && !fits) ||
-                           (IsDisabled(outcome) && command.verb == Verb::kSpill &&
-                            plans_.at(command.target).disabled) ||
-                           (IsDisabled(outcome) && command.verb == Verb::kSetLimit &&
-                            plans_.at(command.name).disabled && command.size != 0);
-    if (!explained) {
-      Add(Check::kUnexplainedError, "unexplained" + key_suffix,
-          fmt::format("{} failed although no fault was injected during it{}: {}", act_text,
-                      command.verb == Verb::kWrite ? " and its bytes fit under the limit" : "",
-                      outcome.ToString()),
-          line, {ExpectOk()});
-    }
+    Add(Check::kUnexplainedError, "unexplained" + run.key_suffix,
+        fmt::format("{} failed although no fault was injected during it{}: {}", run.act_text,
+                    is_write ? " and its bytes fit under the limit" : "", run.outcome.ToString()),
+        run.line, {ExpectOk()});
   }
+}
 
-  // The model follows the act.
-  switch (command.verb) {
-    case Verb::kPlan: {
-      if (!outcome.ok()) break;
-      PlanModel plan;
-      plan.bound = true;
-      plan.lazy = lazy_check;
-      plan.disabled = command.plan.dirs_kind == scenario::DirsKind::kDisabled;
-      plan.limit = command.plan.limit;
-      plan.spill_roots = lazy_roots;
-      plans_[command.name] = plan;
-      if (runner().plan(command.name) == nullptr) {
-        Add(Check::kRunner, "runner" + key_suffix,
-            fmt::format("{} succeeded but the runner binds no plan {}", act_text, command.name),
-            line);
-      }
-      if (lazy_check && fs.total_calls() != calls_before) {
-        std::vector<Command> expects;
-        for (const auto& [glob, count] : CountSpillDirs(lazy_roots)) {
-          if (count != dirs_before[glob]) expects.push_back(ExpectCount(glob, dirs_before[glob]));
-        }
-        Add(Check::kLazyPlan, "lazy" + key_suffix,
-            fmt::format("building lazy plan {} touched the filesystem ({})", command.name,
-                        CountsByKind(kinds_before, fs)),
-            line, expects,
-            expects.empty() ? "the plan's build made filesystem calls but created nothing "
-                              "the scenario language can count"
-                            : "");
-      }
-      break;
-    }
-    case Verb::kSpill: {
-      plans_.at(command.target).spill_tried = true;
-      if (!outcome.ok()) break;
-      const SpillFile* file = runner().file(command.name);
-      if (file == nullptr) {
-        Add(Check::kRunner, "runner" + key_suffix,
-            fmt::format("{} succeeded but the runner binds no file {}", act_text, command.name),
-            line);
-        break;
-      }
-      FileModel model;
-      model.plan = command.target;
-      model.path = file->path();
-      model.refs.insert(command.name);
-      file_ids_[command.name] = files_.size();
-      files_.push_back(std::move(model));
-      break;
-    }
-    case Verb::kClone: {
-      const size_t id = file_ids_.at(command.target);
-      file_ids_[command.name] = id;
-      files_[id].refs.insert(command.name);
-      break;
-    }
-    case Verb::kDrop: {
-      if (plan_model != nullptr) {
-        plans_.at(command.name).bound = false;
-        if (lazy_check && fs.total_calls() != calls_before) {
-          std::vector<Command> expects;
-          for (const auto& [glob, count] : CountSpillDirs(lazy_roots)) {
-            if (count != dirs_before[glob]) {
-              expects.push_back(ExpectCount(glob, dirs_before[glob]));
-            }
-          }
-          Add(Check::kLazyPlan, "lazy" + key_suffix,
-              fmt::format("dropping lazy plan {}, which never tried to spill, touched the "
-                          "filesystem ({})",
-                          command.name, CountsByKind(kinds_before, fs)),
-              line, expects,
-              expects.empty() ? "the drop made filesystem calls but changed nothing the "
-                                "scenario language can count"
-                              : "");
-        }
-      } else {
-        const size_t id = file_ids_.at(command.name);
-        files_[id].refs.erase(command.name);
-        file_ids_.erase(command.name);
-      }
-      break;
-    }
-    case Verb::kWrite: {
-      FileModel& file = files_[file_ids_.at(command.name)];
-      if (outcome.ok()) {
-        file.expected += command.size;
-        if (!fits) {
-          Add(Check::kLimitNotEnforced, "limit" + key_suffix,
-              fmt::format("{} succeeded although plan {} holds {} bytes of a {}-byte limit",
-                          act_text, file.plan, ModelUsed(file.plan) - command.size,
-                          plans_.at(file.plan).limit),
-              line, {ExpectError("LIMIT")});
-        }
-      } else {
-        // A failed write counts exactly what reached the file: the bytes an injected short
-        // write stored, and nothing else.
-        for (const InjectedFault& fault : faults) {
-          if (fault.op == OpKind::kWrite && fault.path == file.path) {
-            file.expected += fault.bytes_stored;
-          }
-        }
-        if (!fits && fs.total_calls() != calls_before) {
-          Add(Check::kLimitNotEnforced, "limit_fs" + key_suffix,
-              fmt::format("{} did not fit under plan {}'s {}-byte limit ({} bytes held) but "
-                          "reached the filesystem ({}) instead of being refused first",
-                          act_text, file.plan, plans_.at(file.plan).limit, ModelUsed(file.plan),
-                          CountsByKind(kinds_before, fs)),
-              line, {},
-              "this write did not fit under its plan's limit, yet it reached the filesystem; "
-              "no expect can see that (the accounting expects may)");
-        }
-      }
-      break;
-    }
-    case Verb::kSetLimit:
-      if (outcome.ok()) plans_.at(command.name).limit = command.size;
-      break;
-    default:
-      break;
+void WorkloadRun::Predict(const scenario::Plan& v, ActRun* run) {
+  run->lazy_check = v.spec.mode == scenario::PlanMode::kLazy;
+  if (v.spec.dirs_kind == scenario::DirsKind::kList) {
+    run->lazy_roots = v.spec.local_dirs;
+  } else if (v.spec.dirs_kind == scenario::DirsKind::kOsTmp) {
+    run->lazy_roots = {runner().base_fs().TempDir()};
   }
+}
 
-  CheckAccounting(line, act);
+void WorkloadRun::Predict(const scenario::Drop& v, ActRun* run) {
+  auto it = plans_.find(v.name);
+  if (it == plans_.end() || !it->second.bound) return;
+  run->plan_bound = true;
+  run->lazy_check = it->second.lazy && !it->second.spill_tried;
+  run->lazy_roots = it->second.spill_roots;
+}
+
+void WorkloadRun::Predict(const scenario::Write& v, ActRun* run) {
+  const FileModel& file = files_[file_ids_.at(v.file)];
+  run->fits = model::PassesLimit(ModelUsed(file.plan), plans_.at(file.plan).limit, v.size);
+}
+
+bool WorkloadRun::Explained(const scenario::Write&, const ActRun& run) const {
+  return IsLimitExceeded(run.outcome) && !run.fits;
+}
+
+bool WorkloadRun::Explained(const scenario::Spill& v, const ActRun& run) const {
+  return IsDisabled(run.outcome) && plans_.at(v.plan).disabled;
+}
+
+bool WorkloadRun::Explained(const scenario::SetLimit& v, const ActRun& run) const {
+  return IsDisabled(run.outcome) && plans_.at(v.plan).disabled && v.size != 0;
+}
+
+void WorkloadRun::CheckLazy(const ActRun& run, const std::string& what,
+                            const std::string& no_count_note) {
+  FaultInjectingFileSystem& fs = runner().fs();
+  if (!run.lazy_check || fs.total_calls() == run.calls_before) return;
+  std::vector<Command> expects;
+  for (const auto& [glob, count] : CountSpillDirs(run.lazy_roots)) {
+    const auto before = run.dirs_before.find(glob);
+    const uint64_t want = before == run.dirs_before.end() ? 0 : before->second;
+    if (count != want) expects.push_back(ExpectCount(glob, want));
+  }
+  Add(Check::kLazyPlan, "lazy" + run.key_suffix,
+      fmt::format("{} touched the filesystem ({})", what, CountsByKind(run.kinds_before, fs)),
+      run.line, expects, expects.empty() ? no_count_note : "");
+}
+
+void WorkloadRun::Follow(const scenario::Plan& v, const ActRun& run) {
+  if (!run.outcome.ok()) return;
+  PlanModel plan;
+  plan.bound = true;
+  plan.lazy = run.lazy_check;
+  plan.disabled = v.spec.dirs_kind == scenario::DirsKind::kDisabled;
+  plan.limit = v.spec.limit;
+  plan.spill_roots = run.lazy_roots;
+  plans_[v.name] = plan;
+  if (runner().plan(v.name) == nullptr) {
+    Add(Check::kRunner, "runner" + run.key_suffix,
+        fmt::format("{} succeeded but the runner binds no plan {}", run.act_text, v.name),
+        run.line);
+  }
+  CheckLazy(run, fmt::format("building lazy plan {}", v.name),
+            "the plan's build made filesystem calls but created nothing the scenario language "
+            "can count");
+}
+
+void WorkloadRun::Follow(const scenario::Spill& v, const ActRun& run) {
+  plans_.at(v.plan).spill_tried = true;
+  if (!run.outcome.ok()) return;
+  const SpillFile* file = runner().file(v.file);
+  if (file == nullptr) {
+    Add(Check::kRunner, "runner" + run.key_suffix,
+        fmt::format("{} succeeded but the runner binds no file {}", run.act_text, v.file),
+        run.line);
+    return;
+  }
+  FileModel model;
+  model.plan = v.plan;
+  model.path = file->path();
+  model.refs.insert(v.file);
+  file_ids_[v.file] = files_.size();
+  files_.push_back(std::move(model));
+}
+
+void WorkloadRun::Follow(const scenario::Clone& v, const ActRun&) {
+  const size_t id = file_ids_.at(v.file);
+  file_ids_[v.name] = id;
+  files_[id].refs.insert(v.name);
+}
+
+void WorkloadRun::Follow(const scenario::Drop& v, const ActRun& run) {
+  if (!run.plan_bound) {
+    const size_t id = file_ids_.at(v.name);
+    files_[id].refs.erase(v.name);
+    file_ids_.erase(v.name);
+    return;
+  }
+  plans_.at(v.name).bound = false;
+  CheckLazy(run, fmt::format("dropping lazy plan {}, which never tried to spill,", v.name),
+            "the drop made filesystem calls but changed nothing the scenario language can "
+            "count");
+}
+
+void WorkloadRun::Follow(const scenario::Write& v, const ActRun& run) {
+  FileModel& file = files_[file_ids_.at(v.file)];
+  if (run.outcome.ok()) {
+    file.expected += v.size;
+    if (!run.fits) {
+      Add(Check::kLimitNotEnforced, "limit" + run.key_suffix,
+          fmt::format("{} succeeded although plan {} holds {} bytes of a {}-byte limit",
+                      run.act_text, file.plan, ModelUsed(file.plan) - v.size,
+                      plans_.at(file.plan).limit),
+          run.line, {ExpectError("LIMIT")});
+    }
+    return;
+  }
+  // A failed write counts exactly what reached the file: the bytes an injected short
+  // write stored, and nothing else.
+  for (const InjectedFault& fault : run.faults) {
+    if (fault.op == OpKind::kWrite && fault.path == file.path) file.expected += fault.bytes_stored;
+  }
+  if (run.fits || runner().fs().total_calls() == run.calls_before) return;
+  Add(Check::kLimitNotEnforced, "limit_fs" + run.key_suffix,
+      fmt::format("{} did not fit under plan {}'s {}-byte limit ({} bytes held) but "
+                  "reached the filesystem ({}) instead of being refused first",
+                  run.act_text, file.plan, plans_.at(file.plan).limit, ModelUsed(file.plan),
+                  CountsByKind(run.kinds_before, runner().fs())),
+      run.line, {},
+      "this write did not fit under its plan's limit, yet it reached the filesystem; "
+      "no expect can see that (the accounting expects may)");
+}
+
+void WorkloadRun::Follow(const scenario::SetLimit& v, const ActRun& run) {
+  if (run.outcome.ok()) plans_.at(v.plan).limit = v.size;
 }
 
 void WorkloadRun::CheckDropFaults(const std::vector<InjectedFault>& faults, size_t log_before,
@@ -459,6 +440,18 @@ void WorkloadRun::CheckDropFaults(const std::vector<InjectedFault>& faults, size
 void WorkloadRun::CheckAccounting(int line, int act) {
   std::vector<std::string> problems;
   std::vector<Command> expects;
+  CheckPlanAccounting(line, act, &problems, &expects);
+  CheckFileAccounting(line, act, &problems, &expects);
+  if (problems.empty()) return;
+  std::string message = fmt::format("after `{}`: ", lines_[line].command.ToString());
+  for (size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
+  const bool expressible = !expects.empty();
+  Add(Check::kAccounting, fmt::format("accounting|{}", act), message, line, std::move(expects),
+      expressible ? "" : "only the size on disk is wrong, which no expect can check");
+}
+
+void WorkloadRun::CheckPlanAccounting(int line, int act, std::vector<std::string>* problems,
+                                      std::vector<Command>* expects) {
   for (auto& [name, plan] : plans_) {
     if (!plan.bound || plan.flagged) continue;
     SpillManager* manager = runner().plan(name);
@@ -477,23 +470,27 @@ void WorkloadRun::CheckAccounting(int line, int act) {
     }
     const uint64_t used = manager->used_disk_space();
     const SpillingProgress progress = manager->spilling_progress();
-    const size_t problems_before = problems.size();
+    const size_t problems_before = problems->size();
     if (used != want_bytes) {
-      problems.push_back(
+      problems->push_back(
           fmt::format("plan {} used_disk_space is {}, expected {}", name, used, want_bytes));
-      expects.push_back(ExpectNamed(Verb::kExpectUsed, name, want_bytes, 0));
+      expects->push_back(Command{scenario::ExpectUsed{name, want_bytes}});
     }
     if (progress.current_bytes != want_bytes) {
-      problems.push_back(fmt::format("plan {} spilling_progress counts {} bytes, expected {}", name,
-                                     progress.current_bytes, want_bytes));
+      problems->push_back(fmt::format("plan {} spilling_progress counts {} bytes, expected {}",
+                                      name, progress.current_bytes, want_bytes));
     }
     if (progress.active_files_count != want_files) {
-      problems.push_back(fmt::format("plan {} counts {} active files, expected {}", name,
-                                     progress.active_files_count, want_files));
-      expects.push_back(ExpectNamed(Verb::kExpectFiles, name, 0, want_files));
+      problems->push_back(fmt::format("plan {} counts {} active files, expected {}", name,
+                                      progress.active_files_count, want_files));
+      expects->push_back(Command{scenario::ExpectFiles{name, want_files}});
     }
-    if (problems.size() != problems_before) plan.flagged = true;
+    if (problems->size() != problems_before) plan.flagged = true;
   }
+}
+
+void WorkloadRun::CheckFileAccounting(int line, int act, std::vector<std::string>* problems,
+                                      std::vector<Command>* expects) {
   for (FileModel& file : files_) {
     if (file.refs.empty() || file.flagged) continue;
     const std::string& ref = *file.refs.begin();
@@ -504,28 +501,22 @@ void WorkloadRun::CheckAccounting(int line, int act) {
       file.flagged = true;
       continue;
     }
-    const size_t problems_before = problems.size();
+    const size_t problems_before = problems->size();
     const uint64_t recorded = spill_file->size();
     if (recorded != file.expected) {
-      problems.push_back(
+      problems->push_back(
           fmt::format("file {} records {} bytes, expected {}", ref, recorded, file.expected));
-      expects.push_back(ExpectNamed(Verb::kExpectSize, ref, file.expected, 0));
+      expects->push_back(Command{scenario::ExpectSize{ref, file.expected}});
     }
     const StatusOr<FileStat> stat = runner().base_fs().Stat(file.path);
     if (!stat.ok()) {
-      problems.push_back(fmt::format("file {} is not on disk: {}", ref, stat.status().ToString()));
+      problems->push_back(fmt::format("file {} is not on disk: {}", ref, stat.status().ToString()));
     } else if (stat->size != file.expected) {
-      problems.push_back(fmt::format("file {} holds {} bytes on disk, expected {}", ref, stat->size,
-                                     file.expected));
+      problems->push_back(fmt::format("file {} holds {} bytes on disk, expected {}", ref,
+                                      stat->size, file.expected));
     }
-    if (problems.size() != problems_before) file.flagged = true;
+    if (problems->size() != problems_before) file.flagged = true;
   }
-  if (problems.empty()) return;
-  std::string message = fmt::format("after `{}`: ", lines_[line].command.ToString());
-  for (size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
-  const bool expressible = !expects.empty();
-  Add(Check::kAccounting, fmt::format("accounting|{}", act), message, line, std::move(expects),
-      expressible ? "" : "only the size on disk is wrong, which no expect can check");
 }
 
 std::map<std::string, uint64_t> WorkloadRun::CountSpillDirs(const std::vector<std::string>& roots) {

@@ -4,6 +4,7 @@
 #ifndef SPILLWAY_SWEEP_WORKLOAD_RUN_H_
 #define SPILLWAY_SWEEP_WORKLOAD_RUN_H_
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -81,18 +82,86 @@ class WorkloadRun final {
     bool flagged = false;
   };
 
+  // One act as it runs: what was counted before it, what the model predicted, and what
+  // happened.
+  struct ActRun {
+    size_t faults_before = 0;
+    size_t log_before = 0;
+    uint64_t calls_before = 0;
+    std::array<uint64_t, kOpKindCount> kinds_before{};
+    std::string key_suffix;  // "|ACT", for finding keys.
+    int line = 0;            // Index of the act in lines_.
+    std::string act_text;    // The act in backquotes.
+    // Predictions, made before the act.
+    bool plan_bound = false;  // A drop of a bound plan.
+    bool lazy_check = false;  // A lazy plan whose build or drop must not touch the fs.
+    std::vector<std::string> lazy_roots;
+    std::map<std::string, uint64_t> dirs_before;
+    bool fits = true;  // A write's bytes fit under its plan's limit.
+    // Outcome.
+    Status outcome;
+    std::vector<InjectedFault> faults;  // Injected during the act.
+  };
+
   scenario::Runner& runner() { return *runner_; }
   bool Bound(const std::string& name) const;
+  bool PlanBound(const std::string& name) const;
+  // Whether every name the act needs is bound (a failed plan or spill binds nothing, so
+  // the acts on it are skipped, as a scenario that met the failure would have to).
   bool CanRun(const scenario::Command& command) const;
+  bool CanRun(const scenario::Plan& v) const;
+  bool CanRun(const scenario::Spill& v) const;
+  bool CanRun(const scenario::Write& v) const;
+  bool CanRun(const scenario::Clone& v) const;
+  bool CanRun(const scenario::Drop& v) const;
+  bool CanRun(const scenario::SetLimit& v) const;
+  bool CanRun(const scenario::ShortWrite& v) const;
   uint64_t ModelUsed(const std::string& plan) const;
   void Add(Check check, std::string key, std::string message, int line,
            std::vector<scenario::Command> expects = {}, std::string note = {});
   // Runs one line through the Runner; false (with a kRunner finding) when it refused it.
   bool Step(const scenario::Command& command, int act);
+  // Runs the quirk lines, the setup and the fault line; false when the runner refused one.
+  bool RunPreamble();
   void RunAct(const scenario::Command& command, int act);
+  template <typename V>
+  void RunActOf(const V& verb, const scenario::Command& command, int act);
+  // Checks that every injected fault surfaced, or that an error without one is explained.
+  void CheckOutcome(const scenario::Command& command, const ActRun& run, bool explained);
+  // Per act verb: the model's prediction before it, whether an error without an injected
+  // fault is one it may return, and how the model follows it.
+  void Predict(const scenario::Plan& v, ActRun* run);
+  void Predict(const scenario::Drop& v, ActRun* run);
+  void Predict(const scenario::Write& v, ActRun* run);
+  void Predict(const scenario::Spill&, ActRun*) {}
+  void Predict(const scenario::Clone&, ActRun*) {}
+  void Predict(const scenario::SetLimit&, ActRun*) {}
+  void Predict(const scenario::ShortWrite&, ActRun*) {}
+  bool Explained(const scenario::Write& v, const ActRun& run) const;
+  bool Explained(const scenario::Spill& v, const ActRun& run) const;
+  bool Explained(const scenario::SetLimit& v, const ActRun& run) const;
+  bool Explained(const scenario::Plan&, const ActRun&) const { return false; }
+  bool Explained(const scenario::Clone&, const ActRun&) const { return false; }
+  bool Explained(const scenario::Drop&, const ActRun&) const { return false; }
+  bool Explained(const scenario::ShortWrite&, const ActRun&) const { return false; }
+  void Follow(const scenario::Plan& v, const ActRun& run);
+  void Follow(const scenario::Spill& v, const ActRun& run);
+  void Follow(const scenario::Clone& v, const ActRun& run);
+  void Follow(const scenario::Drop& v, const ActRun& run);
+  void Follow(const scenario::Write& v, const ActRun& run);
+  void Follow(const scenario::SetLimit& v, const ActRun& run);
+  void Follow(const scenario::ShortWrite&, const ActRun&) {}
+  // A finding when a lazy plan's build or drop touched the filesystem.
+  void CheckLazy(const ActRun& run, const std::string& what, const std::string& no_count_note);
   void CheckDropFaults(const std::vector<InjectedFault>& faults, size_t log_before, int line,
                        const std::string& what, const std::string& key);
   void CheckAccounting(int line, int act);
+  // The plans' and the files' halves of CheckAccounting: each adds what is wrong and the
+  // expects that would fail on it.
+  void CheckPlanAccounting(int line, int act, std::vector<std::string>* problems,
+                           std::vector<scenario::Command>* expects);
+  void CheckFileAccounting(int line, int act, std::vector<std::string>* problems,
+                           std::vector<scenario::Command>* expects);
   void CheckLeftovers();
   std::map<std::string, uint64_t> CountSpillDirs(const std::vector<std::string>& roots);
 

@@ -66,6 +66,13 @@ int Run(const RunArgs& args) {
   return exit_code;
 }
 
+// The lines of the scenario language, one usage line per verb from its table, for --help.
+std::string ScenarioLines() {
+  std::string text = "Scenario lines (docs/scenarios.md):";
+  scenario::ForEachVerb([&text](const auto& v) { text.append("\n  ").append(v.kUsage); });
+  return text;
+}
+
 }  // namespace
 
 void AddRunCommand(CLI::App& app, int& exit_code) {
@@ -89,6 +96,7 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   run->add_option("--seed", args->seed,
                   "Seeds the in-memory filesystem's names and the managers' choices (default 0)");
   run->add_option("FILE", args->files, "Scenario files to run")->required();
+  run->footer(ScenarioLines());
   run->callback([args, &exit_code] { exit_code = Run(*args); });
 }
 

@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "commands.h"
@@ -34,8 +35,6 @@
 
 namespace spillway::tools {
 namespace {
-
-using scenario::Verb;
 
 struct SimulateArgs {
   uint64_t seed = 1;
@@ -181,6 +180,20 @@ void ShrinkAndWrite(const SimulateOptions& options, const std::vector<scenario::
   result->scenario_path = path;
 }
 
+// Adds a step's outcome to the run's statistics; `size_before` is a written file's size
+// before the step.
+void CountStep(const scenario::Command& line, scenario::Runner& runner, uint64_t size_before,
+               SeedResult* result) {
+  const Status& outcome = runner.last_outcome();
+  if (std::holds_alternative<scenario::Plan>(line.verb) && outcome.ok()) ++result->plans;
+  if (std::holds_alternative<scenario::Spill>(line.verb) && outcome.ok()) ++result->spills;
+  if (const auto* write = std::get_if<scenario::Write>(&line.verb)) {
+    const SpillFile* after = runner.file(write->file);
+    if (after != nullptr) result->bytes_written += after->size() - size_before;
+  }
+  if (!outcome.ok()) ++result->errors[scenario::OutcomeName(outcome)];
+}
+
 // One seed's run. `progress` counts steps done, across all seeds.
 SeedResult RunSeed(const SimulateOptions& options, uint64_t seed, std::atomic<uint64_t>* progress) {
   SeedResult result;
@@ -204,7 +217,8 @@ SeedResult RunSeed(const SimulateOptions& options, uint64_t seed, std::atomic<ui
     if (command == nullptr) break;  // Nothing valid to do (does not happen with faults on).
     const scenario::Command& line = command->line();
     lines.push_back(line);
-    const SpillFile* file = line.verb == Verb::kWrite ? sut.runner->file(line.name) : nullptr;
+    const auto* write = std::get_if<scenario::Write>(&line.verb);
+    const SpillFile* file = write != nullptr ? sut.runner->file(write->file) : nullptr;
     const uint64_t size_before = file != nullptr ? file->size() : 0;
 
     std::optional<model::Violation> violation = command->Execute(state, sut);
@@ -215,14 +229,7 @@ SeedResult RunSeed(const SimulateOptions& options, uint64_t seed, std::atomic<ui
       result.violation_step = step + 1;
       break;
     }
-    const Status& outcome = sut.runner->last_outcome();
-    if (line.verb == Verb::kPlan && outcome.ok()) ++result.plans;
-    if (line.verb == Verb::kSpill && outcome.ok()) ++result.spills;
-    if (line.verb == Verb::kWrite) {
-      const SpillFile* after = sut.runner->file(line.name);
-      if (after != nullptr) result.bytes_written += after->size() - size_before;
-    }
-    if (!outcome.ok()) ++result.errors[scenario::OutcomeName(outcome)];
+    CountStep(line, *sut.runner, size_before, &result);
     command->Apply(state);
   }
   // The rest of the run's steps count as done when it stopped early.
@@ -443,7 +450,7 @@ bool MakeOptions(const SimulateArgs& args, SimulateOptions* options) {
   gen.max_live_files = 3 * args.plans;
   // fault_weight / (fault_weight + the rest) is about the rate asked for.
   gen.fault_weight = static_cast<int>(
-      std::lround(args.fault_rate * model::GenOptions::kOtherVerbsWeight / (1 - args.fault_rate)));
+      std::lround(args.fault_rate * model::OtherVerbsWeight() / (1 - args.fault_rate)));
   if (args.fault_rate > 0 && gen.fault_weight == 0) gen.fault_weight = 1;
   // By default every fault fails one call: over a long run, a fault that never stops soon
   // fails every later step of its kind (the property tests cover those in short runs).

@@ -59,6 +59,20 @@ inline scenario::Command MustParseOne(std::string_view line) {
   return s.commands[1];
 }
 
+// The command's verb as a V; fails the test (and gives a default V) when it is another.
+template <typename V>
+V As(const scenario::Command& command) {
+  if (const V* v = std::get_if<V>(&command.verb)) return *v;
+  ADD_FAILURE() << "`" << command.ToString() << "` is not `" << V::kWord << "`";
+  return V{};
+}
+
+// Parses one command that must be a V (see MustParseOne).
+template <typename V>
+V MustParseAs(std::string_view line) {
+  return As<V>(MustParseOne(line));
+}
+
 // Parses text that must be malformed; returns the error.
 inline scenario::ParseError MustFail(std::string_view text) {
   std::variant<scenario::Scenario, scenario::ParseError> r = scenario::Parse(text, "test.scen");

@@ -68,17 +68,13 @@ std::string LocalDirPath(int index);
 
 // What a generated program may contain.
 struct GenOptions {
-  // About the sum of the weights of the verbs other than `fault` and `short_write`, for
-  // turning a fault rate into fault_weight.
-  static constexpr int kOtherVerbsWeight = 75;
-
   // Local dirs used: /l0 .. /l{local_dirs-1}. REQUIRES: 1 <= local_dirs <= kMaxLocalDirs.
   int local_dirs = 3;
   // At most this many plans and file names are bound at once (more are not generated).
   int max_live_plans = 3;
   int max_live_files = 6;
   // Relative weight of `fault` commands among all commands (the other verbs weigh 2 to
-  // 20, about kOtherVerbsWeight in all); `short_write` weighs a third of it. 0: none.
+  // 20, OtherVerbsWeight() in all); `short_write` weighs a third of it. 0: none.
   int fault_weight = 8;
   // `capacity` commands (the in-memory filesystem only; ignored on a real disk).
   bool capacity = true;
@@ -86,6 +82,19 @@ struct GenOptions {
   // rather than the next one. REQUIRES: 0 <= forever_percent <= 100.
   int forever_percent = 10;
 };
+
+// The limit rule of a write: whether `bytes` written through a file of a plan holding
+// `used` bytes under `limit` get past the limit check. An empty write always does (it
+// makes no filesystem call and counts nothing); otherwise the limit is checked before
+// anything is written, and bytes that would take used over it are refused (LIMIT),
+// neither written nor counted; used may already be over a lowered limit. Shared by the
+// model's `write` and the sweep's expectations.
+bool PassesLimit(uint64_t used, uint64_t limit, uint64_t bytes);
+
+// The sum of the nominal generator weights of the verbs other than `fault` and
+// `short_write` (model/command_generator.cc's table), for turning a fault rate into
+// GenOptions::fault_weight.
+int OtherVerbsWeight();
 
 // The source of every random choice made while generating a command, so that the same
 // generation code serves a seeded simulation and a property-test framework that shrinks

@@ -7,7 +7,9 @@
 // Parse() turns text into Commands (every syntax error is found before anything runs);
 // Runner executes Commands one at a time against a fresh filesystem and reports each
 // step; Command::ToString() prints a command back as a scenario line, so generated
-// programs (property tests, sweeps) can be written out and replayed.
+// programs (property tests, sweeps) can be written out and replayed. A Command's verb is
+// a std::variant of one struct per verb (see Verb, and below it the list of places a new
+// verb touches).
 #ifndef SPILLWAY_SCENARIO_SCENARIO_H_
 #define SPILLWAY_SCENARIO_SCENARIO_H_
 
@@ -16,8 +18,10 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -34,36 +38,6 @@
 
 namespace spillway::scenario {
 
-enum class Verb {
-  // Setting up.
-  kCapacity,  // capacity SIZE                      -> size
-  kDir,       // dir PATH                           -> path
-  kFile,      // file PATH                          -> path
-  kPlan,      // plan NAME DIRS [mode=] [limit=] [missing_dir=]  -> name, plan
-  kQuirk,     // quirk NAME                         -> quirk
-  // Acting.
-  kSpill,       // spill FILE PLAN [DESCRIPTION]      -> name, target, description
-  kWrite,       // write FILE SIZE                    -> name, size
-  kClone,       // clone NEW FILE                     -> name, target
-  kDrop,        // drop NAME                          -> name
-  kSetLimit,    // set_limit PLAN SIZE                -> name, size
-  kFault,       // fault OP ERRNO [after=] [times=] [path=]  -> fault
-  kShortWrite,  // short_write FILE BYTES             -> name, size
-  kClean,       // clean GLOB                         -> path
-  // Checking.
-  kExpectOk,       // expect ok
-  kExpectError,    // expect error E                 -> error
-  kExpectUsed,     // expect used PLAN SIZE          -> name, size
-  kExpectFiles,    // expect files PLAN N            -> name, count
-  kExpectSize,     // expect size FILE SIZE          -> name, size
-  kExpectCount,    // expect count GLOB N            -> path, count
-  kExpectExists,   // expect exists PATH             -> path
-  kExpectMissing,  // expect missing PATH            -> path
-};
-
-// True for the kExpect* verbs.
-bool IsExpect(Verb verb);
-
 enum class DirsKind { kList, kOsTmp, kDisabled };
 enum class PlanMode { kLazy, kEager };
 
@@ -75,25 +49,278 @@ struct PlanSpec {
   MissingDirPolicy missing_dir = MissingDirPolicy::kFail;
   // Which options were written, so ToString() prints what was written.
   bool mode_written = false, limit_written = false, missing_dir_written = false;
+
+  // The same plan: the *_written flags are ignored, and so are local_dirs unless kList.
+  bool operator==(const PlanSpec& other) const;
 };
 
-// One line of a scenario. Which fields matter depends on the verb (see Verb).
-struct Command {
-  Verb verb = Verb::kExpectOk;
-  int line = 0;                     // 1-based line in its file; 0 for generated commands.
-  std::string name;                 // The plan or file name the command acts on or binds.
-  std::string target;               // spill: the PLAN; clone: the FILE cloned.
-  std::string description;          // spill: the description ("spill" unless written).
-  std::string path;                 // A path, or a glob for clean and expect count.
-  uint64_t size = 0;                // capacity, write, set_limit, short_write, expect used/size.
-  uint64_t count = 0;               // expect files, expect count.
-  std::string error;                // expect error: an errno name, "LIMIT" or "DISABLED".
-  PlanSpec plan;                    // plan.
-  Quirk quirk = Quirk::kWriteLeak;  // quirk.
-  FaultRule fault;                  // fault ("any" is op == nullopt).
+// The words after a line's verb word(s).
+using Words = std::vector<std::string_view>;
 
-  // The command as one scenario line, without a comment; Parse(ToString()) gives the
-  // same command back.
+// The verbs. Each is one struct holding only its fields, with its word(s) (kWord), its
+// usage line (kUsage), whether it checks rather than acts (kIsExpect), Parse (the words
+// after the verb into the fields; returns what is wrong, empty on success), Args (the
+// words ToString prints after the verb) and equality (the same meaning). Parse accepts
+// what Args prints, so Parse(ToString()) gives an equal verb back.
+//
+// A new verb touches, and nothing else does:
+// - its struct here, placed in Verb below, with its Parse (scenario_parser.cc) and Args
+//   (scenario.cc);
+// - one handler in the runner: Runner::Impl::Act or Check (scenario_runner.cc);
+// - one transition in the model (model/verb_commands.cc; NotModeled for a verb the model
+//   does not run);
+// - one entry in the model's generator (model/command_generator.cc; NotGenerated);
+// - one role in the sweep (sweep/workload.h: RoleOf), and for an act its handlers
+//   (WorkloadRun::CanRun, Predict, Explained, Follow in sweep/workload_run.cc);
+// - one Fill in the parser property test (scenario/scenario_parser_property_test.cc);
+// - docs/scenarios.md, and scenario/fuzz/scenario.dict when it adds a word (the parser
+//   test checks the dictionary against Dictionary()).
+// Forgetting any of the handlers is a compile error: each dispatches with std::visit (or
+// a fold over Verb) to one overload per verb type. Parsing, usage text, the verb words in
+// error messages and Dictionary() come from the structs through ForEachVerb.
+
+// Setting up.
+struct Dir {
+  static constexpr std::string_view kWord = "dir";
+  static constexpr std::string_view kUsage = "dir PATH";
+  static constexpr bool kIsExpect = false;
+  std::string path;
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const Dir&) const = default;
+};
+struct File {
+  static constexpr std::string_view kWord = "file";
+  static constexpr std::string_view kUsage = "file PATH";
+  static constexpr bool kIsExpect = false;
+  std::string path;
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const File&) const = default;
+};
+struct Plan {
+  static constexpr std::string_view kWord = "plan";
+  static constexpr std::string_view kUsage =
+      "plan NAME DIRS [mode=lazy|eager] [limit=SIZE] [missing_dir=fail|recreate]";
+  static constexpr bool kIsExpect = false;
+  std::string name;
+  PlanSpec spec;
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const Plan&) const = default;
+};
+struct SetQuirk {  // `quirk NAME`
+  static constexpr std::string_view kWord = "quirk";
+  static constexpr std::string_view kUsage = "quirk NAME";
+  static constexpr bool kIsExpect = false;
+  Quirk quirk = Quirk::kWriteLeak;
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const SetQuirk&) const = default;
+};
+// Acting.
+struct Spill {
+  static constexpr std::string_view kWord = "spill";
+  static constexpr std::string_view kUsage = "spill FILE PLAN [DESCRIPTION]";
+  static constexpr bool kIsExpect = false;
+  std::string file;
+  std::string plan;
+  // The description when none is written; an empty description means it too.
+  static constexpr std::string_view kDefaultDescription = "spill";
+  std::string description{kDefaultDescription};
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const Spill& other) const;
+};
+struct Write {
+  static constexpr std::string_view kWord = "write";
+  static constexpr std::string_view kUsage = "write FILE SIZE";
+  static constexpr bool kIsExpect = false;
+  std::string file;
+  uint64_t size = 0;
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const Write&) const = default;
+};
+struct Clone {
+  static constexpr std::string_view kWord = "clone";
+  static constexpr std::string_view kUsage = "clone NEW FILE";
+  static constexpr bool kIsExpect = false;
+  std::string name;  // NEW.
+  std::string file;
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const Clone&) const = default;
+};
+struct Drop {
+  static constexpr std::string_view kWord = "drop";
+  static constexpr std::string_view kUsage = "drop NAME";
+  static constexpr bool kIsExpect = false;
+  std::string name;
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const Drop&) const = default;
+};
+struct SetLimit {
+  static constexpr std::string_view kWord = "set_limit";
+  static constexpr std::string_view kUsage = "set_limit PLAN SIZE";
+  static constexpr bool kIsExpect = false;
+  std::string plan;
+  uint64_t size = 0;
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const SetLimit&) const = default;
+};
+struct Fault {
+  static constexpr std::string_view kWord = "fault";
+  static constexpr std::string_view kUsage =
+      "fault OP ERRNO [after=N] [times=K|forever] [path=GLOB]";
+  static constexpr bool kIsExpect = false;
+  FaultRule rule;  // "any" is op == nullopt.
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const Fault& other) const;
+};
+struct ShortWrite {
+  static constexpr std::string_view kWord = "short_write";
+  static constexpr std::string_view kUsage = "short_write FILE BYTES";
+  static constexpr bool kIsExpect = false;
+  std::string file;
+  uint64_t bytes = 0;
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const ShortWrite&) const = default;
+};
+struct Clean {
+  static constexpr std::string_view kWord = "clean";
+  static constexpr std::string_view kUsage = "clean GLOB";
+  static constexpr bool kIsExpect = false;
+  std::string glob;
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const Clean&) const = default;
+};
+struct Capacity {
+  static constexpr std::string_view kWord = "capacity";
+  static constexpr std::string_view kUsage = "capacity SIZE";
+  static constexpr bool kIsExpect = false;
+  uint64_t size = 0;
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const Capacity&) const = default;
+};
+// Checking.
+struct ExpectOk {
+  static constexpr std::string_view kWord = "expect ok";
+  static constexpr std::string_view kUsage = "expect ok";
+  static constexpr bool kIsExpect = true;
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const ExpectOk&) const = default;
+};
+struct ExpectError {
+  static constexpr std::string_view kWord = "expect error";
+  static constexpr std::string_view kUsage = "expect error E";
+  static constexpr bool kIsExpect = true;
+  std::string error;  // An errno name, "LIMIT" or "DISABLED".
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const ExpectError&) const = default;
+};
+struct ExpectUsed {
+  static constexpr std::string_view kWord = "expect used";
+  static constexpr std::string_view kUsage = "expect used PLAN SIZE";
+  static constexpr bool kIsExpect = true;
+  std::string plan;
+  uint64_t size = 0;
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const ExpectUsed&) const = default;
+};
+struct ExpectFiles {
+  static constexpr std::string_view kWord = "expect files";
+  static constexpr std::string_view kUsage = "expect files PLAN N";
+  static constexpr bool kIsExpect = true;
+  std::string plan;
+  uint64_t count = 0;
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const ExpectFiles&) const = default;
+};
+struct ExpectSize {
+  static constexpr std::string_view kWord = "expect size";
+  static constexpr std::string_view kUsage = "expect size FILE SIZE";
+  static constexpr bool kIsExpect = true;
+  std::string file;
+  uint64_t size = 0;
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const ExpectSize&) const = default;
+};
+struct ExpectCount {
+  static constexpr std::string_view kWord = "expect count";
+  static constexpr std::string_view kUsage = "expect count GLOB N";
+  static constexpr bool kIsExpect = true;
+  std::string glob;
+  uint64_t count = 0;
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const ExpectCount&) const = default;
+};
+struct ExpectExists {
+  static constexpr std::string_view kWord = "expect exists";
+  static constexpr std::string_view kUsage = "expect exists PATH";
+  static constexpr bool kIsExpect = true;
+  std::string path;
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const ExpectExists&) const = default;
+};
+struct ExpectMissing {
+  static constexpr std::string_view kWord = "expect missing";
+  static constexpr std::string_view kUsage = "expect missing PATH";
+  static constexpr bool kIsExpect = true;
+  std::string path;
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const ExpectMissing&) const = default;
+};
+
+// The table of verbs: parsing, usage text, the words in error messages and the fuzz
+// dictionary all come from this list. Its order is also the order the model's generator
+// weighs its choices in (so a seed keeps giving the same program), and the order of the
+// checks in messages.
+using Verb = std::variant<Dir, File, Plan, SetQuirk, Spill, Write, Clone, Drop, SetLimit, Fault,
+                          ShortWrite, Clean, Capacity, ExpectOk, ExpectError, ExpectUsed,
+                          ExpectFiles, ExpectSize, ExpectCount, ExpectExists, ExpectMissing>;
+
+// Calls f(V{}) for every verb type V, in table order.
+template <typename F>
+void ForEachVerb(F&& f) {
+  [&]<size_t... I>(std::index_sequence<I...>) { (f(std::variant_alternative_t<I, Verb>{}), ...); }
+  (std::make_index_sequence<std::variant_size_v<Verb>>{});
+}
+
+// True for the checking verbs.
+bool IsExpect(const Verb& verb);
+
+// The kinds of call `fault` names besides `any` (each by OpKindName), in the order
+// docs/scenarios.md lists them: the language's one table of them. The other OpKinds are
+// not part of the language.
+std::span<const OpKind> FaultOps();
+
+// Every word the language gives meaning to, as the fuzzer's dictionary spells them: verb
+// words, "expect" and the checks, DIRS words, options ("mode=eager", "limit=", ...), fault
+// OPs, quirk names, LIMIT and DISABLED.
+std::vector<std::string> Dictionary();
+
+// One line of a scenario: a verb and where it was written.
+struct Command {
+  Verb verb;
+  int line = 0;  // 1-based line in its file; 0 for generated commands.
+
+  // The command as one scenario line, without a comment; Parse(ToString()) gives an
+  // equivalent command back.
   std::string ToString() const;
 };
 
@@ -115,10 +342,9 @@ std::variant<Scenario, ParseError> Parse(std::string_view text, std::string_view
 // Prints a scenario, one command a line.
 std::string ToText(const std::vector<Command>& commands);
 
-// True when `a` and `b` mean the same: the same verb and equal values in every field that
-// verb uses (see Verb). `line` and PlanSpec's *_written flags are ignored, and an empty
-// spill description equals "spill". For a command `c` that Parse accepted or a generator
-// built with valid fields, CommandsEquivalent(c, Parse(c.ToString()).commands[0]) holds.
+// True when `a` and `b` mean the same: equal verbs (see each verb's operator==); `line`
+// is ignored. For a command `c` that Parse accepted or a generator built with valid
+// fields, CommandsEquivalent(c, Parse(c.ToString()).commands[0]) holds.
 bool CommandsEquivalent(const Command& a, const Command& b);
 
 // The name of an outcome in the language (`expect error NAME`, reports): "OK"; an errno
