@@ -48,7 +48,7 @@ struct FaultOpSpelling {
   std::string_view text;
 };
 
-// The OPs SCENARIOS.md defines for `fault`; the other OpKinds are not part of the language.
+// The OPs docs/scenarios.md defines for `fault`; the other OpKinds are not part of the language.
 constexpr std::array kFaultOps = {
     FaultOpSpelling{OpKind::kMkdir, "mkdir"}, FaultOpSpelling{OpKind::kCreate, "create"},
     FaultOpSpelling{OpKind::kWrite, "write"}, FaultOpSpelling{OpKind::kRemove, "remove"},

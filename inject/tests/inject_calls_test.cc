@@ -1,5 +1,6 @@
-// Every call of INJECT.md's table, failed in scope with a realistic errno and untouched on
-// a twin outside the scope (calls_probe.c makes the calls and checks what each returns).
+// Every call of the table in docs/inject.md, failed in scope with a realistic errno and
+// untouched on a twin outside the scope (calls_probe.c makes the calls and checks what each
+// returns).
 #include <cerrno>
 #include <fstream>
 #include <map>
