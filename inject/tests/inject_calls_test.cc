@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <fstream>
 #include <map>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,6 +19,11 @@ struct OpCase {
   const char* op;
   int error_number;
 };
+
+// gtest shows a case as its rule's words ("create ENOSPC"), not as raw bytes.
+void PrintTo(const OpCase& c, std::ostream* os) {
+  *os << c.op << ' ' << ErrnoSymbol(c.error_number);
+}
 
 class CallsTest : public InjectTest, public ::testing::WithParamInterface<OpCase> {
  protected:
