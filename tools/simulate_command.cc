@@ -45,7 +45,7 @@ struct SimulateArgs {
   double fault_rate = 0.05;
   int forever_percent = 0;
   std::string fs = "mem";
-  std::vector<std::string> quirks;
+  Quirks quirks;
   int jobs = 1;
   bool json = false;
   std::string out = ".";
@@ -432,11 +432,9 @@ bool MakeOptions(const SimulateArgs& args, SimulateOptions* options) {
   }
   if (args.out.empty()) return bad("--out: empty directory name");
   options->steps = args.steps;
-  options->fs = args.fs == "posix" ? scenario::FsKind::kPosix : scenario::FsKind::kMem;
+  options->fs = FsKindFromName(args.fs);
   options->out_dir = args.out;
-  for (const std::string& name : args.quirks) {
-    options->quirks = options->quirks.With(*QuirkFromName(name));  // Checked by CLI11.
-  }
+  options->quirks = args.quirks;
   model::GenOptions& gen = options->gen;
   gen.local_dirs = args.dirs;
   gen.max_live_plans = args.plans;
@@ -504,13 +502,8 @@ void AddSimulateCommand(CLI::App& app, int& exit_code) {
                   "Percent of injected faults that fail every later matching call, not only "
                   "the next (0 to 100)")
       ->capture_default_str();
-  sub->add_option("--fs", args->fs, "The filesystem under test: mem or posix")
-      ->check(CLI::IsMember({"mem", "posix"}))
-      ->capture_default_str();
-  sub->add_option("--quirk", args->quirks,
-                  "Run against an emulated upstream defect (repeatable or a comma list)")
-      ->delimiter(',')
-      ->check(QuirkNameValidator());
+  AddFsOption(*sub, args->fs);
+  AddQuirkOption(*sub, args->quirks);
   sub->add_option("--jobs", args->jobs, "Seeds run in parallel threads")->capture_default_str();
   sub->add_flag("--json", args->json, "Print the summary as one JSON object");
   sub->add_option("--out", args->out, "Where shrunk scenario files are written")

@@ -24,7 +24,7 @@ namespace {
 struct SweepArgs {
   std::string fs = "mem";
   std::vector<std::string> errnos;
-  std::vector<std::string> quirks;
+  Quirks quirks;
   std::string mode = "both";
   std::string out = ".";
   bool json = false;
@@ -156,7 +156,7 @@ void PrintJson(const sweep::SweepOptions& options, const sweep::SweepResult& res
 
 // Turns the arguments into options; on bad input prints one line and returns false.
 bool MakeOptions(const SweepArgs& args, sweep::SweepOptions& options) {
-  options.fs = args.fs == "posix" ? scenario::FsKind::kPosix : scenario::FsKind::kMem;
+  options.fs = FsKindFromName(args.fs);
   if (!args.errnos.empty()) {
     options.errnos.clear();
     for (const std::string& name : args.errnos) {
@@ -171,17 +171,7 @@ bool MakeOptions(const SweepArgs& args, sweep::SweepOptions& options) {
       }
     }
   }
-  for (const std::string& name : args.quirks) {
-    const std::optional<Quirk> quirk = QuirkFromName(name);
-    if (!quirk) {
-      std::string known;
-      for (Quirk q : AllQuirks()) known += (known.empty() ? "" : ", ") + std::string(QuirkName(q));
-      std::fprintf(stderr, "spillway sweep: --quirk: unknown quirk '%s' (known: %s)\n",
-                   name.c_str(), known.c_str());
-      return false;
-    }
-    options.quirks = options.quirks.With(*quirk);
-  }
+  options.quirks = args.quirks;
   if (args.mode == "transient") {
     options.modes = {sweep::FaultMode::kTransient};
   } else if (args.mode == "persistent") {
@@ -224,16 +214,12 @@ void AddSweepCommand(CLI::App& app, int& exit_code) {
       "sweep",
       "Fail every filesystem operation of a reference workload in turn and check that each "
       "fault surfaces, the accounting holds and nothing is left behind silently");
-  sub->add_option("--fs", args->fs, "The filesystem under test")
-      ->check(CLI::IsMember({"mem", "posix"}))
-      ->capture_default_str();
+  AddFsOption(*sub, args->fs);
   sub->add_option("--errno", args->errnos,
                   "An errno to inject (repeatable or a comma list; default "
                   "ENOSPC,EIO,ENOENT,EACCES)")
       ->delimiter(',');
-  sub->add_option("--quirk", args->quirks,
-                  "Sweep against an emulated upstream defect (repeatable or a comma list)")
-      ->delimiter(',');
+  AddQuirkOption(*sub, args->quirks);
   sub->add_option("--mode", args->mode,
                   "transient: operation n fails once; persistent: it and every later one fail")
       ->check(CLI::IsMember({"transient", "persistent", "both"}))
