@@ -27,6 +27,7 @@ struct SweepArgs {
   Quirks quirks;
   std::string mode = "both";
   std::string out = ".";
+  bool all_reproducers = false;
   bool json = false;
   bool verbose = false;
 };
@@ -87,6 +88,26 @@ void PrintRun(std::FILE* out, const sweep::RunReport& run) {
   }
 }
 
+// Violation `number` (1-based) of the text summary.
+void PrintViolation(size_t number, const sweep::Violation& v, const std::string& fs_name) {
+  std::printf("violation %zu: %s\n", number, std::string(sweep::CheckName(v.check)).c_str());
+  std::printf("  %s\n", v.message.c_str());
+  std::printf("  first seen %s; seen in %llu run%s\n", DescribeFirstRun(v).c_str(),
+              static_cast<unsigned long long>(v.runs), v.runs == 1 ? "" : "s");
+  if (v.scenario_line > 0) {
+    std::printf("  the act: line %d of the scenario, `%s`\n", v.scenario_line, v.act.c_str());
+  } else if (!v.act.empty()) {
+    std::printf("  the act: `%s`\n", v.act.c_str());
+  }
+  if (v.same_scenario_as > 0) {
+    std::printf("  reproduce: the scenario of violation %zu, %s\n", v.same_scenario_as,
+                v.scenario_path.c_str());
+    return;
+  }
+  std::printf("  reproduce: spillway run --fs %s %s\n", fs_name.c_str(), v.scenario_path.c_str());
+  std::printf("  replay: %s\n", DescribeReplay(v).c_str());
+}
+
 void PrintText(const sweep::SweepOptions& options, const sweep::SweepResult& result,
                const std::string& fs_name) {
   std::printf("spillway sweep: fs %s, quirks %s, errnos %s, modes %s\n", fs_name.c_str(),
@@ -106,17 +127,15 @@ void PrintText(const sweep::SweepOptions& options, const sweep::SweepResult& res
   std::printf("violations: %zu distinct, in %llu of %llu runs\n", result.violations.size(),
               static_cast<unsigned long long>(result.runs_with_violations),
               static_cast<unsigned long long>(result.runs));
+  const size_t sharing = result.violations.size() - result.scenario_files;
+  std::printf("scenario files: %zu in %s%s\n", result.scenario_files, options.out_dir.c_str(),
+              sharing == 0 ? ""
+                           : fmt::format(", one per check and commands run; {} violation{} "
+                                         "share{} an earlier one's (--all-reproducers: one each)",
+                                         sharing, sharing == 1 ? "" : "s", sharing == 1 ? "s" : "")
+                                 .c_str());
   for (size_t i = 0; i < result.violations.size(); ++i) {
-    const sweep::Violation& v = result.violations[i];
-    std::printf("violation %zu: %s\n", i + 1, std::string(sweep::CheckName(v.check)).c_str());
-    std::printf("  %s\n", v.message.c_str());
-    std::printf("  first seen %s; seen in %llu run%s\n", DescribeFirstRun(v).c_str(),
-                static_cast<unsigned long long>(v.runs), v.runs == 1 ? "" : "s");
-    if (v.scenario_line > 0) {
-      std::printf("  the act: line %d of the scenario, `%s`\n", v.scenario_line, v.act.c_str());
-    }
-    std::printf("  reproduce: spillway run --fs %s %s\n", fs_name.c_str(), v.scenario_path.c_str());
-    std::printf("  replay: %s\n", DescribeReplay(v).c_str());
+    PrintViolation(i + 1, result.violations[i], fs_name);
   }
 }
 
@@ -134,6 +153,7 @@ void PrintJson(const sweep::SweepOptions& options, const sweep::SweepResult& res
   json["operations"] = result.operations;
   json["runs"] = result.runs;
   json["runs_with_violations"] = result.runs_with_violations;
+  json["scenario_files"] = result.scenario_files;
   json["violations"] = nlohmann::json::array();
   for (const sweep::Violation& v : result.violations) {
     nlohmann::ordered_json item;
@@ -146,6 +166,8 @@ void PrintJson(const sweep::SweepOptions& options, const sweep::SweepResult& res
     item["runs"] = v.runs;
     item["scenario"] = v.scenario_path;
     item["scenario_line"] = v.scenario_line;
+    item["same_scenario_as"] =
+        v.same_scenario_as > 0 ? nlohmann::json(v.same_scenario_as) : nlohmann::json(nullptr);
     item["has_expect"] = v.has_expect;
     item["replay_exit"] = v.replay_exit;
     item["replay_message"] = v.replay_message;
@@ -182,6 +204,7 @@ bool MakeOptions(const SweepArgs& args, sweep::SweepOptions& options) {
     return false;
   }
   options.out_dir = args.out;
+  options.all_reproducers = args.all_reproducers;
   return true;
 }
 
@@ -226,6 +249,9 @@ void AddSweepCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_option("--out", args->out, "Where scenario files for violations are written")
       ->capture_default_str();
+  sub->add_flag("--all-reproducers", args->all_reproducers,
+                "Write a scenario file for every violation, also for those whose scenario "
+                "runs the same commands as an earlier one's of the same check");
   sub->add_flag("--json", args->json, "Print the summary as JSON");
   sub->add_flag("--verbose", args->verbose, "Print one line per run");
   sub->callback([args, &exit_code] { exit_code = RunSweepCommand(*args); });
