@@ -1,5 +1,5 @@
 // The spill model's predictions for small programs whose outcome follows from the
-// contract (SCENARIOS.md, DESIGN.md and the headers), checked line by line, and then
+// contract (docs/scenarios.md and the headers), checked line by line, and then
 // against the implementation. The expected texts are worked out from the contract, not
 // taken from the model's output.
 #include "spillway/model/spill_model.h"
@@ -39,7 +39,7 @@ void ExpectPredictions(const std::string& program, const std::string& expected) 
   }
 }
 
-// SCENARIOS.md's example: a plan that does not spill creates nothing, the limit refuses a
+// docs/scenarios.md's example: a plan that does not spill creates nothing, the limit refuses a
 // write without counting it, the file outlives its plan, and then everything is gone.
 TEST(SpillModelTest, PredictsTheDocumentedExample) {
   ExpectPredictions(R"(dir /l0

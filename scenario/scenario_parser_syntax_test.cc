@@ -1,4 +1,4 @@
-// Tests of the scenario parser on the syntax of SCENARIOS.md: the documented example,
+// Tests of the scenario parser on the syntax of docs/scenarios.md: the documented example,
 // sizes, counts, names and paths, comments, defaults, each command's words and options,
 // and the errors of malformed input.
 #include <gmock/gmock.h>

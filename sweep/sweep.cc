@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <tuple>
 #include <utility>
@@ -36,6 +37,85 @@ std::string SpecTag(const RunSpec& spec) {
   return fmt::format("{}-{}-op{}", ErrnoName(*spec.error_number), FaultModeName(spec.mode),
                      spec.fault_op);
 }
+
+// What makes two violations' scenario files the same: the check, and the commands the
+// scenario runs (its lines without comments and `expect`s, which say which finding it is).
+std::string ScenarioIdentity(Check check, const std::string& text) {
+  std::string identity(CheckName(check));
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line(text.data() + start, end - start);
+    const size_t word = line.find_first_not_of(" \t");
+    if (word != std::string_view::npos && line[word] != '#' &&
+        !line.substr(word).starts_with("expect")) {
+      identity.append("\n").append(line);
+    }
+    start = end + 1;
+  }
+  return identity;
+}
+
+// Collects the distinct violations of a sweep and writes their scenario files.
+class ViolationLog {
+ public:
+  ViolationLog(const SweepOptions& options, SweepResult* result)
+      : options_(options), result_(result) {}
+
+  // Counts `finding` of `run` against the violation it is, recording (and writing the
+  // scenario of) one not seen before. Errors: the errno of a scenario file not written.
+  Status Add(const WorkloadRun& run, const Finding& finding, const RunSpec& spec) {
+    auto [it, inserted] = seen_.emplace(finding.key, result_->violations.size());
+    if (!inserted) {
+      ++result_->violations[it->second].runs;
+      return OkStatus();
+    }
+    Violation violation;
+    violation.check = finding.check;
+    violation.message = finding.message;
+    if (finding.line >= 0) violation.act = run.lines()[finding.line].command.ToString();
+    violation.error_number = spec.error_number;
+    violation.mode = spec.mode;
+    violation.fault_op = spec.fault_op;
+    violation.runs = 1;
+    const std::string text = ScenarioText(run, finding, spec, options_, &violation.scenario_line);
+    auto [file, fresh] = files_.emplace(ScenarioIdentity(finding.check, text), it->second);
+    if (fresh || options_.all_reproducers) {
+      SPILLWAY_RETURN_IF_ERROR(Write(text, finding, spec, violation));
+    } else {
+      const Violation& owner = result_->violations[file->second];
+      violation.same_scenario_as = file->second + 1;
+      violation.scenario_path = owner.scenario_path;
+      violation.scenario_line = 0;
+      violation.has_expect = owner.has_expect;
+      violation.replay_exit = owner.replay_exit;
+      violation.replay_message = owner.replay_message;
+    }
+    result_->violations.push_back(std::move(violation));
+    return OkStatus();
+  }
+
+ private:
+  Status Write(const std::string& text, const Finding& finding, const RunSpec& spec,
+               Violation& violation) {
+    const std::string name =
+        fmt::format("sweep-{:02}-{}-{}.scenario", result_->violations.size() + 1,
+                    CheckName(finding.check), SpecTag(spec));
+    violation.scenario_path = (std::filesystem::path(options_.out_dir) / name).string();
+    violation.has_expect = !finding.expects.empty();
+    SPILLWAY_RETURN_IF_ERROR(WriteTextFile(violation.scenario_path, text));
+    ++result_->scenario_files;
+    std::tie(violation.replay_exit, violation.replay_message) =
+        Replay(text, violation.scenario_path, options_.fs);
+    return OkStatus();
+  }
+
+  const SweepOptions& options_;
+  SweepResult* result_;
+  std::map<std::string, size_t> seen_;   // Violation key -> index in violations.
+  std::map<std::string, size_t> files_;  // ScenarioIdentity -> index of its file's owner.
+};
 
 }  // namespace
 
@@ -88,36 +168,14 @@ StatusOr<SweepResult> RunSweep(const SweepOptions& options) {
   if (ec) return Status::FromErrno(ec.value(), "mkdir", options.out_dir);
 
   SweepResult result;
-  std::map<std::string, size_t> seen;  // Violation key -> index in result.violations.
+  ViolationLog log(options, &result);
   auto sweep_one = [&](const RunSpec& spec) -> Status {
     WorkloadRun run(*workload, options, spec);
     SPILLWAY_RETURN_IF_ERROR(run.Execute());
     ++result.runs;
     if (!run.findings().empty()) ++result.runs_with_violations;
     for (const Finding& finding : run.findings()) {
-      auto [it, inserted] = seen.emplace(finding.key, result.violations.size());
-      if (!inserted) {
-        ++result.violations[it->second].runs;
-        continue;
-      }
-      Violation violation;
-      violation.check = finding.check;
-      violation.message = finding.message;
-      if (finding.line >= 0) violation.act = run.lines()[finding.line].command.ToString();
-      violation.error_number = spec.error_number;
-      violation.mode = spec.mode;
-      violation.fault_op = spec.fault_op;
-      violation.runs = 1;
-      violation.has_expect = !finding.expects.empty();
-      const std::string name =
-          fmt::format("sweep-{:02}-{}-{}.scenario", result.violations.size() + 1,
-                      CheckName(finding.check), SpecTag(spec));
-      violation.scenario_path = (std::filesystem::path(options.out_dir) / name).string();
-      const std::string text = ScenarioText(run, finding, spec, options, &violation.scenario_line);
-      SPILLWAY_RETURN_IF_ERROR(WriteTextFile(violation.scenario_path, text));
-      std::tie(violation.replay_exit, violation.replay_message) =
-          Replay(text, violation.scenario_path, options.fs);
-      result.violations.push_back(std::move(violation));
+      SPILLWAY_RETURN_IF_ERROR(log.Add(run, finding, spec));
     }
     if (!spec.error_number) result.operations = run.report().operations;
     if (options.on_run) options.on_run(run.report());

@@ -6,8 +6,12 @@
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <variant>
 
 #include "spillway/scenario/scenario.h"
@@ -202,6 +206,41 @@ drop p
     EXPECT_EQ(v.replay_exit, 1) << v.replay_message;
   }
   EXPECT_TRUE(found);
+}
+
+// Violations of one check found in one run have scenarios that run the same commands (they
+// differ only in comments and expects): one file serves them all, unless all are asked for.
+TEST(SweepTest, ViolationsOfOneCheckInOneRunShareOneScenarioFile) {
+  for (bool all : {false, true}) {
+    SweepOptions options;
+    options.quirks = Quirks().With(Quirk::kNoRollback);
+    options.out_dir = OutDir();
+    options.all_reproducers = all;
+    const StatusOr<SweepResult> result = RunSweep(options);
+    ASSERT_TRUE(result.ok()) << result.status().ToString();
+    std::set<std::tuple<Check, std::optional<int>, FaultMode, uint64_t>> check_and_run;
+    for (size_t i = 0; i < result->violations.size(); ++i) {
+      const Violation& v = result->violations[i];
+      const bool first = check_and_run.emplace(v.check, v.error_number, v.mode, v.fault_op).second;
+      EXPECT_TRUE(std::filesystem::exists(v.scenario_path)) << v.scenario_path;
+      if (all || first) {
+        EXPECT_EQ(v.same_scenario_as, 0u) << "violation " << i + 1;
+        continue;
+      }
+      ASSERT_GT(v.same_scenario_as, 0u) << "violation " << i + 1;
+      ASSERT_LT(v.same_scenario_as, i + 1);
+      const Violation& owner = result->violations[v.same_scenario_as - 1];
+      EXPECT_EQ(owner.check, v.check);
+      EXPECT_EQ(owner.error_number, v.error_number);
+      EXPECT_EQ(owner.fault_op, v.fault_op);
+      EXPECT_EQ(owner.scenario_path, v.scenario_path);
+    }
+    const auto files = std::distance(std::filesystem::directory_iterator(options.out_dir),
+                                     std::filesystem::directory_iterator());
+    EXPECT_EQ(result->scenario_files, static_cast<size_t>(files));
+    EXPECT_EQ(static_cast<size_t>(files), all ? result->violations.size() : check_and_run.size());
+    EXPECT_LT(check_and_run.size(), result->violations.size()) << "nothing shared: a weak test";
+  }
 }
 
 TEST(SweepTest, RejectsAWorkloadWithAnExpect) {

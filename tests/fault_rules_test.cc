@@ -1,5 +1,6 @@
 #include "spillway/vfs/fault_rules.h"
 
+#include <fnmatch.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -78,6 +79,31 @@ TEST(FaultRulesTest, GlobStarsStayInOneComponentAndMatchDotNames) {
   EXPECT_FALSE(FaultGlobMatch("/s/*", "/s/d/x"));
   EXPECT_FALSE(FaultGlobMatch("/*", "/"));
   EXPECT_TRUE(FaultGlobMatch("/s/*/x", "/s/d/x"));
+}
+
+// Why FaultGlobMatch is not fnmatch(3) (FNM_PATHNAME, no FNM_PERIOD): on paths the rules
+// do meet, the two disagree. A '*' that matches an empty component would let `path=/*`
+// (meant for the entries of "/") also fail the listing of "/" itself, which ExpandGlob
+// and programs under `spillway inject` make; and '[' is an ordinary character in a file
+// name, which fnmatch reads as the start of a set.
+TEST(FaultRulesTest, GlobDiffersFromFnmatchOnPathsRulesMeet) {
+  const auto fnmatch_matches = [](const char* pattern, const char* path) {
+    return fnmatch(pattern, path, FNM_PATHNAME) == 0;
+  };
+  EXPECT_TRUE(fnmatch_matches("/*", "/"));
+  EXPECT_FALSE(FaultGlobMatch("/*", "/"));
+  EXPECT_TRUE(fnmatch_matches("/s/*", "/s/"));
+  EXPECT_FALSE(FaultGlobMatch("/s/*", "/s/"));
+  EXPECT_FALSE(fnmatch_matches("/s/part[1].tmp", "/s/part[1].tmp"));
+  EXPECT_TRUE(FaultGlobMatch("/s/part[1].tmp", "/s/part[1].tmp"));
+
+  // So a rule for the entries of "/" lets the listing of "/" through.
+  const FaultRuleSpec rule = Parse("list EIO path=/* times=forever");
+  FaultRuleCounters counters{};
+  uint64_t draws = 0;
+  const auto list = static_cast<uint8_t>(FaultOp::kList);
+  EXPECT_EQ(DecideFault(&rule, &counters, 1, list, "/", 0, &draws).error_number, 0);
+  EXPECT_EQ(DecideFault(&rule, &counters, 1, list, "/s", 0, &draws).error_number, EIO);
 }
 
 // Decides `calls` calls of op write on /s/f and returns the errno of each.

@@ -515,9 +515,7 @@ void AddBenchCommand(CLI::App& app, int& exit_code) {
       ->delimiter(',')
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
-  cmd->add_option("--fs", flags->fs, "Filesystem: posix (the real disk) or mem (simulated)")
-      ->check(CLI::IsMember({"posix", "mem"}))
-      ->capture_default_str();
+  AddFsOption(*cmd, flags->fs);
   cmd->add_option("--root", flags->root,
                   "Directory to work in (posix; default $SPILLWAY_BENCH_DIR, else the "
                   "system temp dir); a private directory is made there and removed");

@@ -6,8 +6,10 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "spillway/scenario/scenario.h"
 #include "spillway/spill/quirks.h"
 
 namespace spillway::tools {
@@ -18,8 +20,15 @@ void AddSimulateCommand(CLI::App& app, int& exit_code);  // simulate_command.cc
 void AddBenchCommand(CLI::App& app, int& exit_code);     // bench_command.cc
 void AddInjectCommand(CLI::App& app, int& exit_code);    // inject_command.cc
 
-// Accepts a quirk's name (quirks.h); otherwise names the known ones. cli_support.cc.
-CLI::Validator QuirkNameValidator();
+// The options several subcommands take, declared once (cli_support.cc).
+//
+// --fs mem|posix into `fs`, whose initial value is the default shown in the help.
+CLI::Option* AddFsOption(CLI::App& command, std::string& fs);
+// The filesystem --fs named.
+scenario::FsKind FsKindFromName(std::string_view fs);
+// --quirk NAME (repeatable or a comma list), each name checked against quirks.h, added to
+// `quirks`. An unknown name is a usage error that names the known ones.
+CLI::Option* AddQuirkOption(CLI::App& command, Quirks& quirks);
 
 // The names of the quirks in `quirks`, in AllQuirks() order; empty for none. The JSON
 // summaries list a run's quirks with it. cli_support.cc.

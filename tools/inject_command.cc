@@ -308,7 +308,7 @@ class StateFile {
 }
 
 // Waits for `pid`; on timeout terminates its process group. Returns the exit status as
-// INJECT.md defines it (the program's, 128+signal, or 124).
+// docs/inject.md defines it (the program's, 128+signal, or 124).
 int WaitForProgram(pid_t pid, double timeout) {
   const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   bool timed_out = false;

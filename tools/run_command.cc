@@ -21,18 +21,16 @@ struct RunArgs {
   std::string fs = "mem";
   std::string root;
   bool verbose = false;
-  std::vector<std::string> quirks;
+  Quirks quirks;
   uint64_t seed = 0;
   std::vector<std::string> files;
 };
 
 int Run(const RunArgs& args) {
   scenario::RunnerOptions options;
-  options.fs = args.fs == "posix" ? scenario::FsKind::kPosix : scenario::FsKind::kMem;
+  options.fs = FsKindFromName(args.fs);
   options.seed = args.seed;
-  for (const std::string& name : args.quirks) {
-    options.quirks = options.quirks.With(*QuirkFromName(name));  // Checked by the parser.
-  }
+  options.quirks = args.quirks;
   if (!args.root.empty()) {
     if (options.fs != scenario::FsKind::kPosix) {
       std::fprintf(stderr, "spillway run: --root needs --fs posix\n");
@@ -81,18 +79,13 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
       "Replay scenario files, each on a fresh filesystem. Exits 0 when every expect held, "
       "1 when one did not, 2 when a file is malformed (the highest over all files).");
   auto args = std::make_shared<RunArgs>();
-  run->add_option("--fs", args->fs, "The filesystem under test: mem (default) or posix")
-      ->check(CLI::IsMember({"mem", "posix"}));
+  AddFsOption(*run, args->fs);
   run->add_option("--root", args->root,
                   "With --fs posix: run under this existing directory instead of a fresh "
                   "private one, and leave what the scenario made there (one FILE only)")
       ->check(CLI::ExistingDirectory);
   run->add_flag("--verbose", args->verbose, "Print each command with its outcome");
-  run->add_option("--quirk", args->quirks,
-                  "Turn on an emulated upstream defect from the start of every file, as if "
-                  "`quirk NAME` opened it (repeatable)")
-      ->allow_extra_args(false)
-      ->check(QuirkNameValidator());
+  AddQuirkOption(*run, args->quirks);
   run->add_option("--seed", args->seed,
                   "Seeds the in-memory filesystem's names and the managers' choices (default 0)");
   run->add_option("FILE", args->files, "Scenario files to run")->required();

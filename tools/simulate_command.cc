@@ -44,10 +44,11 @@ struct SimulateArgs {
   double fault_rate = 0.05;
   int forever_percent = 0;
   std::string fs = "mem";
-  std::vector<std::string> quirks;
+  Quirks quirks;
   int jobs = 1;
   bool json = false;
   std::string out = ".";
+  bool all_reproducers = false;
 };
 
 struct SimulateOptions {
@@ -78,8 +79,12 @@ struct SeedResult {
   uint64_t violation_step = 0;  // 1-based; steps + 1 for the final drops.
   size_t commands_before_shrink = 0;
   size_t commands_after_shrink = 0;
-  std::string scenario_path;  // The shrunk scenario, when written.
-  std::string write_error;    // Why it could not be written.
+  std::string shrunk_text;                           // The shrunk program, as scenario lines.
+  std::optional<model::Violation> shrunk_violation;  // What it showed when rerun.
+  std::string scenario_path;                         // The shrunk scenario, when written.
+  std::string write_error;                           // Why it could not be written.
+  // The seed whose file scenario_path is, when this seed's shrunk program was the same.
+  std::optional<uint64_t> same_scenario_as;
 };
 
 scenario::RunnerOptions RunnerOptionsFor(const SimulateOptions& options, uint64_t seed) {
@@ -145,33 +150,35 @@ std::string ReplayCommand(const SimulateOptions& options, uint64_t seed, const s
                      QuirkFlags(options.quirks), path);
 }
 
-// Shrinks the failing program and writes it to the output directory.
-void ShrinkAndWrite(const SimulateOptions& options, const std::vector<scenario::Command>& lines,
-                    SeedResult* result) {
+// Shrinks the failing program; WriteScenarios writes it out once all seeds are done.
+void ShrinkFailure(const SimulateOptions& options, const std::vector<scenario::Command>& lines,
+                   SeedResult* result) {
   const scenario::RunnerOptions runner = RunnerOptionsFor(options, result->seed);
   result->commands_before_shrink = lines.size();
   std::vector<scenario::Command> shrunk = lines;
   // The violation may depend on timing nothing here controls; shrink only what fails again.
   if (Fails(lines, runner)) shrunk = Shrink(lines, runner);
   result->commands_after_shrink = shrunk.size();
+  result->shrunk_violation =
+      model::RunProgram(model::ProgramFromLines(shrunk, runner.fs), runner, &result->shrunk_text);
+}
 
-  std::string text;
-  const std::optional<model::Violation> again =
-      model::RunProgram(model::ProgramFromLines(shrunk, runner.fs), runner, &text);
+// Writes the shrunk program of `result` to the output directory.
+void WriteScenario(const SimulateOptions& options, SeedResult* result) {
   const std::string path =
       fmt::format("{}/spillway-simulate-{}.scenario", options.out_dir, result->seed);
   std::ofstream out(path);
   out << fmt::format("# Found by spillway simulate --seed {}{} --fs {}: [{}] {}\n", result->seed,
                      QuirkFlags(options.quirks), FsName(options.fs), result->violation->invariant,
                      result->violation->message);
-  if (again.has_value()) {
+  if (const std::optional<model::Violation>& again = result->shrunk_violation) {
     out << fmt::format("# Shrunk from {} to {} commands; this file fails with: [{}] {}\n",
                        result->commands_before_shrink, result->commands_after_shrink,
                        again->invariant, again->message);
   } else {
     out << "# The shrunk program did not fail again when rerun.\n";
   }
-  out << "# Replay: " << ReplayCommand(options, result->seed, path) << "\n" << text;
+  out << "# Replay: " << ReplayCommand(options, result->seed, path) << "\n" << result->shrunk_text;
   out.close();
   if (!out) {
     result->write_error = fmt::format("cannot write {}", path);
@@ -192,6 +199,24 @@ void CountStep(const scenario::Command& line, scenario::Runner& runner, uint64_t
     if (after != nullptr) result->bytes_written += after->size() - size_before;
   }
   if (!outcome.ok()) ++result->errors[scenario::OutcomeName(outcome)];
+}
+
+// Writes one scenario file per distinct violation: seeds whose violations break the same
+// invariant with the same shrunk program share the first one's file, unless `all`.
+void WriteScenarios(const SimulateOptions& options, bool all, std::vector<SeedResult>& results) {
+  std::map<std::string, const SeedResult*> written;  // Invariant and program -> its file.
+  for (SeedResult& r : results) {
+    if (!r.violation) continue;
+    const std::string identity = r.violation->invariant + "\n" + r.shrunk_text;
+    const auto it = written.find(identity);
+    if (all || it == written.end() || it->second->scenario_path.empty()) {
+      WriteScenario(options, &r);
+      written.insert_or_assign(identity, &r);
+      continue;
+    }
+    r.same_scenario_as = it->second->seed;
+    r.scenario_path = it->second->scenario_path;
+  }
 }
 
 // One seed's run. `progress` counts steps done, across all seeds.
@@ -245,7 +270,7 @@ SeedResult RunSeed(const SimulateOptions& options, uint64_t seed, std::atomic<ui
     ++result.faults[fmt::format("{} {}", OpKindName(fault.op), ErrnoName(fault.error_number))];
   }
   runner->reset();
-  if (result.violation) ShrinkAndWrite(options, lines, &result);
+  if (result.violation) ShrinkFailure(options, lines, &result);
   return result;
 }
 
@@ -350,7 +375,11 @@ void PrintText(const SimulateOptions& options, const std::vector<SeedResult>& re
                 static_cast<unsigned long long>(r.seed),
                 static_cast<unsigned long long>(r.violation_step), r.violation->invariant.c_str(),
                 r.violation->message.c_str());
-    if (!r.scenario_path.empty()) {
+    if (r.same_scenario_as) {
+      std::printf("  shrunk from %zu to %zu commands, the program of seed %llu: %s\n",
+                  r.commands_before_shrink, r.commands_after_shrink,
+                  static_cast<unsigned long long>(*r.same_scenario_as), r.scenario_path.c_str());
+    } else if (!r.scenario_path.empty()) {
       std::printf("  shrunk from %zu to %zu commands: %s\n  replay: %s\n", r.commands_before_shrink,
                   r.commands_after_shrink, r.scenario_path.c_str(),
                   ReplayCommand(options, r.seed, r.scenario_path).c_str());
@@ -400,7 +429,11 @@ void PrintJson(const SimulateOptions& options, const std::vector<SeedResult>& re
       v["commands_after_shrink"] = r.commands_after_shrink;
       v["scenario"] =
           r.scenario_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.scenario_path);
-      if (!r.scenario_path.empty()) v["replay"] = ReplayCommand(options, r.seed, r.scenario_path);
+      if (!r.scenario_path.empty()) {
+        v["replay"] = ReplayCommand(options, r.same_scenario_as.value_or(r.seed), r.scenario_path);
+      }
+      v["same_scenario_as"] =
+          r.same_scenario_as ? nlohmann::json(*r.same_scenario_as) : nlohmann::json(nullptr);
       if (!r.write_error.empty()) v["write_error"] = r.write_error;
       run["violation"] = std::move(v);
     } else {
@@ -439,11 +472,9 @@ bool MakeOptions(const SimulateArgs& args, SimulateOptions* options) {
   }
   if (args.out.empty()) return bad("--out: empty directory name");
   options->steps = args.steps;
-  options->fs = args.fs == "posix" ? scenario::FsKind::kPosix : scenario::FsKind::kMem;
+  options->fs = FsKindFromName(args.fs);
   options->out_dir = args.out;
-  for (const std::string& name : args.quirks) {
-    options->quirks = options->quirks.With(*QuirkFromName(name));  // Checked by CLI11.
-  }
+  options->quirks = args.quirks;
   model::GenOptions& gen = options->gen;
   gen.local_dirs = args.dirs;
   gen.max_live_plans = args.plans;
@@ -473,6 +504,7 @@ int RunSimulate(const SimulateArgs& args) {
     }
     for (std::thread& t : threads) t.join();
   }
+  WriteScenarios(options, args.all_reproducers, results);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (args.json) {
@@ -497,8 +529,8 @@ void AddSimulateCommand(CLI::App& app, int& exit_code) {
       "simulate",
       "Run the spill model against the spill manager for a long seeded random run (several "
       "plans, injected faults, a tmp cleaner), checking every invariant after every step. "
-      "Exits 0 when none was violated, 1 when one was (the shrunk program is written as a "
-      "scenario file), 2 on bad input");
+      "Exits 0 when none was violated, 1 when one was (the shrunk program is written into "
+      "--out as a scenario file), 2 on bad input");
   sub->add_option("--seed", args->seed, "The first seed; --jobs N runs seed .. seed+N-1")
       ->capture_default_str();
   sub->add_option("--steps", args->steps, "Commands per seed")->capture_default_str();
@@ -511,18 +543,18 @@ void AddSimulateCommand(CLI::App& app, int& exit_code) {
                   "Percent of injected faults that fail every later matching call, not only "
                   "the next (0 to 100)")
       ->capture_default_str();
-  sub->add_option("--fs", args->fs, "The filesystem under test: mem or posix")
-      ->check(CLI::IsMember({"mem", "posix"}))
-      ->capture_default_str();
-  sub->add_option("--quirk", args->quirks,
-                  "Run against an emulated upstream defect (repeatable or a comma list)")
-      ->delimiter(',')
-      ->check(QuirkNameValidator());
+  AddFsOption(*sub, args->fs);
+  AddQuirkOption(*sub, args->quirks);
   sub->add_option("--jobs", args->jobs, "Seeds run in parallel threads")->capture_default_str();
   sub->add_flag("--json", args->json, "Print the summary as one JSON object");
-  sub->add_option("--out", args->out, "Where shrunk scenario files are written")
+  sub->add_option("--out", args->out,
+                  "Where shrunk scenario files are written, one per distinct violation (the "
+                  "same invariant and shrunk program); nothing else is written")
       ->check(CLI::ExistingDirectory)
       ->capture_default_str();
+  sub->add_flag("--all-reproducers", args->all_reproducers,
+                "Write a scenario file for every seed with a violation, also when an earlier "
+                "seed's file holds the same program");
   sub->callback([args, &exit_code] { exit_code = RunSimulate(*args); });
 }
 

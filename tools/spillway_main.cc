@@ -1,14 +1,34 @@
 // spillway: replay scenario files, sweep faults, simulate, and measure.
-#include <cstdio>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string>
+#include <vector>
 
 #include "commands.h"
+
+namespace {
+
+// "unknown command 'WORD' (commands: run, ...)" when the first word left over after parsing
+// `app` names no subcommand; empty otherwise.
+std::string UnknownCommandError(CLI::App& app) {
+  if (!app.get_subcommands().empty()) return {};
+  const std::vector<std::string> extra = app.remaining();
+  if (extra.empty() || extra.front().starts_with("-")) return {};
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  return fmt::format("unknown command '{}' (commands: {})", extra.front(), fmt::join(names, ", "));
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{
       "spillway: a reference spill-file manager and the filesystem simulation that tests it"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "spillway " SPILLWAY_VERSION);
   int exit_code = 0;
   spillway::tools::AddRunCommand(app, exit_code);
   spillway::tools::AddSweepCommand(app, exit_code);
@@ -17,13 +37,12 @@ int main(int argc, char** argv) {
   spillway::tools::AddInjectCommand(app, exit_code);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
+  } catch (const CLI::Success& e) {  // --help, --help-all, --version.
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // One line naming the problem; usage errors exit 2.
-    std::fprintf(stderr, "spillway: %s\n", e.what());
+    const std::string unknown = UnknownCommandError(app);
+    std::fprintf(stderr, "spillway: %s\n", unknown.empty() ? e.what() : unknown.c_str());
     return 2;
   }
   return exit_code;

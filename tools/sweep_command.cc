@@ -24,9 +24,10 @@ namespace {
 struct SweepArgs {
   std::string fs = "mem";
   std::vector<std::string> errnos;
-  std::vector<std::string> quirks;
+  Quirks quirks;
   std::string mode = "both";
   std::string out = ".";
+  bool all_reproducers = false;
   bool json = false;
   bool verbose = false;
 };
@@ -87,6 +88,26 @@ void PrintRun(std::FILE* out, const sweep::RunReport& run) {
   }
 }
 
+// Violation `number` (1-based) of the text summary.
+void PrintViolation(size_t number, const sweep::Violation& v, const std::string& fs_name) {
+  std::printf("violation %zu: %s\n", number, std::string(sweep::CheckName(v.check)).c_str());
+  std::printf("  %s\n", v.message.c_str());
+  std::printf("  first seen %s; seen in %llu run%s\n", DescribeFirstRun(v).c_str(),
+              static_cast<unsigned long long>(v.runs), v.runs == 1 ? "" : "s");
+  if (v.scenario_line > 0) {
+    std::printf("  the act: line %d of the scenario, `%s`\n", v.scenario_line, v.act.c_str());
+  } else if (!v.act.empty()) {
+    std::printf("  the act: `%s`\n", v.act.c_str());
+  }
+  if (v.same_scenario_as > 0) {
+    std::printf("  reproduce: the scenario of violation %zu, %s\n", v.same_scenario_as,
+                v.scenario_path.c_str());
+    return;
+  }
+  std::printf("  reproduce: spillway run --fs %s %s\n", fs_name.c_str(), v.scenario_path.c_str());
+  std::printf("  replay: %s\n", DescribeReplay(v).c_str());
+}
+
 void PrintText(const sweep::SweepOptions& options, const sweep::SweepResult& result,
                const std::string& fs_name) {
   std::printf("spillway sweep: fs %s, quirks %s, errnos %s, modes %s\n", fs_name.c_str(),
@@ -106,17 +127,15 @@ void PrintText(const sweep::SweepOptions& options, const sweep::SweepResult& res
   std::printf("violations: %zu distinct, in %llu of %llu runs\n", result.violations.size(),
               static_cast<unsigned long long>(result.runs_with_violations),
               static_cast<unsigned long long>(result.runs));
+  const size_t sharing = result.violations.size() - result.scenario_files;
+  std::printf("scenario files: %zu in %s%s\n", result.scenario_files, options.out_dir.c_str(),
+              sharing == 0 ? ""
+                           : fmt::format(", one per check and commands run; {} violation{} "
+                                         "share{} an earlier one's (--all-reproducers: one each)",
+                                         sharing, sharing == 1 ? "" : "s", sharing == 1 ? "s" : "")
+                                 .c_str());
   for (size_t i = 0; i < result.violations.size(); ++i) {
-    const sweep::Violation& v = result.violations[i];
-    std::printf("violation %zu: %s\n", i + 1, std::string(sweep::CheckName(v.check)).c_str());
-    std::printf("  %s\n", v.message.c_str());
-    std::printf("  first seen %s; seen in %llu run%s\n", DescribeFirstRun(v).c_str(),
-                static_cast<unsigned long long>(v.runs), v.runs == 1 ? "" : "s");
-    if (v.scenario_line > 0) {
-      std::printf("  the act: line %d of the scenario, `%s`\n", v.scenario_line, v.act.c_str());
-    }
-    std::printf("  reproduce: spillway run --fs %s %s\n", fs_name.c_str(), v.scenario_path.c_str());
-    std::printf("  replay: %s\n", DescribeReplay(v).c_str());
+    PrintViolation(i + 1, result.violations[i], fs_name);
   }
 }
 
@@ -134,6 +153,7 @@ void PrintJson(const sweep::SweepOptions& options, const sweep::SweepResult& res
   json["operations"] = result.operations;
   json["runs"] = result.runs;
   json["runs_with_violations"] = result.runs_with_violations;
+  json["scenario_files"] = result.scenario_files;
   json["violations"] = nlohmann::json::array();
   for (const sweep::Violation& v : result.violations) {
     nlohmann::ordered_json item;
@@ -146,6 +166,8 @@ void PrintJson(const sweep::SweepOptions& options, const sweep::SweepResult& res
     item["runs"] = v.runs;
     item["scenario"] = v.scenario_path;
     item["scenario_line"] = v.scenario_line;
+    item["same_scenario_as"] =
+        v.same_scenario_as > 0 ? nlohmann::json(v.same_scenario_as) : nlohmann::json(nullptr);
     item["has_expect"] = v.has_expect;
     item["replay_exit"] = v.replay_exit;
     item["replay_message"] = v.replay_message;
@@ -156,7 +178,7 @@ void PrintJson(const sweep::SweepOptions& options, const sweep::SweepResult& res
 
 // Turns the arguments into options; on bad input prints one line and returns false.
 bool MakeOptions(const SweepArgs& args, sweep::SweepOptions& options) {
-  options.fs = args.fs == "posix" ? scenario::FsKind::kPosix : scenario::FsKind::kMem;
+  options.fs = FsKindFromName(args.fs);
   if (!args.errnos.empty()) {
     options.errnos.clear();
     for (const std::string& name : args.errnos) {
@@ -171,17 +193,7 @@ bool MakeOptions(const SweepArgs& args, sweep::SweepOptions& options) {
       }
     }
   }
-  for (const std::string& name : args.quirks) {
-    const std::optional<Quirk> quirk = QuirkFromName(name);
-    if (!quirk) {
-      std::string known;
-      for (Quirk q : AllQuirks()) known += (known.empty() ? "" : ", ") + std::string(QuirkName(q));
-      std::fprintf(stderr, "spillway sweep: --quirk: unknown quirk '%s' (known: %s)\n",
-                   name.c_str(), known.c_str());
-      return false;
-    }
-    options.quirks = options.quirks.With(*quirk);
-  }
+  options.quirks = args.quirks;
   if (args.mode == "transient") {
     options.modes = {sweep::FaultMode::kTransient};
   } else if (args.mode == "persistent") {
@@ -192,6 +204,7 @@ bool MakeOptions(const SweepArgs& args, sweep::SweepOptions& options) {
     return false;
   }
   options.out_dir = args.out;
+  options.all_reproducers = args.all_reproducers;
   return true;
 }
 
@@ -224,22 +237,21 @@ void AddSweepCommand(CLI::App& app, int& exit_code) {
       "sweep",
       "Fail every filesystem operation of a reference workload in turn and check that each "
       "fault surfaces, the accounting holds and nothing is left behind silently");
-  sub->add_option("--fs", args->fs, "The filesystem under test")
-      ->check(CLI::IsMember({"mem", "posix"}))
-      ->capture_default_str();
+  AddFsOption(*sub, args->fs);
   sub->add_option("--errno", args->errnos,
                   "An errno to inject (repeatable or a comma list; default "
                   "ENOSPC,EIO,ENOENT,EACCES)")
       ->delimiter(',');
-  sub->add_option("--quirk", args->quirks,
-                  "Sweep against an emulated upstream defect (repeatable or a comma list)")
-      ->delimiter(',');
+  AddQuirkOption(*sub, args->quirks);
   sub->add_option("--mode", args->mode,
                   "transient: operation n fails once; persistent: it and every later one fail")
       ->check(CLI::IsMember({"transient", "persistent", "both"}))
       ->capture_default_str();
   sub->add_option("--out", args->out, "Where scenario files for violations are written")
       ->capture_default_str();
+  sub->add_flag("--all-reproducers", args->all_reproducers,
+                "Write a scenario file for every violation, also for those whose scenario "
+                "runs the same commands as an earlier one's of the same check");
   sub->add_flag("--json", args->json, "Print the summary as JSON");
   sub->add_flag("--verbose", args->verbose, "Print one line per run");
   sub->callback([args, &exit_code] { exit_code = RunSweepCommand(*args); });

@@ -80,6 +80,9 @@ bool ListHas(const OpErrnos& op, int error_number) {
 }
 
 // Matches one component (no '/' in either). Greedy scan that remembers the last '*'.
+// Not fnmatch(3): with FNM_PATHNAME, its '*' matches an empty component ("/*" matches "/",
+// so `list ... path=/*` would fail listing "/" itself) and '[' starts a set, while '[' is
+// an ordinary character in file names (fault_rules_test: GlobDiffersFromFnmatch...).
 bool MatchComponent(std::string_view pattern, std::string_view name) {
   if (name.empty()) return pattern.empty();
   size_t p = 0, n = 0, star_p = std::string_view::npos, star_n = 0;

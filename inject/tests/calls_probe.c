@@ -1,4 +1,4 @@
-/* calls_probe OP ERRNO SCOPE TWIN: makes every C library call that INJECT.md lists under
+/* calls_probe OP ERRNO SCOPE TWIN: makes every C library call that docs/inject.md lists under
  * OP, once on a file or directory in SCOPE and once on its twin in TWIN (outside every
  * scope). Run under `spillway inject --under SCOPE --fault "OP ERRNO times=forever"`, each
  * in-scope call must fail the way that call reports a failure (-1, NULL, EOF, a short

@@ -1,8 +1,10 @@
-// Every call of INJECT.md's table, failed in scope with a realistic errno and untouched on
-// a twin outside the scope (calls_probe.c makes the calls and checks what each returns).
+// Every call of the table in docs/inject.md, failed in scope with a realistic errno and
+// untouched on a twin outside the scope (calls_probe.c makes the calls and checks what each
+// returns).
 #include <cerrno>
 #include <fstream>
 #include <map>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -17,6 +19,11 @@ struct OpCase {
   const char* op;
   int error_number;
 };
+
+// gtest shows a case as its rule's words ("create ENOSPC"), not as raw bytes.
+void PrintTo(const OpCase& c, std::ostream* os) {
+  *os << c.op << ' ' << ErrnoSymbol(c.error_number);
+}
 
 class CallsTest : public InjectTest, public ::testing::WithParamInterface<OpCase> {
  protected:

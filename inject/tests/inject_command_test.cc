@@ -1,4 +1,4 @@
-// `spillway inject` as INJECT.md defines it: bad input, exit statuses, rule options, the
+// `spillway inject` as docs/inject.md defines it: bad input, exit statuses, rule options, the
 // scope through symlinks, counting across processes and threads, the quota.
 #include <filesystem>
 #include <fstream>

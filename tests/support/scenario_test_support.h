@@ -20,7 +20,7 @@
 
 namespace spillway::test_support {
 
-// The example of SCENARIOS.md, with its comments.
+// The example of docs/scenarios.md, with its comments.
 inline constexpr std::string_view kDocumentedExample =
     "dir /local0\n"
     "dir /local1\n"

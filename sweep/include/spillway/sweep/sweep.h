@@ -81,6 +81,10 @@ struct Violation {
   // The scenario file written for it, and the line of the act in that file (0: none).
   std::string scenario_path;
   int scenario_line = 0;
+  // 0 when scenario_path was written for this violation. Otherwise the 1-based number of
+  // the earlier violation of the same check whose scenario runs the same commands: its file
+  // is scenario_path, and the replay fields below are that file's.
+  size_t same_scenario_as = 0;
   // Whether the scenario holds an `expect` that fails on the violation (otherwise it says
   // what to look at in comments), and what replaying it as `spillway run` gave: its exit
   // code and the first line it printed to stderr.
@@ -112,6 +116,10 @@ struct SweepOptions {
   Quirks quirks;
   // Where scenario files are written; created if missing.
   std::string out_dir = ".";
+  // One scenario file per violation. Otherwise (the default) a violation whose scenario
+  // would run the same commands as an earlier one's of the same check (several findings of
+  // one run) shares that file.
+  bool all_reproducers = false;
   // The workload as scenario text; empty means ReferenceWorkload(). Only `dir`, `file`,
   // `quirk`, `plan`, `spill`, `write`, `clone`, `drop`, `set_limit` and `short_write` may
   // appear in it.
@@ -126,6 +134,8 @@ struct SweepResult {
   uint64_t runs_with_violations = 0;
   // Distinct violations, in the order first seen.
   std::vector<Violation> violations;
+  // Scenario files written into out_dir.
+  size_t scenario_files = 0;
 };
 
 // Runs the sweep. A violation is a result, not an error.
