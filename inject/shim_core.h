@@ -66,7 +66,7 @@ SPW_HIDDEN long spw_sys(long number, long a, long b, long c, long d);
 /* Resolves the original of `name` with dlsym(RTLD_NEXT) (dlvsym for `version` when not
  * NULL) once, caching it in *slot. */
 SPW_HIDDEN void* spw_real(void** slot, const char* name, const char* version);
-#define SPW_REAL(fn) ((__typeof__(&fn))spw_real((void**)&spw_real_##fn, #fn, NULL))
+#define SPW_REAL(fn) ((__typeof__(&(fn)))spw_real((void**)&spw_real_##fn, #fn, NULL))
 /* The slot of fn's original, resolved when the shim loads (so that a wrapper called from a
  * signal handler never runs dlsym); a call before that, from another library's
  * constructor, resolves it then. */

@@ -285,6 +285,7 @@ std::optional<int> BoundFile(const SpillModel& s, const std::string& name) {
 
 std::vector<std::string> Keys(const std::map<std::string, int>& m) {
   std::vector<std::string> keys;
+  keys.reserve(m.size());
   for (const auto& [k, v] : m) keys.push_back(k);
   return keys;
 }

@@ -27,19 +27,38 @@ namespace {
 // nullopt when the line is not valid in `s` or its outcome is not predictable there. The
 // verbs the model does not run return NotModeled.
 
-// The return type of the transition of a verb the model does not run.
+// The return type of the transition of a verb the model does not run. The dispatch below
+// looks only at their type and never calls them.
 struct NotModeled {};
 
-NotModeled Transition(const scenario::File&, SpillModel&, Affected*) { return {}; }
-NotModeled Transition(const scenario::SetQuirk&, SpillModel&, Affected*) { return {}; }
-NotModeled Transition(const scenario::ExpectOk&, SpillModel&, Affected*) { return {}; }
-NotModeled Transition(const scenario::ExpectError&, SpillModel&, Affected*) { return {}; }
-NotModeled Transition(const scenario::ExpectUsed&, SpillModel&, Affected*) { return {}; }
-NotModeled Transition(const scenario::ExpectFiles&, SpillModel&, Affected*) { return {}; }
-NotModeled Transition(const scenario::ExpectSize&, SpillModel&, Affected*) { return {}; }
-NotModeled Transition(const scenario::ExpectCount&, SpillModel&, Affected*) { return {}; }
-NotModeled Transition(const scenario::ExpectExists&, SpillModel&, Affected*) { return {}; }
-NotModeled Transition(const scenario::ExpectMissing&, SpillModel&, Affected*) { return {}; }
+[[maybe_unused]] NotModeled Transition(const scenario::File&, SpillModel&, Affected*) { return {}; }
+[[maybe_unused]] NotModeled Transition(const scenario::SetQuirk&, SpillModel&, Affected*) {
+  return {};
+}
+[[maybe_unused]] NotModeled Transition(const scenario::ExpectOk&, SpillModel&, Affected*) {
+  return {};
+}
+[[maybe_unused]] NotModeled Transition(const scenario::ExpectError&, SpillModel&, Affected*) {
+  return {};
+}
+[[maybe_unused]] NotModeled Transition(const scenario::ExpectUsed&, SpillModel&, Affected*) {
+  return {};
+}
+[[maybe_unused]] NotModeled Transition(const scenario::ExpectFiles&, SpillModel&, Affected*) {
+  return {};
+}
+[[maybe_unused]] NotModeled Transition(const scenario::ExpectSize&, SpillModel&, Affected*) {
+  return {};
+}
+[[maybe_unused]] NotModeled Transition(const scenario::ExpectCount&, SpillModel&, Affected*) {
+  return {};
+}
+[[maybe_unused]] NotModeled Transition(const scenario::ExpectExists&, SpillModel&, Affected*) {
+  return {};
+}
+[[maybe_unused]] NotModeled Transition(const scenario::ExpectMissing&, SpillModel&, Affected*) {
+  return {};
+}
 
 std::optional<std::string> Transition(const scenario::Dir& v, SpillModel& s, Affected* a) {
   const int index = LocalDirIndex(v.path);

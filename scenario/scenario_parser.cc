@@ -193,7 +193,7 @@ std::string ParseVerb(const Words& words, Verb* verb, Words* args) {
     return expect ? fmt::format("unknown check {}: expect {}", Quote(words[1]), ExpectWords())
                   : fmt::format("unknown command {}", Quote(words[0]));
   }
-  args->assign(words.begin() + verb_words, words.end());
+  args->assign(words.begin() + static_cast<std::ptrdiff_t>(verb_words), words.end());
   return {};
 }
 

@@ -87,8 +87,8 @@ constexpr size_t kCacheLine = 64;
 // This thread's shard: threads take shards in turn as they first make a plan.
 size_t ThisThreadShard() {
   static std::atomic<size_t> next{0};
-  thread_local const size_t shard = next.fetch_add(1, std::memory_order_relaxed) % kShards;
-  return shard;
+  thread_local const size_t kShard = next.fetch_add(1, std::memory_order_relaxed) % kShards;
+  return kShard;
 }
 
 }  // namespace

@@ -36,6 +36,7 @@ std::string Quirks::ToString() const {
 const std::vector<Quirk>& AllQuirks() {
   static const std::vector<Quirk> kAll = [] {
     std::vector<Quirk> all;
+    all.reserve(std::size(kQuirkNames));
     for (const QuirkEntry& e : kQuirkNames) all.push_back(e.quirk);
     return all;
   }();

@@ -124,8 +124,8 @@ std::string_view FaultModeName(FaultMode mode) {
 }
 
 const std::vector<int>& DefaultErrnos() {
-  static const std::vector<int> errnos = {ENOSPC, EIO, ENOENT, EACCES};
-  return errnos;
+  static const std::vector<int> kErrnos = {ENOSPC, EIO, ENOENT, EACCES};
+  return kErrnos;
 }
 
 std::string_view CheckName(Check check) {
@@ -152,7 +152,10 @@ std::string_view CheckName(Check check) {
   return "unknown";
 }
 
-StatusOr<SweepResult> RunSweep(const SweepOptions& options) {
+namespace {
+
+// Bad input to RunSweep: kInvalidArgument naming what is wrong, or OK.
+Status ValidateSweepOptions(const SweepOptions& options) {
   if (options.errnos.empty()) return Status::InvalidArgument("no errno to inject");
   for (int error_number : options.errnos) {
     if (error_number <= 0) {
@@ -160,6 +163,13 @@ StatusOr<SweepResult> RunSweep(const SweepOptions& options) {
     }
   }
   if (options.modes.empty()) return Status::InvalidArgument("no fault mode");
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<SweepResult> RunSweep(const SweepOptions& options) {
+  SPILLWAY_RETURN_IF_ERROR(ValidateSweepOptions(options));
   StatusOr<Workload> workload =
       LoadWorkload(options.workload.empty() ? ReferenceWorkload() : options.workload);
   if (!workload.ok()) return workload.status();

@@ -186,8 +186,10 @@ Status WorkloadRun::Execute() {
   const size_t log_before = runner().cleanup_log()->failure_count();
   runner().DropAll();
   const std::vector<InjectedFault> all_faults = fs.injected();
-  CheckDropFaults(std::vector<InjectedFault>(all_faults.begin() + faults_before, all_faults.end()),
-                  log_before, -1, "dropping what the workload left bound", "dropall");
+  CheckDropFaults(
+      std::vector<InjectedFault>(all_faults.begin() + static_cast<std::ptrdiff_t>(faults_before),
+                                 all_faults.end()),
+      log_before, -1, "dropping what the workload left bound", "dropall");
   plans_.clear();
   file_ids_.clear();
   CheckLeftovers();

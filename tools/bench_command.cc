@@ -403,50 +403,87 @@ void PrintTable(const std::vector<ConfigResult>& results, const std::string& hea
 }
 
 // Runs the command; returns the exit code.
-int RunBench(const BenchFlags& flags) {
-  auto usage_error = [](const std::string& what) {
-    std::fprintf(stderr, "spillway bench: %s\n", what.c_str());
-    return 2;
-  };
-  if (flags.fs == "mem" && !flags.root.empty()) {
-    return usage_error("--root applies to --fs posix only");
-  }
+// Prints `message` as a usage error and returns 2.
+int BenchUsageError(const std::string& message) {
+  std::fprintf(stderr, "spillway bench: %s\n", message.c_str());
+  return 2;
+}
 
+// Where the benchmark runs: the filesystem, the directory it works in, and a description.
+struct BenchTarget {
   std::shared_ptr<FileSystem> fs;
   std::string parent;
   std::string fs_type;
+};
+
+// The POSIX target: --root, $SPILLWAY_BENCH_DIR or the temp dir, which must be a
+// directory. Returns 0, or 2 after printing what is wrong.
+int PosixTarget(const BenchFlags& flags, BenchTarget* target) {
+  target->fs = NewPosixFileSystem();
+  std::string root = flags.root;
+  if (root.empty()) {
+    const char* env = std::getenv("SPILLWAY_BENCH_DIR");
+    root = (env != nullptr && *env != '\0') ? env : target->fs->TempDir();
+  }
+  std::error_code ec;
+  std::filesystem::path abs = std::filesystem::absolute(root, ec);
+  if (ec) return BenchUsageError("--root " + root + ": " + ec.message());
+  std::string parent = abs.lexically_normal().string();
+  while (parent.size() > 1 && parent.back() == '/') parent.pop_back();
+  if (Status valid = ValidatePath(parent); !valid.ok()) {
+    return BenchUsageError("--root: " + valid.ToString());
+  }
+  StatusOr<FileStat> stat = target->fs->Stat(parent);
+  if (!stat.ok()) return BenchUsageError("--root: " + stat.status().ToString());
+  if (stat->type != FileType::kDirectory) {
+    return BenchUsageError("--root " + parent + ": not a directory");
+  }
+  target->fs_type = FsTypeOf(parent);
+  target->parent = std::move(parent);
+  return 0;
+}
+
+// The results as one JSON document on stdout.
+void PrintBenchJson(const BenchFlags& flags, const std::vector<ConfigResult>& results,
+                    const std::string& fs_type, const std::string& where, double load_before,
+                    double load_after) {
+  nlohmann::ordered_json out;
+  out["results"] = nlohmann::ordered_json::array();
+  for (const ConfigResult& c : results) {
+    out["results"].push_back(ResultJson(c, Mode::kEager, flags.fs));
+    out["results"].push_back(ResultJson(c, Mode::kLazy, flags.fs));
+  }
+  out["machine"] = {{"nproc", std::thread::hardware_concurrency()},
+                    {"cpu", CpuModel()},
+                    {"kernel", Kernel()},
+                    {"loadavg_before", load_before},
+                    {"loadavg_after", load_after}};
+  out["filesystem"] = {{"fs", flags.fs}, {"type", fs_type}};
+  if (flags.fs == "posix") out["filesystem"]["dir"] = where;
+  out["repetitions"] = flags.repetitions;
+  out["batch_ms"] = flags.batch_ms;
+  std::printf("%s\n", out.dump(2).c_str());
+}
+
+int RunBench(const BenchFlags& flags) {
+  if (flags.fs == "mem" && !flags.root.empty()) {
+    return BenchUsageError("--root applies to --fs posix only");
+  }
+  BenchTarget target;
   if (flags.fs == "posix") {
-    fs = NewPosixFileSystem();
-    std::string root = flags.root;
-    if (root.empty()) {
-      const char* env = std::getenv("SPILLWAY_BENCH_DIR");
-      root = (env != nullptr && *env != '\0') ? env : fs->TempDir();
-    }
-    std::error_code ec;
-    std::filesystem::path abs = std::filesystem::absolute(root, ec);
-    if (ec) return usage_error("--root " + root + ": " + ec.message());
-    parent = abs.lexically_normal().string();
-    while (parent.size() > 1 && parent.back() == '/') parent.pop_back();
-    if (Status valid = ValidatePath(parent); !valid.ok()) {
-      return usage_error("--root: " + valid.ToString());
-    }
-    StatusOr<FileStat> stat = fs->Stat(parent);
-    if (!stat.ok()) return usage_error("--root: " + stat.status().ToString());
-    if (stat->type != FileType::kDirectory)
-      return usage_error("--root " + parent + ": not a directory");
-    fs_type = FsTypeOf(parent);
+    if (const int bad = PosixTarget(flags, &target); bad != 0) return bad;
   } else {
-    fs = MemFileSystem::Create();
-    parent = fs->TempDir();
-    fs_type = "spillway MemFileSystem";
+    target.fs = MemFileSystem::Create();
+    target.parent = target.fs->TempDir();
+    target.fs_type = "spillway MemFileSystem";
   }
 
   const int max_dirs = *std::max_element(flags.dirs.begin(), flags.dirs.end());
   StatusOr<std::unique_ptr<BenchArea>> area =
-      BenchArea::Make(fs, flags.fs == "posix", parent, max_dirs);
+      BenchArea::Make(target.fs, flags.fs == "posix", target.parent, max_dirs);
   if (!area.ok()) {
     // Could not work in the directory given: bad input when it was named.
-    std::fprintf(stderr, "spillway bench: cannot set up in %s: %s\n", parent.c_str(),
+    std::fprintf(stderr, "spillway bench: cannot set up in %s: %s\n", target.parent.c_str(),
                  area.status().ToString().c_str());
     return 2;
   }
@@ -470,27 +507,12 @@ int RunBench(const BenchFlags& flags) {
   area->reset();  // Removes the private directory before reporting.
 
   if (flags.json) {
-    nlohmann::ordered_json out;
-    out["results"] = nlohmann::ordered_json::array();
-    for (const ConfigResult& c : results) {
-      out["results"].push_back(ResultJson(c, Mode::kEager, flags.fs));
-      out["results"].push_back(ResultJson(c, Mode::kLazy, flags.fs));
-    }
-    out["machine"] = {{"nproc", std::thread::hardware_concurrency()},
-                      {"cpu", CpuModel()},
-                      {"kernel", Kernel()},
-                      {"loadavg_before", load_before},
-                      {"loadavg_after", load_after}};
-    out["filesystem"] = {{"fs", flags.fs}, {"type", fs_type}};
-    if (flags.fs == "posix") out["filesystem"]["dir"] = where;
-    out["repetitions"] = flags.repetitions;
-    out["batch_ms"] = flags.batch_ms;
-    std::printf("%s\n", out.dump(2).c_str());
+    PrintBenchJson(flags, results, target.fs_type, where, load_before, load_after);
   } else {
     PrintTable(results,
                fmt::format("{} filesystem{} ({}); {} CPUs, {}, {}; load average {:.2f} before, "
                            "{:.2f} after",
-                           flags.fs, flags.fs == "posix" ? " at " + where : "", fs_type,
+                           flags.fs, flags.fs == "posix" ? " at " + where : "", target.fs_type,
                            std::thread::hardware_concurrency(), CpuModel(), Kernel(), load_before,
                            load_after),
                flags);

@@ -105,15 +105,16 @@ std::optional<std::string> FindProgram(const std::string& name) {
 bool HasSection(FILE* f, const Elf64_Ehdr& eh, std::string_view name) {
   Elf64_Shdr strtab;
   if (eh.e_shoff == 0 || eh.e_shstrndx >= eh.e_shnum ||
-      std::fseek(f, static_cast<long>(eh.e_shoff + eh.e_shstrndx * eh.e_shentsize), SEEK_SET) !=
-          0 ||
+      std::fseek(f, static_cast<long>(eh.e_shoff + uint64_t{eh.e_shstrndx} * eh.e_shentsize),
+                 SEEK_SET) != 0 ||
       std::fread(&strtab, sizeof(strtab), 1, f) != 1) {
     return false;
   }
   for (int i = 0; i < eh.e_shnum; ++i) {
     Elf64_Shdr sh;
     char section[32] = {};
-    if (std::fseek(f, static_cast<long>(eh.e_shoff + i * eh.e_shentsize), SEEK_SET) != 0 ||
+    if (std::fseek(f, static_cast<long>(eh.e_shoff + static_cast<uint64_t>(i) * eh.e_shentsize),
+                   SEEK_SET) != 0 ||
         std::fread(&sh, sizeof(sh), 1, f) != 1 ||
         std::fseek(f, static_cast<long>(strtab.sh_offset + sh.sh_name), SEEK_SET) != 0 ||
         std::fread(section, 1, sizeof(section) - 1, f) == 0) {
@@ -128,7 +129,8 @@ bool HasSection(FILE* f, const Elf64_Ehdr& eh, std::string_view name) {
 bool HasInterpreter(FILE* f, const Elf64_Ehdr& eh) {
   for (int i = 0; i < eh.e_phnum; ++i) {
     Elf64_Phdr ph;
-    if (std::fseek(f, static_cast<long>(eh.e_phoff + i * eh.e_phentsize), SEEK_SET) != 0 ||
+    if (std::fseek(f, static_cast<long>(eh.e_phoff + static_cast<uint64_t>(i) * eh.e_phentsize),
+                   SEEK_SET) != 0 ||
         std::fread(&ph, sizeof(ph), 1, f) != 1) {
       return false;
     }
@@ -300,6 +302,7 @@ class StateFile {
   setenv("LD_PRELOAD", preload.c_str(), 1);
   setenv(inject::kStateEnv, state_path.c_str(), 1);
   std::vector<char*> argv;
+  argv.reserve(command.size() + 1);
   for (const std::string& arg : command) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
   execvp(argv[0], argv.data());

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -22,9 +23,7 @@ std::string UnknownCommandError(CLI::App& app) {
   return fmt::format("unknown command '{}' (commands: {})", extra.front(), fmt::join(names, ", "));
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   CLI::App app{
       "spillway: a reference spill-file manager and the filesystem simulation that tests it"};
   app.require_subcommand(1);
@@ -46,4 +45,19 @@ int main(int argc, char** argv) {
     return 2;
   }
   return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Nothing may escape as an abort: an exception from a command (out of memory, a bug) is
+  // one line and exit 1.
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "spillway: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "spillway: unknown exception\n");
+  }
+  return 1;
 }
