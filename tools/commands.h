@@ -5,6 +5,7 @@
 #define SPILLWAY_TOOLS_COMMANDS_H_
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,13 @@ void AddSweepCommand(CLI::App& app, int& exit_code);     // sweep_command.cc
 void AddSimulateCommand(CLI::App& app, int& exit_code);  // simulate_command.cc
 void AddBenchCommand(CLI::App& app, int& exit_code);     // bench_command.cc
 void AddInjectCommand(CLI::App& app, int& exit_code);    // inject_command.cc
+
+// `spillway sweep ... -- CMD`: when argv (the whole command line) is one, runs it and returns
+// its exit code; otherwise nullopt (`spillway sweep` without `--` is AddSweepCommand's).
+// sweep_command.cc.
+std::optional<int> DispatchCommandSweep(int argc, char** argv);
+// `spillway sweep [OPTIONS] -- CMD`, from the word after `sweep`. cmd_sweep_command.cc.
+int RunCmdSweepCommand(int argc, char** argv);
 
 // Accepts a quirk's name (quirks.h); otherwise names the known ones. cli_support.cc.
 CLI::Validator QuirkNameValidator();

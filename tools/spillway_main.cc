@@ -1,7 +1,6 @@
 // spillway: replay scenario files, sweep faults, simulate, and measure.
-#include <cstdio>
-
 #include <CLI/CLI.hpp>
+#include <cstdio>
 
 #include "commands.h"
 
@@ -9,6 +8,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "spillway: a reference spill-file manager and the filesystem simulation that tests it"};
   app.require_subcommand(1);
+  if (const auto code = spillway::tools::DispatchCommandSweep(argc, argv)) return *code;
   int exit_code = 0;
   spillway::tools::AddRunCommand(app, exit_code);
   spillway::tools::AddSweepCommand(app, exit_code);
