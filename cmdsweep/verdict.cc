@@ -8,6 +8,8 @@
 namespace spillway::cmdsweep {
 namespace {
 
+constexpr size_t kMinRandomRun = 6;
+
 std::vector<std::string_view> Components(std::string_view path) {
   std::vector<std::string_view> parts;
   size_t start = 0;
@@ -29,15 +31,26 @@ std::string CollapseDigits(std::string_view name) {
   return out;
 }
 
+bool IsAlnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+
+// Equal up to numbers (a pid, a counter) or up to one random run of letters and digits (at
+// least kMinRandomRun long, as mkstemp's XXXXXX): every difference lies inside one maximal
+// run of letters and digits of that length.
 bool SameNamePattern(std::string_view a, std::string_view b) {
   if (a == b || CollapseDigits(a) == CollapseDigits(b)) return true;
   if (a.size() != b.size()) return false;
+  size_t run_start = std::string_view::npos;  // The run holding the first difference.
   for (size_t i = 0; i < a.size(); ++i) {
-    const bool both_alnum = std::isalnum(static_cast<unsigned char>(a[i])) != 0 &&
-                            std::isalnum(static_cast<unsigned char>(b[i])) != 0;
-    if (a[i] != b[i] && !both_alnum) return false;
+    if (a[i] == b[i]) continue;
+    if (!IsAlnum(a[i]) || !IsAlnum(b[i])) return false;
+    size_t start = i;
+    while (start > 0 && IsAlnum(a[start - 1])) --start;
+    if (run_start != std::string_view::npos && run_start != start) return false;
+    run_start = start;
   }
-  return true;
+  size_t end = run_start;
+  while (end < a.size() && IsAlnum(a[end])) ++end;
+  return end - run_start >= kMinRandomRun;
 }
 
 bool Contains(const std::vector<Verdict>& verdicts, Verdict v) {

@@ -122,8 +122,9 @@ struct CmdSweepResult {
 StatusOr<CmdSweepResult> RunCmdSweep(const CmdSweepOptions& options);
 
 // True when `a` and `b` name the same entry up to the random parts of temp names: the same
-// components, each equal, or equal once every run of digits is one digit, or of the same
-// length and differing only in letters and digits.
+// number of components, each pair equal, or equal once every run of digits is one digit,
+// or of the same length with every difference inside one run of at least 6 letters and
+// digits (mkstemp's XXXXXX and its relatives).
 bool SamePathPattern(std::string_view a, std::string_view b);
 
 }  // namespace spillway::cmdsweep
