@@ -1,0 +1,31 @@
+// DuckDB spilling: an ORDER BY over 2 million rows with memory_limit=64MB and one thread,
+// so that its sort spills to temp_directory (duckdb_temp_storage*.tmp and friends).
+// Usage: node spill.js DIR [plain|limit-set|limit-config] [LIMIT]
+//   plain         (default) max_temp_directory_size is not set
+//   limit-set     SET max_temp_directory_size=LIMIT (default '1MB') before the query
+//   limit-config  the same limit given in the instance's config
+// Prints the query's checksum, or the error and exit 1.
+const { DuckDBInstance } = require('@duckdb/node-api');
+
+async function main() {
+  const [dir, mode = 'plain', limit = '1MB'] = process.argv.slice(2);
+  const config = { temp_directory: dir, memory_limit: '64MB', threads: '1' };
+  if (mode === 'limit-config') config.max_temp_directory_size = limit;
+  const instance = await DuckDBInstance.create(':memory:', config);
+  const connection = await instance.connect();
+  if (mode === 'limit-set') await connection.run(`SET max_temp_directory_size='${limit}'`);
+  const reader = await connection.runAndReadAll(`
+    SELECT count(*) AS n, sum(hash(i, s) % 1000003) AS checksum FROM (
+      SELECT i, s, row_number() OVER () AS r FROM (
+        SELECT i, md5(i::VARCHAR) || md5((i * 7)::VARCHAR) AS s FROM range(2000000) t(i)
+        ORDER BY s))`);
+  const [row] = reader.getRowObjects();
+  console.log(`rows ${row.n} checksum ${row.checksum}`);
+  connection.closeSync();
+  instance.closeSync();
+}
+
+main().catch((e) => {
+  console.log(`error: ${e.message.split('\n')[0]}`);
+  process.exit(1);
+});
