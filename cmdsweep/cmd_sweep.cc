@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -261,6 +262,8 @@ class WorkDir {
     const char* tmp = std::getenv("TMPDIR");
     path_ = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/spillway-sweep-XXXXXX";
     if (mkdtemp(path_.data()) == nullptr) path_.clear();
+    // Searchable, so that a program of the run that switches users can write its trace.
+    if (!path_.empty()) chmod(path_.c_str(), 0711);
   }
   ~WorkDir() {
     std::error_code ec;
