@@ -45,3 +45,13 @@ sweep_engine() {
   fi
   echo "sweep exit $status"
 }
+
+# expect_verdict NAME: fails unless the last sweep gave at least one run that verdict (a
+# finding the profile documents, so a sweep that stops seeing it is noticed).
+expect_verdict() {
+  count=$(sed -n "s/^verdicts: .*\b$1 \([0-9]*\).*/\1/p" "$work/summary.txt")
+  if [ "${count:-0}" -eq 0 ]; then
+    echo "FAIL: no run was $1; docs/engines.md says this engine shows it" >&2
+    exit 1
+  fi
+}
