@@ -18,12 +18,12 @@ profile() {
   grep -E "^(baseline|runs|sampled|verdicts|violations|skipped|FAIL)" "build/engines/$name.log" || true
 }
 mkdir -p build/engines
-profile sort engines/sort/sweep.sh --max-runs 2000
-profile sqlite engines/sqlite/sweep.sh --max-runs 3000
+profile sort engines/sort/sweep.sh --max-runs 600
+profile sqlite engines/sqlite/sweep.sh --max-runs 2000
 profile rust engines/rust/sweep.sh
 profile postgres engines/postgres/sweep.sh plain
 profile postgres_limit engines/postgres/sweep.sh limit
-profile duckdb engines/duckdb/sweep.sh plain --max-runs 400
-profile duckdb_limit_set engines/duckdb/sweep.sh limit-set --max-runs 400
-profile duckdb_limit_config engines/duckdb/sweep.sh limit-config --max-runs 400
+profile duckdb engines/duckdb/sweep.sh plain --max-runs 120
+profile duckdb_limit_set engines/duckdb/sweep.sh limit-set --max-runs 120
+profile duckdb_limit_config engines/duckdb/sweep.sh limit-config --max-runs 120
 exit "$failed"
