@@ -9,11 +9,14 @@
 // without its sizes and exits 0.
 const { DuckDBInstance } = require('@duckdb/node-api');
 
+// Closed on every exit, so that DuckDB removes its temp files itself even after an error.
+let instance = null;
+
 async function main() {
   const [dir, mode = 'plain', limit = '1MB'] = process.argv.slice(2);
   const config = { temp_directory: dir, memory_limit: '64MB', threads: '1' };
   if (mode === 'limit-config') config.max_temp_directory_size = limit;
-  const instance = await DuckDBInstance.create(':memory:', config);
+  instance = await DuckDBInstance.create(':memory:', config);
   const connection = await instance.connect();
   if (mode === 'limit-set') await connection.run(`SET max_temp_directory_size='${limit}'`);
   const reader = await connection.runAndReadAll(`
@@ -24,17 +27,19 @@ async function main() {
   const [row] = reader.getRowObjects();
   console.log(`rows ${row.n} checksum ${row.checksum}`);
   connection.closeSync();
-  instance.closeSync();
 }
 
 const kLimitError = 'failed to offload data block';
 
-main().catch((e) => {
-  const message = e.message.split('\n')[0];
-  if (process.argv[3]?.startsWith('limit') && message.includes(kLimitError)) {
-    console.log(`expected error: ${kLimitError}`);
-    return;
-  }
-  console.log(`error: ${message}`);
-  process.exit(1);
-});
+main().then(
+  () => instance.closeSync(),
+  (e) => {
+    if (instance !== null) instance.closeSync();
+    const message = e.message.split('\n')[0];
+    if (process.argv[3]?.startsWith('limit') && message.includes(kLimitError)) {
+      console.log(`expected error: ${kLimitError}`);
+      return;
+    }
+    console.log(`error: ${message}`);
+    process.exitCode = 1;
+  });
