@@ -2,15 +2,18 @@
 # Builds spillway and runs its whole default test suite: unit, property and scenario tests
 # on the default build, again under AddressSanitizer + UndefinedBehaviorSanitizer, the
 # concurrency tests under ThreadSanitizer, and the scenario-parser fuzzer (clang).
-# Long soaks are left out; run them with `scripts/test.sh --soak`.
+# Long soaks are left out; run them with `scripts/test.sh --soak`. `--engines` also runs the
+# full sweeps of the engine profiles (engines/, docs/engines.md; CI runs them sampled).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 soak=0
+engines=0
 for arg in "$@"; do
   case "$arg" in
     --soak) soak=1 ;;
-    *) echo "usage: $0 [--soak]" >&2; exit 2 ;;
+    --engines) engines=1 ;;
+    *) echo "usage: $0 [--soak] [--engines]" >&2; exit 2 ;;
   esac
 done
 
@@ -49,6 +52,11 @@ if [ "$soak" -eq 1 ]; then
   cmake --preset default -DSPILLWAY_ENABLE_SOAK=ON >/dev/null
   cmake --build --preset default
   ctest --preset soak
+fi
+if [ "$engines" -eq 1 ]; then
+  step "engine profiles, full sweeps"
+  scripts/install-deps.sh engines
+  engines/sweep_all.sh
 fi
 echo
 echo "all test runs passed"

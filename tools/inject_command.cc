@@ -258,6 +258,7 @@ void FillState(const InjectArgs& args, SharedState* state, const std::string& sh
     const fs::path trace = fs::absolute(args.trace);
     const int fd = open(trace.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) throw BadInput{fmt::format("--trace {}: {}", args.trace, std::strerror(errno))};
+    fchmod(fd, 0666);  // Writable by processes of the run that switch users, as the state.
     close(fd);
     CheckedCopy(state->trace_path, inject::kPathCapacity, trace.string(), "--trace");
   }
@@ -274,6 +275,9 @@ class StateFile {
     path_ = dir + "/spillway-inject-XXXXXX";
     const int fd = mkstemp(path_.data());
     if (fd < 0) throw BadInput{fmt::format("cannot create a state file in {}", dir)};
+    // A process of the run that switches users (PostgreSQL's server started as root through
+    // runuser) must still map it to count and decide.
+    fchmod(fd, 0666);
     if (ftruncate(fd, sizeof(SharedState)) == 0) {
       void* map = mmap(nullptr, sizeof(SharedState), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
       if (map != MAP_FAILED) state_ = new (map) SharedState();

@@ -28,6 +28,7 @@ int Main(int argc, char** argv) {
       "spillway: a reference spill-file manager and the filesystem simulation that tests it"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "spillway " SPILLWAY_VERSION);
+  if (const auto code = spillway::tools::DispatchCommandSweep(argc, argv)) return *code;
   int exit_code = 0;
   spillway::tools::AddRunCommand(app, exit_code);
   spillway::tools::AddSweepCommand(app, exit_code);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "commands.h"
@@ -230,6 +231,14 @@ int RunSweepCommand(const SweepArgs& args) {
 }
 
 }  // namespace
+
+std::optional<int> DispatchCommandSweep(int argc, char** argv) {
+  if (argc < 2 || std::string_view(argv[1]) != "sweep") return std::nullopt;
+  for (int i = 2; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--") return RunCmdSweepCommand(argc - 1, argv + 1);
+  }
+  return std::nullopt;
+}
 
 void AddSweepCommand(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<SweepArgs>();

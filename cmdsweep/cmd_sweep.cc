@@ -1,0 +1,328 @@
+// The sweep's driver: the baseline, the plan, the runs (in parallel with {dir}), the
+// reproducers and the files kept with --out. Verdicts are in verdict.cc.
+#include "spillway/cmdsweep/cmd_sweep.h"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "inject_run.h"
+#include "run_plan.h"
+#include "verdict.h"
+
+namespace spillway::cmdsweep {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Without --timeout, a run may take this many times the baseline's time, and at least
+// kMinTimeoutSeconds.
+constexpr double kTimeoutFactor = 10;
+constexpr double kMinTimeoutSeconds = 10;
+// The baseline's own limit without --timeout.
+constexpr double kBaselineTimeoutSeconds = 600;
+
+struct Sweep {
+  const CmdSweepOptions* options;
+  std::string under;  // Resolved.
+  bool with_dir = false;
+  std::string work_dir;  // Private: traces and outputs of the runs in flight.
+  double timeout = 0;
+  Baseline baseline;
+};
+
+bool HasDirWord(const std::vector<std::string>& command) {
+  return std::any_of(command.begin(), command.end(), [](const std::string& arg) {
+    return arg.find(kDirWord) != std::string::npos;
+  });
+}
+
+// Each piece of `arg` around {dir}, transformed by `piece`, joined by `dir`.
+std::string ReplaceDir(const std::string& arg, const std::string& dir,
+                       std::string (*piece)(std::string_view)) {
+  std::string out;
+  size_t start = 0;
+  for (size_t at = arg.find(kDirWord); at != std::string::npos; at = arg.find(kDirWord, start)) {
+    if (at > start) out += piece(std::string_view(arg).substr(start, at - start));
+    out += dir;
+    start = at + kDirWord.size();
+  }
+  if (start < arg.size() || arg.empty()) out += piece(std::string_view(arg).substr(start));
+  return out;
+}
+
+std::string Verbatim(std::string_view text) { return std::string(text); }
+
+std::vector<std::string> CommandFor(const Sweep& sweep, const std::string& scope) {
+  std::vector<std::string> command;
+  for (const std::string& arg : sweep.options->command) {
+    command.push_back(ReplaceDir(arg, scope, Verbatim));
+  }
+  return command;
+}
+
+std::string Reproducer(const Sweep& sweep, const RunSpec& spec) {
+  const CmdSweepOptions& options = *sweep.options;
+  std::string line;
+  std::string scope = ShellWord(sweep.under);
+  if (sweep.with_dir) {
+    line = fmt::format("d=$(mktemp -d -p {}) && ", ShellWord(sweep.under));
+    scope = "\"$d\"";
+  }
+  line += fmt::format("{} inject --under {} --fault {} --timeout {:g} --",
+                      ShellWord(options.spillway_binary), scope, ShellWord(FaultRuleFor(spec)),
+                      sweep.timeout);
+  for (const std::string& arg : options.command) {
+    line += " " + (sweep.with_dir ? ReplaceDir(arg, "\"$d\"", ShellWord) : ShellWord(arg));
+  }
+  return line;
+}
+
+// A fresh scope for one run: a new directory in `under` with {dir}, else `under` itself.
+StatusOr<std::string> MakeScope(const Sweep& sweep, const std::string& label) {
+  if (!sweep.with_dir) return sweep.under;
+  std::string path = sweep.under + "/" + label + "-XXXXXX";
+  if (mkdtemp(path.data()) == nullptr) {
+    return Status::InvalidArgument(
+        fmt::format("cannot make a scope directory in {}: {}", sweep.under, std::strerror(errno)));
+  }
+  return path;
+}
+
+// Removes what the run left (all of its scope with {dir}; else the entries that were not
+// there before it), so that every run starts from the same state.
+void DropScope(const Sweep& sweep, const std::string& scope, const InjectOutcome& raw) {
+  std::error_code ec;
+  if (sweep.with_dir) {
+    fs::remove_all(scope, ec);
+    return;
+  }
+  for (auto it = raw.leftovers.rbegin(); it != raw.leftovers.rend(); ++it) {
+    fs::remove_all(it->path, ec);
+  }
+}
+
+// Runs the command once under `spillway inject` with `faults` in a fresh scope; the
+// outcome's paths are shown relative to the scope.
+StatusOr<InjectOutcome> RunOnce(const Sweep& sweep, const std::string& label,
+                                const std::vector<std::string>& faults, double timeout) {
+  StatusOr<std::string> scope = MakeScope(sweep, label);
+  if (!scope.ok()) return scope.status();
+  char resolved[PATH_MAX];
+  const std::string real = realpath(scope->c_str(), resolved) != nullptr ? resolved : *scope;
+  InjectInvocation invocation{
+      sweep.options->spillway_binary, real, CommandFor(sweep, *scope), faults, timeout,
+      sweep.work_dir + "/" + label};
+  InjectOutcome outcome = RunInject(invocation);
+  DropScope(sweep, *scope, outcome);
+  ShowPaths(&outcome, real, sweep.with_dir);
+  if (real != *scope && sweep.with_dir) {
+    // The command saw the unresolved path; show it as {dir} in its output too.
+    InjectOutcome alias;
+    alias.program_stdout = std::move(outcome.program_stdout);
+    ShowPaths(&alias, *scope, true);
+    outcome.program_stdout = std::move(alias.program_stdout);
+  }
+  return outcome;
+}
+
+std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+Status RunBaseline(Sweep* sweep) {
+  const CmdSweepOptions& options = *sweep->options;
+  const double limit = options.timeout > 0 ? options.timeout : kBaselineTimeoutSeconds;
+  StatusOr<InjectOutcome> outcome = RunOnce(*sweep, "baseline", {}, limit);
+  if (!outcome.ok()) return outcome.status();
+  if (!outcome->summary) {
+    return Status::InvalidArgument(
+        fmt::format("the command did not run: {}", FirstLine(outcome->inject_stderr)));
+  }
+  if (outcome->status != 0) {
+    return Status::InvalidArgument(
+        fmt::format("the run without faults exited {}, not 0 (its stderr: {})", outcome->status,
+                    FirstLine(outcome->inject_stderr)));
+  }
+  Baseline& baseline = sweep->baseline;
+  baseline.exit_code = outcome->status;
+  baseline.stdout_text = std::move(outcome->program_stdout);
+  baseline.calls = std::move(outcome->calls);
+  baseline.leftovers = std::move(outcome->leftovers);
+  for (Leftover& left : baseline.leftovers) left.kind = Leftover::Kind::kBaseline;
+  baseline.seconds = outcome->seconds;
+  sweep->timeout = options.timeout > 0
+                       ? options.timeout
+                       : std::max(kMinTimeoutSeconds, kTimeoutFactor * baseline.seconds);
+  return OkStatus();
+}
+
+std::string RunLabel(const RunSpec& spec) {
+  return fmt::format("run-{}-{}-{}-{}", spec.n, spec.call.op, ErrnoName(spec.error_number),
+                     FaultModeName(spec.mode));
+}
+
+bool HasViolation(const RunResult& result) {
+  return std::any_of(result.verdicts.begin(), result.verdicts.end(), IsViolation);
+}
+
+// With --out, copies a violation's stdout, stderr and trace next to its reproducer.
+void KeepFiles(const Sweep& sweep, const std::string& label, RunResult* result) {
+  const std::string& out = sweep.options->out_dir;
+  if (out.empty() || !HasViolation(*result)) return;
+  std::error_code ec;
+  for (const char* suffix : {".stdout", ".stderr", ".trace"}) {
+    fs::copy_file(sweep.work_dir + "/" + label + suffix, out + "/" + label + suffix,
+                  fs::copy_options::overwrite_existing, ec);
+  }
+  std::ofstream(out + "/" + label + ".sh") << "#!/bin/sh\n" << result->reproducer << "\n";
+  result->kept_as = out + "/" + label;
+}
+
+RunResult RunOne(const Sweep& sweep, const RunSpec& spec) {
+  RunResult result;
+  result.spec = spec;
+  result.reproducer = Reproducer(sweep, spec);
+  const std::string label = RunLabel(spec);
+  StatusOr<InjectOutcome> outcome = RunOnce(sweep, label, {FaultRuleFor(spec)}, sweep.timeout);
+  if (!outcome.ok()) {
+    result.diverged_at = outcome.status().message();
+    result.verdicts.push_back(Verdict::kDiverged);
+    return result;
+  }
+  ClassifyLeftovers(sweep.baseline.leftovers, outcome->faults, &outcome->leftovers);
+  Judge({&spec, &*outcome, &sweep.baseline, sweep.timeout, sweep.options->compare_stdout}, &result);
+  KeepFiles(sweep, label, &result);
+  for (const char* suffix : {".stdout", ".stderr", ".trace"}) {
+    unlink((sweep.work_dir + "/" + label + suffix).c_str());
+  }
+  return result;
+}
+
+void RunAll(const Sweep& sweep, const std::vector<RunSpec>& specs, CmdSweepResult* result) {
+  result->runs.resize(specs.size());
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  uint64_t done = 0;
+  auto worker = [&] {
+    for (size_t i = next++; i < specs.size(); i = next++) {
+      RunResult run = RunOne(sweep, specs[i]);
+      std::lock_guard<std::mutex> lock(mu);
+      result->violations += HasViolation(run) ? 1 : 0;
+      for (Verdict v : run.verdicts) ++result->by_verdict[static_cast<int>(v)];
+      result->runs[i] = std::move(run);
+      ++done;
+      if (sweep.options->on_progress) {
+        sweep.options->on_progress(done, specs.size(), result->violations);
+      }
+    }
+  };
+  const int jobs = sweep.with_dir ? std::max(1, sweep.options->jobs) : 1;
+  std::vector<std::thread> threads;
+  for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
+}
+
+Status Validate(const CmdSweepOptions& options, Sweep* sweep) {
+  if (options.command.empty()) return Status::InvalidArgument("no command after --");
+  char resolved[PATH_MAX];
+  std::error_code ec;
+  if (realpath(options.under.c_str(), resolved) == nullptr || !fs::is_directory(resolved, ec)) {
+    return Status::InvalidArgument(
+        fmt::format("--under {}: not an existing directory", options.under));
+  }
+  sweep->under = resolved;
+  if (options.shard_count < 1 || options.shard_index < 1 ||
+      options.shard_index > options.shard_count) {
+    return Status::InvalidArgument(
+        fmt::format("--shard {}/{}: K must be in 1..N", options.shard_index, options.shard_count));
+  }
+  if (options.jobs < 1) return Status::InvalidArgument("--jobs must be at least 1");
+  if (!options.out_dir.empty() && !fs::create_directories(options.out_dir, ec) && ec) {
+    return Status::InvalidArgument(
+        fmt::format("--out {}: cannot make it: {}", options.out_dir, ec.message()));
+  }
+  return OkStatus();
+}
+
+// A private directory for the runs' traces and outputs, removed when the sweep ends.
+class WorkDir {
+ public:
+  WorkDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    path_ = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/spillway-sweep-XXXXXX";
+    if (mkdtemp(path_.data()) == nullptr) path_.clear();
+    // Searchable, so that a program of the run that switches users can write its trace.
+    if (!path_.empty()) chmod(path_.c_str(), 0711);
+  }
+  ~WorkDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  WorkDir(const WorkDir&) = delete;
+  WorkDir& operator=(const WorkDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+const char* VerdictName(Verdict verdict) {
+  static constexpr const char* kNames[kVerdictCount] = {
+      "clean_error", "tolerated", "silent_wrong_output", "leak", "crash", "hang", "diverged"};
+  return kNames[static_cast<int>(verdict)];
+}
+
+bool IsViolation(Verdict verdict) {
+  return verdict != Verdict::kCleanError && verdict != Verdict::kTolerated &&
+         verdict != Verdict::kDiverged;
+}
+
+const char* FaultModeName(FaultMode mode) {
+  return mode == FaultMode::kTransient ? "transient" : "persistent";
+}
+
+const char* LeftoverKindName(Leftover::Kind kind) {
+  static constexpr const char* kNames[] = {"leak", "left_by_fault", "baseline"};
+  return kNames[static_cast<int>(kind)];
+}
+
+std::string FaultRuleFor(const RunSpec& spec) {
+  return fmt::format("{} {} after={}{}", spec.call.op, ErrnoName(spec.error_number), spec.after,
+                     spec.mode == FaultMode::kPersistent ? " times=forever" : "");
+}
+
+StatusOr<CmdSweepResult> RunCmdSweep(const CmdSweepOptions& options) {
+  Sweep sweep;
+  sweep.options = &options;
+  SPILLWAY_RETURN_IF_ERROR(Validate(options, &sweep));
+  sweep.with_dir = HasDirWord(options.command);
+  const WorkDir work;
+  if (work.path().empty()) return Status::InvalidArgument("cannot make a work directory");
+  sweep.work_dir = work.path();
+  SPILLWAY_RETURN_IF_ERROR(RunBaseline(&sweep));
+  CmdSweepResult result;
+  result.baseline = sweep.baseline;
+  result.timeout = sweep.timeout;
+  const std::vector<RunSpec> planned =
+      PlanRuns(sweep.baseline.calls, options.errnos, options.ops, options.modes);
+  const std::vector<RunSpec> sampled = SampleRuns(planned, options.max_runs);
+  result.planned_runs = planned.size();
+  result.sampled_runs = sampled.size();
+  RunAll(sweep, ShardRuns(sampled, options.shard_index, options.shard_count), &result);
+  return result;
+}
+
+}  // namespace spillway::cmdsweep

@@ -1,0 +1,259 @@
+// `spillway sweep -- CMD` on small C programs (spill_program.c) with known behaviour on
+// errors: each verdict is found where the program earns it, and each violation's
+// reproducer replays it.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "inject_support.h"
+
+namespace spillway::inject {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct SweepOutcome {
+  int exit_code = -1;
+  json result;  // The --json object (null when there is none).
+};
+
+class CmdSweepTest : public InjectTest {
+ protected:
+  // `spillway sweep --under SCOPE --json ARGS -- PROGRAM {dir}`.
+  SweepOutcome Sweep(const std::string& args, const std::string& program,
+                     const std::string& dir_arg = "{dir}") const {
+    const CommandResult run =
+        RunShell(std::string(SPILLWAY_BINARY) + " sweep --under " + ShellQuote(scope_) +
+                 " --json " + args + " -- " + program + " " + ShellQuote(dir_arg));
+    SweepOutcome outcome;
+    outcome.exit_code = run.exit_code;
+    outcome.result = json::parse(run.out, nullptr, false);
+    if (outcome.result.is_discarded()) outcome.result = nullptr;
+    return outcome;
+  }
+
+  // The program's stdout without faults, in a directory of its own.
+  std::string PlainOutput(const std::string& program) const {
+    const fs::path dir = root_ / "plain";
+    fs::create_directories(dir);
+    return RunShell(program + " " + ShellQuote(dir)).out;
+  }
+};
+
+bool HasVerdict(const json& run, const std::string& verdict) {
+  for (const json& v : run["verdicts"]) {
+    if (v == verdict) return true;
+  }
+  return false;
+}
+
+// The runs of `result` with `verdict`.
+std::vector<json> RunsWith(const json& result, const std::string& verdict) {
+  std::vector<json> runs;
+  for (const json& run : result["runs"]) {
+    if (HasVerdict(run, verdict)) runs.push_back(run);
+  }
+  return runs;
+}
+
+// Replays a reproducer: its exit status, stdout, and the leftovers its summary lists.
+struct Replay {
+  int exit_code;
+  std::string out;
+  int leftovers;
+};
+
+Replay RunReproducer(const json& run, const fs::path& err_file) {
+  const CommandResult result =
+      RunShell("(" + run["reproducer"].get<std::string>() + ") 2>" + ShellQuote(err_file));
+  std::ifstream err(err_file);
+  int leftovers = -1;
+  for (std::string line; std::getline(err, line);) {
+    if (line.find(" leftover(s)") != std::string::npos) {
+      leftovers = std::stoi(line.substr(line.find(": ") + 2));
+    }
+  }
+  return {result.exit_code, result.out, leftovers};
+}
+
+TEST_F(CmdSweepTest, ProgramThatSpillsCorrectlyHasNoViolation) {
+  const SweepOutcome sweep = Sweep("--jobs 2", SPILL_GOOD);
+  ASSERT_TRUE(sweep.result.is_object());
+  EXPECT_EQ(sweep.exit_code, 0);
+  const json& summary = sweep.result["summary"];
+  EXPECT_EQ(summary["violations"], 0);
+  EXPECT_GT(summary["by_verdict"]["clean_error"], 0);
+  EXPECT_EQ(summary["runs"], sweep.result["runs"].size());
+  // A failed removal leaves the file (and the directory holding it) by the fault's doing.
+  bool left_by_fault = false;
+  for (const json& run : sweep.result["runs"]) {
+    EXPECT_TRUE(HasVerdict(run, "clean_error") || HasVerdict(run, "tolerated")) << run.dump();
+    for (const json& left : run["leftovers"]) left_by_fault |= left["kind"] == "left_by_fault";
+  }
+  EXPECT_TRUE(left_by_fault);
+  EXPECT_TRUE(fs::is_empty(scope_));
+}
+
+TEST_F(CmdSweepTest, ProgramThatLeaksOnAFailedWriteIsALeakAndItsReproducerReplaysIt) {
+  const SweepOutcome sweep = Sweep("--jobs 2", SPILL_LEAK);
+  ASSERT_TRUE(sweep.result.is_object());
+  EXPECT_EQ(sweep.exit_code, 1);
+  for (const json& run : sweep.result["runs"]) {
+    EXPECT_EQ(HasVerdict(run, "leak"), run["op"] == "write") << run.dump();
+  }
+  const std::vector<json> leaks = RunsWith(sweep.result, "leak");
+  ASSERT_FALSE(leaks.empty());
+  EXPECT_EQ(sweep.result["summary"]["violations"], leaks.size());
+  EXPECT_FALSE(leaks.front()["leftovers"].empty());
+  const Replay replay = RunReproducer(leaks.front(), root_ / "replay.err");
+  EXPECT_EQ(replay.exit_code, 1);
+  EXPECT_GT(replay.leftovers, 0);
+}
+
+TEST_F(CmdSweepTest, ProgramThatIgnoresAFailedWriteIsSilentWrongOutputAndReplays) {
+  const SweepOutcome sweep = Sweep("--jobs 2", SPILL_IGNORE);
+  ASSERT_TRUE(sweep.result.is_object());
+  EXPECT_EQ(sweep.exit_code, 1);
+  for (const json& run : sweep.result["runs"]) {
+    EXPECT_EQ(HasVerdict(run, "silent_wrong_output"), run["op"] == "write") << run.dump();
+    EXPECT_FALSE(HasVerdict(run, "leak")) << run.dump();
+  }
+  const std::vector<json> wrong = RunsWith(sweep.result, "silent_wrong_output");
+  ASSERT_FALSE(wrong.empty());
+  const std::string plain = PlainOutput(SPILL_IGNORE);
+  ASSERT_FALSE(plain.empty());
+  const Replay replay = RunReproducer(wrong.back(), root_ / "replay.err");
+  EXPECT_EQ(replay.exit_code, 0);
+  EXPECT_FALSE(replay.out.empty());
+  EXPECT_NE(replay.out, plain);
+}
+
+TEST_F(CmdSweepTest, ProgramThatAbortsOnAnErrorCrashes) {
+  const SweepOutcome sweep = Sweep("--op write --mode transient --errno EIO", SPILL_ABORT);
+  ASSERT_TRUE(sweep.result.is_object());
+  EXPECT_EQ(sweep.exit_code, 1);
+  ASSERT_FALSE(sweep.result["runs"].empty());
+  for (const json& run : sweep.result["runs"]) {
+    EXPECT_TRUE(HasVerdict(run, "crash")) << run.dump();
+    EXPECT_EQ(run["signal"], SIGABRT);
+    EXPECT_TRUE(run["exit"].is_null());
+  }
+  const Replay replay = RunReproducer(sweep.result["runs"][0], root_ / "replay.err");
+  EXPECT_EQ(replay.exit_code, 128 + SIGABRT);
+}
+
+TEST_F(CmdSweepTest, ProgramThatRetriesForeverHangs) {
+  const SweepOutcome sweep =
+      Sweep("--op write --errno EIO --timeout 1 --max-runs 2 --jobs 2", SPILL_RETRY);
+  ASSERT_TRUE(sweep.result.is_object());
+  EXPECT_EQ(sweep.exit_code, 1);
+  std::set<std::string> verdicts_by_mode;
+  for (const json& run : sweep.result["runs"]) {
+    // A failed write retried once succeeds; one failing forever never does.
+    const std::string expected = run["mode"] == "persistent" ? "hang" : "tolerated";
+    EXPECT_TRUE(HasVerdict(run, expected)) << run.dump();
+    verdicts_by_mode.insert(expected);
+  }
+  EXPECT_EQ(verdicts_by_mode.count("hang"), 1u);
+}
+
+TEST_F(CmdSweepTest, ProgramWhoseCallOrderIsRandomDiverges) {
+  const SweepOutcome sweep = Sweep("--op write --mode transient --jobs 2", SPILL_RANDOM);
+  ASSERT_TRUE(sweep.result.is_object());
+  EXPECT_EQ(sweep.exit_code, 0);  // diverged is reported, not a violation.
+  EXPECT_GT(sweep.result["summary"]["by_verdict"]["diverged"], 0);
+  EXPECT_GT(sweep.result["summary"]["by_verdict"]["clean_error"], 0);
+}
+
+TEST_F(CmdSweepTest, WithoutDirEveryRunUsesTheScopeAndLeavesItAsItWas) {
+  std::ofstream(scope_ / "kept.txt") << "not the program's";
+  const SweepOutcome sweep = Sweep("--op write,create", SPILL_LEAK, scope_.string());
+  ASSERT_TRUE(sweep.result.is_object());
+  EXPECT_EQ(sweep.exit_code, 1);
+  EXPECT_FALSE(RunsWith(sweep.result, "leak").empty());
+  for (const json& run : sweep.result["runs"]) {
+    EXPECT_EQ(HasVerdict(run, "leak"), run["op"] == "write") << run.dump();
+  }
+  std::vector<fs::path> entries(fs::directory_iterator(scope_), fs::directory_iterator{});
+  EXPECT_EQ(entries, std::vector<fs::path>{scope_ / "kept.txt"});
+}
+
+std::set<std::tuple<int, std::string, std::string>> RunKeys(const json& result) {
+  std::set<std::tuple<int, std::string, std::string>> keys;
+  for (const json& run : result["runs"])
+    keys.insert(
+        {run["n"].get<int>(), run["errno"].get<std::string>(), run["mode"].get<std::string>()});
+  return keys;
+}
+
+TEST_F(CmdSweepTest, MaxRunsSamplesTheFirstCallOfEachOperationAndShardsSplitTheSample) {
+  const SweepOutcome full = Sweep("--max-runs 12 --jobs 2", SPILL_GOOD);
+  ASSERT_TRUE(full.result.is_object());
+  EXPECT_EQ(full.result["summary"]["runs"], 12);
+  EXPECT_GT(full.result["baseline"]["planned_runs"], 12);
+  std::set<std::string> ops;
+  for (const json& run : full.result["runs"]) ops.insert(run["op"]);
+  EXPECT_EQ(ops.size(), full.result["baseline"]["calls_by_op"].size());
+  const SweepOutcome first = Sweep("--max-runs 12 --shard 1/2", SPILL_GOOD);
+  const SweepOutcome second = Sweep("--max-runs 12 --shard 2/2", SPILL_GOOD);
+  ASSERT_TRUE(first.result.is_object() && second.result.is_object());
+  auto keys = RunKeys(first.result);
+  const auto second_keys = RunKeys(second.result);
+  EXPECT_EQ(keys.size() + second_keys.size(), 12u);
+  keys.insert(second_keys.begin(), second_keys.end());
+  EXPECT_EQ(keys, RunKeys(full.result));
+}
+
+TEST_F(CmdSweepTest, JunitHasOneCasePerRunAndAFailurePerViolationAndOutKeepsTheFiles) {
+  const fs::path junit = root_ / "sweep.xml";
+  const fs::path out = root_ / "kept";
+  const SweepOutcome sweep = Sweep(
+      "--op write --mode transient --junit " + ShellQuote(junit) + " --out " + ShellQuote(out),
+      SPILL_LEAK);
+  ASSERT_TRUE(sweep.result.is_object());
+  std::ifstream in(junit);
+  const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto count = [&xml](const std::string& word) {
+    size_t n = 0;
+    for (size_t at = xml.find(word); at != std::string::npos; at = xml.find(word, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("<testcase "), sweep.result["runs"].size());
+  EXPECT_EQ(count("<failure "), sweep.result["summary"]["violations"]);
+  EXPECT_GT(count("<failure "), 0u);
+  size_t scripts = 0;
+  for (const auto& entry : fs::directory_iterator(out))
+    scripts += entry.path().extension() == ".sh";
+  EXPECT_EQ(scripts, sweep.result["summary"]["violations"]);
+}
+
+TEST_F(CmdSweepTest, BadInputExits2WithOneLine) {
+  const std::string sweep = std::string(SPILLWAY_BINARY) + " sweep ";
+  const std::string scope = ShellQuote(scope_);
+  const std::string prog = std::string(SPILL_GOOD) + " {dir}";
+  for (const std::string& args : {
+           "--under /nonexistent/dir -- " + prog,
+           "--under " + scope + " --errno ENOTANERRNO -- " + prog,
+           "--under " + scope + " --op scribble -- " + prog,
+           "--under " + scope + " --shard 3/2 -- " + prog,
+           "--under " + scope + " --mode sometimes -- " + prog,
+           "--under " + scope + " --compare stderr -- " + prog,
+           "--under " + scope + " --",
+           "--under " + scope + " -- /nonexistent/program {dir}",
+           "--under " + scope + " -- false",
+       }) {
+    const CommandResult result = RunShell(sweep + args + " 2>&1");
+    EXPECT_EQ(result.exit_code, 2) << args << "\n" << result.out;
+    EXPECT_EQ(std::count(result.out.begin(), result.out.end(), '\n'), 1) << args << "\n"
+                                                                         << result.out;
+  }
+}
+
+}  // namespace
+}  // namespace spillway::inject

@@ -1,0 +1,32 @@
+#!/bin/sh
+# PostgreSQL 15: a throwaway cluster (initdb as user postgres in the work directory), then
+# query.sql (a window ORDER BY over 200,000 md5 strings, 2.8 MB of temp file with
+# work_mem=64kB) in a single-user backend per run (run_single.sh), its pgsql_tmp in {dir}.
+# The backend runs as user postgres under the shim: the shim's state and trace files are
+# shared with it. Runs are serial (one cluster).
+# Usage: engines/postgres/sweep.sh [plain|limit] [spillway sweep options]
+#   plain  no temp_file_limit (default)
+#   limit  temp_file_limit=1MB, below what the query needs: the expected outcome is the
+#          error "temporary file size exceeds temp_file_limit"
+. "$(dirname "$0")/../profile_lib.sh"
+mode=plain
+case "${1:-}" in plain|limit) mode=$1; shift ;; esac
+skip_unless /usr/lib/postgresql/15/bin/postgres runuser
+if [ "$(id -u)" -ne 0 ] || ! id postgres >/dev/null 2>&1; then
+  echo "skipped: needs root and the user postgres"
+  exit 77
+fi
+chmod 755 "$work"
+mkdir -p "$work/pg"
+chown postgres "$work/pg"
+if [ ! -f "$work/pg/data/PG_VERSION" ]; then
+  runuser -u postgres -- /usr/lib/postgresql/15/bin/initdb -D "$work/pg/data" -A trust \
+    --no-sync -U postgres >"$work/pg/initdb.log" 2>&1
+fi
+run="$ENGINES_DIR/postgres/run_single.sh"
+if [ "$mode" = limit ]; then
+  EXPECT_ERROR="temporary file size exceeds temp_file_limit" \
+    sweep_engine --jobs 1 "$@" -- sh "$run" "$work/pg/data" {dir} -c temp_file_limit=1MB
+else
+  sweep_engine --jobs 1 "$@" -- sh "$run" "$work/pg/data" {dir}
+fi

@@ -1,0 +1,7 @@
+#!/bin/sh
+# GNU sort spilling: 200,000 shuffled lines with a 100K buffer, one thread, its temp
+# files (sortXXXXXX) in {dir}. Usage: engines/sort/sweep.sh [spillway sweep options]
+. "$(dirname "$0")/../profile_lib.sh"
+skip_unless sort
+seq 1 200000 | sort -R --random-source=/dev/zero > "$work/input.txt"
+sweep_engine --jobs 2 "$@" -- sort -S 100K --parallel=1 -T {dir} "$work/input.txt"
