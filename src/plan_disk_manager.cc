@@ -140,15 +140,19 @@ StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManager::Make(
   auto plan = std::make_shared<PlanDiskManager>(Passkey{}, std::move(shared));
   const PlanDiskManagerOptions& o = plan->options();
   if (o.quirks.Has(Quirk::kSharedLimit)) {
-    // The PR's first version: one manager per (local dirs, limit) for the whole process,
+    // The PR's first version: one manager per (local dirs, limit) for the whole process
+    // (and here per filesystem and behaviour-changing option, SharedManagerCache::Key),
     // built eagerly and cached forever. It records cleanup failures in the log of the plan
     // that built it, and fails on a missing directory whatever this plan's policy says.
     std::shared_ptr<SharedManagerCache> cache =
         o.shared_cache != nullptr ? o.shared_cache : SharedManagerCache::ProcessWide();
     // The plan is not yet shared with another thread; the lock is for the REQUIRES.
     std::lock_guard<std::mutex> lock(plan->mu_);
-    StatusOr<std::shared_ptr<DiskManager>> cached =
-        cache->GetOrBuild({o.local_dirs, o.max_temp_directory_size}, [&]() {
+    StatusOr<std::shared_ptr<DiskManager>> cached = cache->GetOrBuild(
+        SharedManagerCache::Key{reinterpret_cast<uintptr_t>(plan->shared_->fs.get()), o.local_dirs,
+                                o.max_temp_directory_size, o.limit_config_key, o.quirks.ToString(),
+                                o.seed},
+        [&]() {
           DiskManagerOptions inner = plan->InnerOptionsLocked(o.max_temp_directory_size);
           inner.missing_dir = MissingDirPolicy::kFail;
           return DiskManager::Build(plan->shared_->fs, std::move(inner));

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,10 +19,22 @@
 namespace spillway {
 
 // One DiskManager per (local dirs, limit), never evicted, as the first version of Comet
-// PR #7066 kept them. Thread safety: safe for concurrent use.
+// PR #7066 kept them, but per filesystem and per option that changes a manager's
+// behaviour: a plan never gets a manager built for another filesystem, limit key, seed or
+// set of quirks. Thread safety: safe for concurrent use.
 class SharedManagerCache {
  public:
-  using Key = std::pair<std::vector<std::string>, uint64_t>;
+  struct Key {
+    // The filesystem's identity. A cached manager holds its filesystem, so the address is
+    // not reused while the entry exists.
+    uintptr_t file_system = 0;
+    std::vector<std::string> local_dirs;
+    uint64_t limit = 0;
+    std::string limit_config_key;
+    std::string quirks;  // Quirks::ToString().
+    std::optional<uint64_t> seed;
+    friend auto operator<=>(const Key&, const Key&) = default;
+  };
 
   // Returns the manager cached under `key`, building it with `build` on a miss. A failed
   // build is not cached.

@@ -311,6 +311,34 @@ TEST_F(QuirkBehaviourTest, SharedLimitKeysOnTheLimitToo) {
   EXPECT_EQ(plan20->max_temp_directory_size(), 20u);
 }
 
+// The cache keys on everything that changes a manager: a plan on another filesystem gets
+// its own manager and spills onto its own filesystem, and so does a plan whose limit key,
+// seed or other quirks differ. The same options on the same filesystem still share.
+TEST_F(QuirkBehaviourTest, SharedLimitKeysOnTheFileSystemAndTheOptionsThatMatter) {
+  const PlanDiskManagerOptions base = PlanOptions(Quirk::kSharedLimit, 10);
+  std::shared_ptr<MemFileSystem> other_mem = NewMemFileSystem(5);
+  for (const std::string& dir : base.local_dirs) ASSERT_OK(other_mem->CreateDir(dir));
+  ASSERT_OK_AND_ASSIGN(auto on_a, PlanDiskManager::Create(fs_, base));
+  ASSERT_OK_AND_ASSIGN(auto on_b, PlanDiskManager::Create(other_mem, base));
+  EXPECT_NE(on_a->inner(), on_b->inner());
+  ASSERT_OK_AND_ASSIGN(SpillFile file, on_b->CreateTempFile("sort"));
+  EXPECT_TRUE(other_mem->Exists(file.path()));
+  EXPECT_FALSE(mem_->Exists(file.path()));
+
+  PlanDiskManagerOptions key = base;
+  key.limit_config_key = "other.key";
+  PlanDiskManagerOptions seed = base;
+  seed.seed = base.seed.value_or(0) + 1;
+  PlanDiskManagerOptions quirks = base;
+  quirks.quirks = base.quirks.With(Quirk::kNoRollback);
+  for (const PlanDiskManagerOptions& options : {key, seed, quirks}) {
+    ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
+    EXPECT_NE(plan->inner(), on_a->inner());
+  }
+  ASSERT_OK_AND_ASSIGN(auto same, PlanDiskManager::Create(fs_, base));
+  EXPECT_EQ(same->inner(), on_a->inner());
+}
+
 TEST_F(QuirkBehaviourTest, SharedLimitBreaksEveryLaterSpillOnceACleanerRemovedItsDir) {
   for (const bool quirk : {true, false}) {
     SCOPED_TRACE(quirk ? "shared_limit" : "fixed");
