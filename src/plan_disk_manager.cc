@@ -150,8 +150,7 @@ StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManager::Make(
     std::lock_guard<std::mutex> lock(plan->mu_);
     StatusOr<std::shared_ptr<DiskManager>> cached = cache->GetOrBuild(
         SharedManagerCache::Key{reinterpret_cast<uintptr_t>(plan->shared_->fs.get()), o.local_dirs,
-                                o.max_temp_directory_size, o.limit_config_key, o.quirks.ToString(),
-                                o.seed},
+                                o.max_temp_directory_size, o.limit_config_key, o.quirks.ToString()},
         [&]() {
           DiskManagerOptions inner = plan->InnerOptionsLocked(o.max_temp_directory_size);
           inner.missing_dir = MissingDirPolicy::kFail;

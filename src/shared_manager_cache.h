@@ -8,7 +8,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,8 +19,10 @@ namespace spillway {
 
 // One DiskManager per (local dirs, limit), never evicted, as the first version of Comet
 // PR #7066 kept them, but per filesystem and per option that changes a manager's
-// behaviour: a plan never gets a manager built for another filesystem, limit key, seed or
-// set of quirks. Thread safety: safe for concurrent use.
+// behaviour: a plan never gets a manager built for another filesystem, limit key or set of
+// quirks. The seed is not in the key: it picks only where files land, which upstream
+// leaves to chance, and plans that share a manager share its sequence.
+// Thread safety: safe for concurrent use.
 class SharedManagerCache {
  public:
   struct Key {
@@ -32,7 +33,6 @@ class SharedManagerCache {
     uint64_t limit = 0;
     std::string limit_config_key;
     std::string quirks;  // Quirks::ToString().
-    std::optional<uint64_t> seed;
     friend auto operator<=>(const Key&, const Key&) = default;
   };
 
