@@ -179,6 +179,7 @@ TEST_F(ConcurrencyTest, ManyThreadsSpillWriteCloneAndDropIntoOnePlan) {
   });
 
   std::latch start(kThreads);
+  std::latch finish(kThreads);  // No file is dropped (freeing its bytes) before all wrote.
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
@@ -383,6 +384,7 @@ TEST_F(ConcurrencyTest, LazyOsTmpDirectoryIsCreatedOnce) {
     dm = *built;
   }
   std::latch start(kThreads);
+  std::latch finish(kThreads);  // No file is dropped (freeing its bytes) before all wrote.
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
@@ -440,5 +442,60 @@ TEST_F(ConcurrencyTest, RandomFaultsUnderConcurrencyLeaveNothingBehind) {
   ExpectNothingLeft();
 }
 
+// The limit check and the add race each other: with a fixed limit far below the bytes the
+// threads offer, one byte at a time, exactly `limit` bytes are accepted and the usage
+// never reads above the limit, not even for a moment.
+TEST_F(ConcurrencyTest, OneByteWritesFromManyThreadsNeverExceedAFixedLimit) {
+  constexpr uint64_t kLimit = 8;
+  constexpr int kWritesPerThread = 16;
+  ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder()
+                                    .WithDirectories(local_dirs_)
+                                    .WithMaxTempDirectorySize(kLimit)
+                                    .WithSeed(3)
+                                    .Build(fs_));
+  std::atomic<uint64_t> accepted{0};
+  std::atomic<uint64_t> highest{0};
+  std::atomic<int> wrong_errors{0};
+  std::atomic<bool> done{false};
+  std::thread watcher([&] {
+    while (!done.load()) {
+      const uint64_t used = dm->used_disk_space();
+      if (used > highest.load()) highest.store(used);
+    }
+  });
+  std::latch start(kThreads);
+  std::latch finish(kThreads);  // No file is dropped (freeing its bytes) before all wrote.
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      StatusOr<SpillFile> file = dm->CreateTempFile("sort");
+      if (!file.ok()) {
+        ++wrong_errors;
+        start.count_down();
+        finish.count_down();
+        return;
+      }
+      SpillWriter writer(*file);
+      start.arrive_and_wait();
+      for (int i = 0; i < kWritesPerThread; ++i) {
+        Status written = writer.Write("x");
+        if (written.ok()) {
+          ++accepted;
+        } else if (!IsLimitExceeded(written)) {
+          ++wrong_errors;
+        }
+      }
+      if (dm->used_disk_space() > kLimit) ++wrong_errors;
+      finish.arrive_and_wait();
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  done.store(true);
+  watcher.join();
+  EXPECT_EQ(wrong_errors.load(), 0);
+  EXPECT_EQ(accepted.load(), kLimit);
+  EXPECT_LE(highest.load(), kLimit);
+  EXPECT_EQ(dm->used_disk_space(), 0u);  // Every file was dropped by its thread.
+}
 }  // namespace
 }  // namespace spillway

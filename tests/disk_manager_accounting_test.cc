@@ -200,5 +200,31 @@ TEST_F(DiskManagerTest, FailedCreateCountsNoActiveFile) {
   EXPECT_EQ(dm->spilling_progress().active_files_count, 0u);
 }
 
+// Without any quirk, UpdateDiskUsage adds only what changed since the last update, per
+// file: updating again adds nothing, and two files' updates add up.
+TEST_F(DiskManagerTest, UpdateDiskUsageAddsOnlyTheChangeSinceTheLastUpdate) {
+  ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().WithMaxTempDirectorySize(100).Build(fs_));
+  ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> a, dm->CreateTempFile("a"));
+  ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> b, dm->CreateTempFile("b"));
+  ASSERT_OK_AND_ASSIGN(auto behind_a, mem_->OpenForAppend(a->path()));
+  ASSERT_OK_AND_ASSIGN(auto behind_b, mem_->OpenForAppend(b->path()));
+  ASSERT_OK(behind_a->Append(std::string(5, 'x')).status);
+  ASSERT_OK(a->UpdateDiskUsage());
+  ASSERT_OK(a->UpdateDiskUsage());
+  EXPECT_EQ(dm->used_disk_space(), 5u);
+  ASSERT_OK(behind_b->Append(std::string(7, 'x')).status);
+  ASSERT_OK(b->UpdateDiskUsage());
+  EXPECT_EQ(dm->used_disk_space(), 12u);
+  ASSERT_OK(behind_a->Append(std::string(3, 'x')).status);
+  ASSERT_OK(a->UpdateDiskUsage());
+  EXPECT_EQ(a->size(), 8u);
+  EXPECT_EQ(dm->used_disk_space(), 15u);
+  ASSERT_OK(behind_a->Close());
+  ASSERT_OK(behind_b->Close());
+  a.reset();
+  EXPECT_EQ(dm->used_disk_space(), 7u);
+  b.reset();
+  EXPECT_EQ(dm->used_disk_space(), 0u);
+}
 }  // namespace
 }  // namespace spillway

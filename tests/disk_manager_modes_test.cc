@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -243,5 +244,37 @@ TEST_F(DiskManagerTest, CustomModePassesTheFactorysErrorThrough) {
   EXPECT_TRUE(IsDisabled(outer->CreateTempFile("sort").status()));
 }
 
+// Every file lands in one of the plan's own spill directories, and over many files every
+// local dir gets some (a choice that skips one, or strays outside, fails here).
+TEST_F(DiskManagerTest, FilesLandOnlyInTheSpillDirsAndEveryLocalDirGetsSome) {
+  ASSERT_OK_AND_ASSIGN(auto dm, BuildDirectories(3));
+  const std::vector<std::string> dirs = dm->spill_dirs();
+  std::map<std::string, int> per_dir;
+  std::vector<SpillFile> files;
+  for (int i = 0; i < 60; ++i) {
+    ASSERT_OK_AND_ASSIGN(SpillFile file, dm->CreateTempFile("sort"));
+    ++per_dir[ParentPath(file.path())];
+    files.push_back(std::move(file));
+  }
+  ASSERT_THAT(per_dir, ::testing::SizeIs(3));
+  for (const std::string& dir : dirs) EXPECT_GT(per_dir[dir], 0) << dir;
+  EXPECT_EQ(Count("/local*/datafusion-*/*"), 60u);
+}
+
+// The race between two plans on a local dir: this plan's stat says the dir is missing (an
+// answer: another plan makes it at once), so it calls mkdir, which finds the dir there
+// (EEXIST). That is success, and the spill directory is made in it.
+TEST_F(DiskManagerTest, AStatThatSaysMissingAndAMkdirThatFindsTheLocalDirIsTolerated) {
+  MakeDir("/local0");
+  fs_->AddRule(Fail(OpKind::kStat, ENOENT, "/local0"));
+  ASSERT_OK_AND_ASSIGN(auto dm,
+                       DiskManagerBuilder().WithDirectories({"/local0"}).WithSeed(1).Build(fs_));
+  EXPECT_EQ(fs_->injected().size(), 1u);
+  EXPECT_EQ(fs_->calls(OpKind::kMkdir), 2u);  // The local dir's (EEXIST), then the spill dir.
+  ASSERT_THAT(dm->spill_dirs(), ::testing::SizeIs(1));
+  EXPECT_EQ(ParentPath(dm->spill_dirs()[0]), "/local0");
+  ASSERT_OK_AND_ASSIGN(SpillFile file, dm->CreateTempFile("sort"));
+  EXPECT_EQ(ParentPath(file.path()), dm->spill_dirs()[0]);
+}
 }  // namespace
 }  // namespace spillway

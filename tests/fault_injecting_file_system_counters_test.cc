@@ -229,5 +229,30 @@ TEST_F(FaultInjectingFileSystemTest, ConcurrentCallsAreAllCountedAndRulesFailExa
   }
 }
 
+// A tree removal's steps are counted one per list, remove and rmdir, in walk order, and
+// a rule's `after` counts them: with after=5 on any kind, the sixth step fails.
+// The walk: list /t, remove a, b, c, list /t/s, remove /t/s/x, rmdir /t/s, rmdir /t.
+TEST_F(RemoveTreeTest, ARulesAfterCountsEachStepOfATreeRemoval) {
+  fs_.AddRule(Rule(std::nullopt, EIO, /*after=*/5, /*times=*/2));
+  const Status failed = fs_.RemoveTree("/t");
+  EXPECT_TRUE(failed.IsErrno(EIO)) << failed.ToString();
+  EXPECT_EQ(failed.path(), "/t/s/x");
+  EXPECT_TRUE(mem_->Exists("/t/s/x"));
+  EXPECT_FALSE(mem_->Exists("/t/c"));
+  // The second failure (times=2) is the retry's first step; after it the rule is spent.
+  EXPECT_TRUE(fs_.RemoveTree("/t").IsErrno(EIO));
+  EXPECT_TRUE(fs_.RemoveTree("/t").ok());
+  EXPECT_FALSE(mem_->Exists("/t"));
+  EXPECT_EQ(fs_.injected().size(), 2u);
+  EXPECT_EQ(fs_.calls(OpKind::kList), 5u);  // 2 in the first walk, 1 in the second, 2 in the third.
+}
+
+TEST_F(RemoveTreeTest, AForeverRuleFailsEveryStepAfterItsAfter) {
+  fs_.AddRule(Rule(OpKind::kRmdir, EBUSY, /*after=*/0, /*times=*/std::nullopt));
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(fs_.RemoveTree("/t").IsErrno(EBUSY));
+  EXPECT_EQ(fs_.calls(OpKind::kRmdir), 3u);
+  EXPECT_EQ(fs_.injected().size(), 3u);
+  EXPECT_TRUE(mem_->Exists("/t/s"));
+}
 }  // namespace
 }  // namespace spillway
