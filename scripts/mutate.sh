@@ -15,7 +15,7 @@ build=${2:-build/default}
 labels=${SPILLWAY_MUTATE_LABELS:-unit|scenario}
 
 run_tests() {  # Prints the names of failing tests.
-  ctest --test-dir "$build" -L "$labels" -j2 -Q --output-junit /dev/null >/dev/null 2>&1 || true
+  ctest --test-dir "$build" -L "$labels" -j2 -Q >/dev/null 2>&1 || true
   sed -n 's/^[0-9]*:\(.*\)$/\1/p' "$build/Testing/Temporary/LastTestsFailed.log" 2>/dev/null |
     sort || true
 }
