@@ -80,8 +80,11 @@ Status SpillAccounting::LimitError() const {
 // SpillDir
 
 SpillDir::SpillDir(std::shared_ptr<FileSystem> fs, std::string path,
-                   std::shared_ptr<CleanupLog> cleanup_log)
-    : fs_(std::move(fs)), path_(std::move(path)), cleanup_log_(std::move(cleanup_log)) {}
+                   std::shared_ptr<CleanupLog> cleanup_log, std::unique_ptr<DirLock> lock)
+    : lock_(std::move(lock)),
+      fs_(std::move(fs)),
+      path_(std::move(path)),
+      cleanup_log_(std::move(cleanup_log)) {}
 
 SpillDir::~SpillDir() {
   // TempDir's Drop: remove the directory and whatever is left in it. As for files, every
@@ -92,6 +95,17 @@ SpillDir::~SpillDir() {
 SpillDirSet::~SpillDirSet() {
   for (std::shared_ptr<SpillDir>& dir : dirs) dir.reset();
 }
+
+namespace {
+
+// How often MakeSpillDir makes a new directory when a reaper took the one it made.
+constexpr int kLockAttempts = 8;
+
+bool ReapedWhileMade(const Status& lock_error) {
+  return lock_error.IsErrno(EWOULDBLOCK) || lock_error.IsErrno(ENOENT);
+}
+
+}  // namespace
 
 StatusOr<std::shared_ptr<SpillDir>> MakeSpillDir(const std::shared_ptr<FileSystem>& fs,
                                                  const std::string& parent, SpillDirKind kind,
@@ -106,10 +120,20 @@ StatusOr<std::shared_ptr<SpillDir>> MakeSpillDir(const std::shared_ptr<FileSyste
       if (!made.ok() && !made.IsErrno(EEXIST)) return made;  // EEXIST: another plan won.
     }
   }
-  StatusOr<std::string> path = fs->CreateUniqueDir(
-      parent, kind == SpillDirKind::kLocalDir ? kSpillDirPrefix : kOsTmpDirPrefix);
-  if (!path.ok()) return path.status();
-  return std::make_shared<SpillDir>(fs, std::move(*path), log);
+  const std::string_view prefix =
+      kind == SpillDirKind::kLocalDir ? kSpillDirPrefix : kOsTmpDirPrefix;
+  for (int attempt = 0;; ++attempt) {
+    StatusOr<std::string> path = fs->CreateUniqueDir(parent, prefix);
+    if (!path.ok()) return path.status();
+    // Between the mkdir and the lock, a reaper may take the new directory for an orphan:
+    // if it holds the lock now (EWOULDBLOCK) or has removed it (ENOENT), make another.
+    StatusOr<std::unique_ptr<DirLock>> lock = fs->LockDir(*path);
+    if (!lock.ok() && ReapedWhileMade(lock.status()) && attempt < kLockAttempts) continue;
+    // A filesystem without locks (ENOTSUP), or a lock that keeps failing, leaves the
+    // directory unlocked: spilling works as upstream's, without crash recovery.
+    return std::make_shared<SpillDir>(fs, std::move(*path), log,
+                                      lock.ok() ? std::move(*lock) : nullptr);
+  }
 }
 
 }  // namespace internal

@@ -128,14 +128,17 @@ class SpillAccounting {
 };
 
 // One "datafusion-XXXXXX" spill directory (DataFusion's TempDir). Destroying it removes it
-// and everything left in it; a removal that fails is recorded in the CleanupLog.
+// and everything left in it; a removal that fails is recorded in the CleanupLog. While it
+// lives it holds the directory's advisory lock (if the filesystem has locks), released
+// only after the removal, so that ReapOrphans (reap.h) never takes it for an orphan.
 //
 // Thread safety: immutable after construction.
 class SpillDir {
  public:
-  // Takes ownership of the existing directory `path`. REQUIRES: fs, cleanup_log non-null.
+  // Takes ownership of the existing directory `path`, and of its lock (null when the
+  // filesystem has none). REQUIRES: fs, cleanup_log non-null.
   SpillDir(std::shared_ptr<FileSystem> fs, std::string path,
-           std::shared_ptr<CleanupLog> cleanup_log);
+           std::shared_ptr<CleanupLog> cleanup_log, std::unique_ptr<DirLock> lock = nullptr);
   ~SpillDir();
 
   SpillDir(const SpillDir&) = delete;
@@ -144,6 +147,8 @@ class SpillDir {
   const std::string& path() const { return path_; }
 
  private:
+  // Declared first, so that it is destroyed (and the lock released) after the removal.
+  const std::unique_ptr<DirLock> lock_;
   const std::shared_ptr<FileSystem> fs_;
   const std::string path_;
   const std::shared_ptr<CleanupLog> cleanup_log_;

@@ -17,6 +17,7 @@ void AddSweepCommand(CLI::App& app, int& exit_code);     // sweep_command.cc
 void AddSimulateCommand(CLI::App& app, int& exit_code);  // simulate_command.cc
 void AddBenchCommand(CLI::App& app, int& exit_code);     // bench_command.cc
 void AddInjectCommand(CLI::App& app, int& exit_code);    // inject_command.cc
+void AddReapCommand(CLI::App& app, int& exit_code);      // reap_command.cc
 
 // Accepts a quirk's name (quirks.h); otherwise names the known ones. cli_support.cc.
 CLI::Validator QuirkNameValidator();

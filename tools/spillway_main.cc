@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   spillway::tools::AddSimulateCommand(app, exit_code);
   spillway::tools::AddBenchCommand(app, exit_code);
   spillway::tools::AddInjectCommand(app, exit_code);
+  spillway::tools::AddReapCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
