@@ -7,6 +7,7 @@
 #include <cassert>
 #include <cerrno>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <utility>
 
@@ -20,42 +21,70 @@ namespace internal {
 // SpillAccounting
 
 SpillAccounting::SpillAccounting(uint64_t limit, std::string limit_config_key, Quirks quirks,
-                                 std::shared_ptr<CleanupLog> cleanup_log)
-    : limit_(limit),
+                                 std::shared_ptr<CleanupLog> cleanup_log,
+                                 std::shared_ptr<SpillBudget> budget)
+    : ledger_(limit, std::move(limit_config_key)),
       quirks_(quirks),
-      limit_config_key_(std::move(limit_config_key)),
-      cleanup_log_(std::move(cleanup_log)) {
+      cleanup_log_(std::move(cleanup_log)),
+      budget_(std::move(budget)) {
   assert(cleanup_log_ != nullptr);
 }
 
 Status SpillAccounting::Reserve(uint64_t bytes) {
-  uint64_t used = used_.load();
-  while (true) {
-    const uint64_t limit = limit_.load();
-    // used + bytes > limit, written so that it cannot overflow.
-    if (used > limit || bytes > limit - used) return LimitError();
-    // On failure compare_exchange_weak reloads `used`, and the check runs again.
-    if (used_.compare_exchange_weak(used, used + bytes)) return OkStatus();
+  const std::optional<uint64_t> used = ledger_.TryReserve(bytes);
+  if (!used.has_value()) return LimitError();
+  if (budget_ != nullptr) {
+    const std::optional<uint64_t> budget_used = budget_->ledger().TryReserve(bytes);
+    if (!budget_used.has_value()) {
+      ledger_.Release(bytes);  // The budget refused: the write counts in neither.
+      return budget_->LimitError();
+    }
+    budget_->ledger().RaisePeak(*budget_used);
   }
+  // Peaks are raised only for reservations that stand. Under concurrent writers a total
+  // may include another writer's reservation that is then rolled back, so a peak is exact
+  // for sequential writes and an upper bound within one in-flight write otherwise.
+  ledger_.RaisePeak(*used);
+  return OkStatus();
 }
 
-uint64_t SpillAccounting::Add(uint64_t bytes) { return used_.fetch_add(bytes) + bytes; }
+Status SpillAccounting::AddThenCheck(uint64_t bytes) {
+  const bool over_plan = ledger_.Add(bytes) > ledger_.limit();
+  const bool over_budget =
+      budget_ != nullptr && budget_->ledger().Add(bytes) > budget_->ledger().limit();
+  if (over_plan) return LimitError();
+  return over_budget ? budget_->LimitError() : OkStatus();
+}
 
 void SpillAccounting::Release(uint64_t bytes) {
-  [[maybe_unused]] const uint64_t before = used_.fetch_sub(bytes);
-  assert(before >= bytes);
+  ledger_.Release(bytes);
+  if (budget_ != nullptr) budget_->ledger().Release(bytes);
+}
+
+void SpillAccounting::CountSpill() {
+  ledger_.CountSpill();
+  if (budget_ != nullptr) budget_->ledger().CountSpill();
+}
+
+void SpillAccounting::CountSpilled(uint64_t bytes) {
+  if (bytes == 0) return;
+  ledger_.CountSpilled(bytes);
+  if (budget_ != nullptr) budget_->ledger().CountSpilled(bytes);
 }
 
 Status SpillAccounting::LimitError() const {
-  return LimitExceededError(LimitExceededMessage(limit_.load(), limit_config_key_));
+  return LimitExceededError(LimitExceededMessage(ledger_.limit(), ledger_.limit_config_key()));
 }
 
 // ---------------------------------------------------------------------------------------
 // SpillDir
 
 SpillDir::SpillDir(std::shared_ptr<FileSystem> fs, std::string path,
-                   std::shared_ptr<CleanupLog> cleanup_log)
-    : fs_(std::move(fs)), path_(std::move(path)), cleanup_log_(std::move(cleanup_log)) {}
+                   std::shared_ptr<CleanupLog> cleanup_log, std::unique_ptr<DirLock> lock)
+    : lock_(std::move(lock)),
+      fs_(std::move(fs)),
+      path_(std::move(path)),
+      cleanup_log_(std::move(cleanup_log)) {}
 
 SpillDir::~SpillDir() {
   // TempDir's Drop: remove the directory and whatever is left in it. As for files, every
@@ -66,6 +95,17 @@ SpillDir::~SpillDir() {
 SpillDirSet::~SpillDirSet() {
   for (std::shared_ptr<SpillDir>& dir : dirs) dir.reset();
 }
+
+namespace {
+
+// How often MakeSpillDir makes a new directory when a reaper took the one it made.
+constexpr int kLockAttempts = 8;
+
+bool ReapedWhileMade(const Status& lock_error) {
+  return lock_error.IsErrno(EWOULDBLOCK) || lock_error.IsErrno(ENOENT);
+}
+
+}  // namespace
 
 StatusOr<std::shared_ptr<SpillDir>> MakeSpillDir(const std::shared_ptr<FileSystem>& fs,
                                                  const std::string& parent, SpillDirKind kind,
@@ -80,10 +120,20 @@ StatusOr<std::shared_ptr<SpillDir>> MakeSpillDir(const std::shared_ptr<FileSyste
       if (!made.ok() && !made.IsErrno(EEXIST)) return made;  // EEXIST: another plan won.
     }
   }
-  StatusOr<std::string> path = fs->CreateUniqueDir(
-      parent, kind == SpillDirKind::kLocalDir ? kSpillDirPrefix : kOsTmpDirPrefix);
-  if (!path.ok()) return path.status();
-  return std::make_shared<SpillDir>(fs, std::move(*path), log);
+  const std::string_view prefix =
+      kind == SpillDirKind::kLocalDir ? kSpillDirPrefix : kOsTmpDirPrefix;
+  for (int attempt = 0;; ++attempt) {
+    StatusOr<std::string> path = fs->CreateUniqueDir(parent, prefix);
+    if (!path.ok()) return path.status();
+    // Between the mkdir and the lock, a reaper may take the new directory for an orphan:
+    // if it holds the lock now (EWOULDBLOCK) or has removed it (ENOENT), make another.
+    StatusOr<std::unique_ptr<DirLock>> lock = fs->LockDir(*path);
+    if (!lock.ok() && ReapedWhileMade(lock.status()) && attempt < kLockAttempts) continue;
+    // A filesystem without locks (ENOTSUP), or a lock that keeps failing, leaves the
+    // directory unlocked: spilling works as upstream's, without crash recovery.
+    return std::make_shared<SpillDir>(fs, std::move(*path), log,
+                                      lock.ok() ? std::move(*lock) : nullptr);
+  }
 }
 
 }  // namespace internal
@@ -174,6 +224,7 @@ class DiskManager::Core final {
     if (!file.ok()) return file.status();  // With kCountLeak the count stays raised.
 
     if (!count_leak) accounting_->FileCreated();
+    accounting_->CountSpill();
     return SpillFileAccess::Make(std::make_shared<SpillFileState>(accounting_, std::move(dir),
                                                                   dirs_, fs_, std::move(*file)));
   }
@@ -289,8 +340,8 @@ StatusOr<std::shared_ptr<DiskManager>> DiskManager::Build(std::shared_ptr<FileSy
   // A disabled manager's limit is 0, and only 0 can be set.
   const uint64_t limit =
       options.mode == DiskManagerMode::kDisabled ? 0 : options.max_temp_directory_size;
-  auto accounting = std::make_shared<SpillAccounting>(limit, options.limit_config_key,
-                                                      options.quirks, options.cleanup_log);
+  auto accounting = std::make_shared<SpillAccounting>(
+      limit, options.limit_config_key, options.quirks, options.cleanup_log, options.budget);
   const uint64_t seed = options.seed.value_or(RandomSeed());
   const bool directories = options.mode == DiskManagerMode::kDirectories;
 
@@ -332,6 +383,8 @@ size_t DiskManager::max_spill_merge_fan_in() const { return core_->max_spill_mer
 void DiskManager::SetMaxSpillMergeFanIn(size_t files) { core_->SetMaxSpillMergeFanIn(files); }
 
 DiskManagerMode DiskManager::mode() const { return core_->mode(); }
+
+SpillMetrics DiskManager::metrics() const { return core_->accounting().metrics(); }
 
 std::vector<std::string> DiskManager::spill_dirs() const { return core_->spill_dirs(); }
 
@@ -399,6 +452,11 @@ DiskManagerBuilder& DiskManagerBuilder::WithSeed(uint64_t seed) {
 
 DiskManagerBuilder& DiskManagerBuilder::WithCleanupLog(std::shared_ptr<CleanupLog> log) {
   options_.cleanup_log = std::move(log);
+  return *this;
+}
+
+DiskManagerBuilder& DiskManagerBuilder::WithBudget(std::shared_ptr<SpillBudget> budget) {
+  options_.budget = std::move(budget);
   return *this;
 }
 

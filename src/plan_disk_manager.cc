@@ -198,6 +198,7 @@ DiskManagerOptions PlanDiskManager::InnerOptionsLocked(uint64_t limit) const {
   inner.quirks = WithoutPlanLevel(o.quirks);
   inner.seed = o.seed;
   inner.cleanup_log = OwnLogLocked();
+  inner.budget = o.budget;
   return inner;
 }
 
@@ -229,6 +230,12 @@ uint64_t PlanDiskManager::used_disk_space() const {
   if (options().quirks.Has(Quirk::kOuterAccounting)) return 0;
   std::shared_ptr<DiskManager> inner = this->inner();
   return inner != nullptr ? inner->used_disk_space() : 0;
+}
+
+SpillMetrics PlanDiskManager::metrics() const {
+  if (options().quirks.Has(Quirk::kOuterAccounting)) return SpillMetrics{};
+  std::shared_ptr<DiskManager> inner = this->inner();
+  return inner != nullptr ? inner->metrics() : SpillMetrics{};
 }
 
 uint64_t PlanDiskManager::max_temp_directory_size() const {

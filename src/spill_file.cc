@@ -56,7 +56,7 @@ Status UpdateDiskUsageLocked(SpillFileState& state) {
     // DataFusion 54.1's update_disk_usage: add (new - old) to the manager, then check, and
     // on the error return before the file's size is stored. The drop gives back only the
     // old size, so the manager stays `delta` too high for its whole life.
-    if (accounting.Add(delta) > accounting.limit()) return accounting.LimitError();
+    SPILLWAY_RETURN_IF_ERROR(accounting.AddThenCheck(delta));
     state.size.store(after);
     return OkStatus();
   }
@@ -78,7 +78,12 @@ uint64_t SpillFile::size() const { return state_->size.load(); }
 
 Status SpillFile::UpdateDiskUsage() {
   std::lock_guard<std::mutex> lock(state_->write_mu);
-  return internal::UpdateDiskUsageLocked(*state_);
+  const uint64_t before = state_->size.load();
+  Status updated = internal::UpdateDiskUsageLocked(*state_);
+  // Bytes appended outside a SpillWriter count as spilled once they are accounted.
+  const uint64_t after = state_->size.load();
+  if (after > before) state_->accounting->CountSpilled(after - before);
+  return updated;
 }
 
 long SpillFile::use_count() const { return state_.use_count(); }

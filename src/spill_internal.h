@@ -20,12 +20,14 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "spillway/spill/cleanup_log.h"
 #include "spillway/spill/quirks.h"
+#include "spillway/spill/spill_budget.h"
 #include "spillway/spill/spill_file.h"
 #include "spillway/spill/spill_status.h"
 #include "spillway/vfs/file_system.h"
@@ -33,63 +35,110 @@
 
 namespace spillway::internal {
 
+// The counters behind one limit (a manager's or a budget's): usage checked against a
+// limit with CAS, and the metrics. Thread safety: every method may be called concurrently.
+class SpillLedger {
+ public:
+  SpillLedger(uint64_t limit, std::string limit_config_key)
+      : limit_(limit), limit_config_key_(std::move(limit_config_key)) {}
+
+  SpillLedger(const SpillLedger&) = delete;
+  SpillLedger& operator=(const SpillLedger&) = delete;
+
+  // Counts `bytes` more as used unless that would take used over the limit (used == limit
+  // is allowed, as DataFusion checks `>`); returns the new total, or nullopt if it counted
+  // nothing. Does not raise the peak: the caller does once the reservation is final.
+  [[nodiscard]] std::optional<uint64_t> TryReserve(uint64_t bytes);
+  // Counts `bytes` more as used whatever the limit; returns the new total.
+  uint64_t Add(uint64_t bytes);
+  // Counts `bytes` fewer as used. REQUIRES: bytes <= used().
+  void Release(uint64_t bytes);
+  // Metrics: a file was created; `bytes` reached a file.
+  void CountSpill() { spills_.fetch_add(1, std::memory_order_relaxed); }
+  void CountSpilled(uint64_t bytes) { spilled_.fetch_add(bytes, std::memory_order_relaxed); }
+
+  uint64_t used() const { return used_.load(); }
+  uint64_t limit() const { return limit_.load(); }
+  void set_limit(uint64_t bytes) { limit_.store(bytes); }
+  const std::string& limit_config_key() const { return limit_config_key_; }
+  SpillMetrics metrics() const;
+  // Raises the peak to `used` if it is higher.
+  void RaisePeak(uint64_t used);
+
+ private:
+  std::atomic<uint64_t> used_{0};
+  std::atomic<uint64_t> limit_;
+  std::atomic<uint64_t> spills_{0};
+  std::atomic<uint64_t> spilled_{0};
+  std::atomic<uint64_t> peak_{0};
+  const std::string limit_config_key_;
+};
 // The counters of one manager (DataFusion's used_disk_space, active_files_count and
-// max_temp_directory_size), shared by the manager and every file it made, and outliving
-// both. Also carries what the files need to know about their manager: its quirks, the
+// max_temp_directory_size, and the spill metrics), shared by the manager and every file it
+// made, and outliving both; and the budget the manager's writes must also fit, if any.
+// Also carries what the files need to know about their manager: its quirks, the
 // configuration key to name in limit errors, and its CleanupLog.
 //
 // Thread safety: every method may be called concurrently.
 class SpillAccounting {
  public:
-  // REQUIRES: cleanup_log != nullptr.
+  // REQUIRES: cleanup_log != nullptr. `budget` may be null (no executor-wide budget).
   SpillAccounting(uint64_t limit, std::string limit_config_key, Quirks quirks,
-                  std::shared_ptr<CleanupLog> cleanup_log);
+                  std::shared_ptr<CleanupLog> cleanup_log,
+                  std::shared_ptr<SpillBudget> budget = nullptr);
 
   SpillAccounting(const SpillAccounting&) = delete;
   SpillAccounting& operator=(const SpillAccounting&) = delete;
 
-  // Counts `bytes` more as used, unless that would take used over the limit; then counts
-  // nothing and returns a limit error. Used == limit is allowed (DataFusion checks `>`).
+  // Counts `bytes` more as used in the manager and in its budget, unless that would take
+  // either over its limit; then counts nothing in either and returns the limit error of
+  // the one that refused (the manager's is checked first).
   Status Reserve(uint64_t bytes);
-  // Counts `bytes` more as used whatever the limit; returns the new total. For the
-  // kNoRollback quirk, which checks only afterwards.
-  uint64_t Add(uint64_t bytes);
-  // Counts `bytes` fewer as used. REQUIRES: bytes <= used().
+  // Counts `bytes` more as used in both whatever the limits, then reports the first limit
+  // now exceeded. For the kNoRollback quirk, which checks only afterwards.
+  Status AddThenCheck(uint64_t bytes);
+  // Counts `bytes` fewer as used in both. REQUIRES: bytes <= used().
   void Release(uint64_t bytes);
 
-  // The limit error (LimitExceededError), naming the limit now and the configuration key (DataFusion's
-  // text, upstream_text.h).
+  // The manager's limit error (LimitExceededError), naming the limit now and the
+  // configuration key (DataFusion's text, upstream_text.h).
   Status LimitError() const;
 
   void FileCreated() { active_files_.fetch_add(1); }
   void FileRemoved() { active_files_.fetch_sub(1); }
+  // Metrics: a spill file was created; `bytes` reached a spill file.
+  void CountSpill();
+  void CountSpilled(uint64_t bytes);
 
-  uint64_t used() const { return used_.load(); }
+  uint64_t used() const { return ledger_.used(); }
   uint64_t active_files() const { return active_files_.load(); }
-  uint64_t limit() const { return limit_.load(); }
-  void set_limit(uint64_t bytes) { limit_.store(bytes); }
+  uint64_t limit() const { return ledger_.limit(); }
+  void set_limit(uint64_t bytes) { ledger_.set_limit(bytes); }
+  SpillMetrics metrics() const { return ledger_.metrics(); }
 
   Quirks quirks() const { return quirks_; }
   const std::shared_ptr<CleanupLog>& cleanup_log() const { return cleanup_log_; }
 
  private:
-  std::atomic<uint64_t> used_{0};
+  SpillLedger ledger_;
   std::atomic<uint64_t> active_files_{0};
-  std::atomic<uint64_t> limit_;
   const Quirks quirks_;
-  const std::string limit_config_key_;
   const std::shared_ptr<CleanupLog> cleanup_log_;
+  const std::shared_ptr<SpillBudget> budget_;  // May be null.
 };
 
 // One "datafusion-XXXXXX" spill directory (DataFusion's TempDir). Destroying it removes it
-// and everything left in it; a removal that fails is recorded in the CleanupLog.
+// and everything left in it; a removal that fails is recorded in the CleanupLog. While it
+// lives it holds the directory's advisory lock (if the filesystem has locks), released
+// only after the removal, so that ReapOrphans (reap.h) never takes it for an orphan.
 //
 // Thread safety: immutable after construction.
 class SpillDir {
  public:
-  // Takes ownership of the existing directory `path`. REQUIRES: fs, cleanup_log non-null.
+  // Takes ownership of the existing directory `path`, and of its lock (null when the
+  // filesystem has none). REQUIRES: fs, cleanup_log non-null.
   SpillDir(std::shared_ptr<FileSystem> fs, std::string path,
-           std::shared_ptr<CleanupLog> cleanup_log);
+           std::shared_ptr<CleanupLog> cleanup_log, std::unique_ptr<DirLock> lock = nullptr);
   ~SpillDir();
 
   SpillDir(const SpillDir&) = delete;
@@ -98,6 +147,8 @@ class SpillDir {
   const std::string& path() const { return path_; }
 
  private:
+  // Declared first, so that it is destroyed (and the lock released) after the removal.
+  const std::unique_ptr<DirLock> lock_;
   const std::shared_ptr<FileSystem> fs_;
   const std::string path_;
   const std::shared_ptr<CleanupLog> cleanup_log_;

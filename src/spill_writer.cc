@@ -20,6 +20,7 @@ Status WriteExact(SpillFileState& state, std::string_view data) {
   // A short write stores some bytes and fails; give back only the part that is not there.
   accounting.Release(n - appended.bytes_written);
   state.size.fetch_add(appended.bytes_written);
+  accounting.CountSpilled(appended.bytes_written);
   return appended.status;
 }
 
@@ -29,6 +30,7 @@ Status WriteLeaky(SpillFileState& state, std::string_view data) {
   const uint64_t n = data.size();
   SPILLWAY_RETURN_IF_ERROR(state.accounting->Reserve(n));
   AppendResult appended = state.file->Append(data);
+  state.accounting->CountSpilled(appended.bytes_written);
   if (!appended.status.ok()) return appended.status;  // The n bytes stay counted.
   state.size.fetch_add(n);
   return OkStatus();
@@ -41,6 +43,7 @@ Status WriteLeaky(SpillFileState& state, std::string_view data) {
 // update picks them up).
 Status WriteWithoutRollback(SpillFileState& state, std::string_view data) {
   AppendResult appended = state.file->Append(data);
+  state.accounting->CountSpilled(appended.bytes_written);
   if (!appended.status.ok()) return appended.status;
   return internal::UpdateDiskUsageLocked(state);
 }

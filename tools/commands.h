@@ -20,6 +20,7 @@ void AddSweepCommand(CLI::App& app, int& exit_code);     // sweep_command.cc
 void AddSimulateCommand(CLI::App& app, int& exit_code);  // simulate_command.cc
 void AddBenchCommand(CLI::App& app, int& exit_code);     // bench_command.cc
 void AddInjectCommand(CLI::App& app, int& exit_code);    // inject_command.cc
+void AddReapCommand(CLI::App& app, int& exit_code);      // reap_command.cc
 
 // The options several subcommands take, declared once (cli_support.cc).
 //

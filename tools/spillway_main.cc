@@ -35,6 +35,7 @@ int Main(int argc, char** argv) {
   spillway::tools::AddSimulateCommand(app, exit_code);
   spillway::tools::AddBenchCommand(app, exit_code);
   spillway::tools::AddInjectCommand(app, exit_code);
+  spillway::tools::AddReapCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --help-all, --version.

@@ -62,6 +62,14 @@ Status FileSystemWrapper::SetPermissions(const std::string& path, uint32_t mode)
 }
 std::string FileSystemWrapper::TempDir() { return target_->TempDir(); }
 
+StatusOr<std::unique_ptr<DirLock>> FileSystemWrapper::LockDir(const std::string& path) {
+  return target_->LockDir(path);
+}
+
+StatusOr<std::unique_ptr<DirLock>> FileSystem::LockDir(const std::string& path) {
+  return Status::FromErrno(ENOTSUP, "lock", path);
+}
+
 Status ValidatePath(std::string_view path) {
   auto bad = [&](std::string_view why) {
     return Status::InvalidArgument("bad path \"" + std::string(path) + "\": " +

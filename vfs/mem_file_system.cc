@@ -60,6 +60,8 @@ struct Inode {
   uint64_t size = 0;
   bool linked = true;
   int open_handles = 0;
+  // Directories: the LockDir handle holding the lock (its id), 0 when none.
+  uint64_t lock_holder = 0;
 };
 
 // Everything the filesystem and its open files share.
@@ -79,6 +81,7 @@ struct State {
   uint64_t used = 0;                  // Guarded by mu.
   std::mt19937_64 rng;                // Guarded by mu.
   const std::shared_ptr<Inode> root;  // The tree below it is guarded by mu.
+  uint64_t next_lock_id = 1;          // Guarded by mu.
 
   // True when permission bits are checked and `inode` lacks one of the owner bits `bits`.
   bool Denied(const Inode& inode, uint32_t bits) const {
@@ -211,6 +214,36 @@ class MemWritableFile final : public WritableFile {
   bool closed_ = false;  // Guarded by state_->mu.
 };
 
+// A LockDir handle: releases its directory's lock unless the lock has gone (a Crash, or
+// the directory was removed) since.
+class MemDirLock final : public DirLock {
+ public:
+  MemDirLock(std::shared_ptr<State> state, std::weak_ptr<Inode> dir, uint64_t id, std::string path)
+      : state_(std::move(state)), dir_(std::move(dir)), id_(id), path_(std::move(path)) {}
+  ~MemDirLock() override {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    if (std::shared_ptr<Inode> dir = dir_.lock(); dir != nullptr && dir->lock_holder == id_) {
+      dir->lock_holder = 0;
+    }
+  }
+
+  const std::string& path() const override { return path_; }
+
+ private:
+  const std::shared_ptr<State> state_;
+  const std::weak_ptr<Inode> dir_;
+  const uint64_t id_;
+  const std::string path_;
+};
+
+// Releases every lock in the tree below `dir`. REQUIRES: mu held.
+void ReleaseLocks(Inode& dir) {
+  dir.lock_holder = 0;
+  for (auto& [name, child] : dir.children) {
+    if (child->type == FileType::kDirectory) ReleaseLocks(*child);
+  }
+}
+
 class MemFileSystemImpl final : public MemFileSystem {
  public:
   explicit MemFileSystemImpl(const MemFileSystemOptions& options)
@@ -334,6 +367,25 @@ class MemFileSystemImpl final : public MemFileSystem {
   }
 
   std::string TempDir() override { return std::string(kTempDir); }
+
+  StatusOr<std::unique_ptr<DirLock>> LockDir(const std::string& path) override {
+    SPILLWAY_RETURN_IF_ERROR(ValidatePath(path));
+    std::lock_guard<std::mutex> lock(state_->mu);
+    Resolved r;
+    SPILLWAY_RETURN_IF_ERROR(Resolve(*state_, path, "lock", &r));
+    if (r.node == nullptr) return Status::FromErrno(ENOENT, "lock", path);
+    if (r.node->type != FileType::kDirectory) return Status::FromErrno(ENOTDIR, "lock", path);
+    if (state_->Denied(*r.node, kOwnerRead)) return Status::FromErrno(EACCES, "lock", path);
+    if (r.node->lock_holder != 0) return Status::FromErrno(EWOULDBLOCK, "lock", path);
+    const uint64_t id = state_->next_lock_id++;
+    r.node->lock_holder = id;
+    return std::unique_ptr<DirLock>(std::make_unique<MemDirLock>(state_, r.node, id, path));
+  }
+
+  void Crash() override {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    ReleaseLocks(*state_->root);
+  }
 
   void SetCapacity(std::optional<uint64_t> capacity) override {
     std::lock_guard<std::mutex> lock(state_->mu);

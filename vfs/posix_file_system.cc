@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -199,6 +200,19 @@ class PosixWritableFile final : public WritableFile {
   const std::string path_;
 };
 
+// A held flock(2) on a directory's open descriptor; closing the descriptor releases it.
+class PosixDirLock final : public DirLock {
+ public:
+  PosixDirLock(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  ~PosixDirLock() override { ::close(fd_); }
+
+  const std::string& path() const override { return path_; }
+
+ private:
+  const int fd_;
+  const std::string path_;
+};
+
 class PosixFileSystem final : public FileSystem {
  public:
   // TempDir() is chosen here, once, so that later calls read no shared state ($TMPDIR).
@@ -362,6 +376,19 @@ class PosixFileSystem final : public FileSystem {
   }
 
   std::string TempDir() override { return temp_dir_; }
+
+  StatusOr<std::unique_ptr<DirLock>> LockDir(const std::string& path) override {
+    SPILLWAY_RETURN_IF_ERROR(ValidatePath(path));
+    const int fd = ::open(Real(path).c_str(), kOpenDirFlags);
+    // A final symlink is ELOOP under O_NOFOLLOW; it is reported as ListDir reports it.
+    if (fd < 0) return PosixError(errno == ELOOP ? ENOTDIR : errno, "lock", path);
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      const int error = errno;
+      ::close(fd);
+      return PosixError(error, "lock", path);
+    }
+    return std::unique_ptr<DirLock>(std::make_unique<PosixDirLock>(fd, path));
+  }
 
  private:
   static constexpr mode_t kDirMode = 0700;

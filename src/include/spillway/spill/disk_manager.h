@@ -35,6 +35,7 @@
 
 #include "spillway/spill/cleanup_log.h"
 #include "spillway/spill/quirks.h"
+#include "spillway/spill/spill_budget.h"
 #include "spillway/spill/spill_file.h"
 #include "spillway/spill/spill_manager.h"
 #include "spillway/vfs/file_system.h"
@@ -90,6 +91,9 @@ struct DiskManagerOptions {
   std::optional<uint64_t> seed;
   // Where failed removals are recorded; null means a log of the manager's own.
   std::shared_ptr<CleanupLog> cleanup_log;
+  // An executor-wide budget every write must also fit (spill_budget.h); null (the
+  // default, as upstream) means none.
+  std::shared_ptr<SpillBudget> budget;
 };
 
 class DiskManager final : public SpillManager {
@@ -121,6 +125,9 @@ class DiskManager final : public SpillManager {
   void SetMaxSpillMergeFanIn(size_t files);
 
   DiskManagerMode mode() const;
+  // Files created, bytes written and peak usage since the manager was built (kCustom:
+  // zeros, as for used_disk_space).
+  SpillMetrics metrics() const;
   // The spill directories that exist now (kOsTmpDirectory: none before the first file).
   std::vector<std::string> spill_dirs() const;
 
@@ -152,6 +159,7 @@ class DiskManagerBuilder {
   DiskManagerBuilder& WithQuirks(Quirks quirks);
   DiskManagerBuilder& WithSeed(uint64_t seed);
   DiskManagerBuilder& WithCleanupLog(std::shared_ptr<CleanupLog> log);
+  DiskManagerBuilder& WithBudget(std::shared_ptr<SpillBudget> budget);
 
   const DiskManagerOptions& options() const { return options_; }
   StatusOr<std::shared_ptr<DiskManager>> Build(std::shared_ptr<FileSystem> fs) const;

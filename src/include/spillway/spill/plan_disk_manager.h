@@ -52,6 +52,9 @@ struct PlanDiskManagerOptions {
   std::shared_ptr<CleanupLog> cleanup_log;
   // Used only with the kSharedLimit quirk; null means the process-wide cache.
   std::shared_ptr<SharedManagerCache> shared_cache;
+  // An executor-wide budget shared with other plans (spill_budget.h); null (the default,
+  // as Comet) means only the plan's own limit applies.
+  std::shared_ptr<SpillBudget> budget;
 };
 
 class PlanDiskManager;
@@ -121,6 +124,10 @@ class PlanDiskManager final : public SpillManager {
   // (at the first spill or the first call), so a plan that never spills never makes one.
   // Under kSharedLimit, the shared manager's log.
   std::shared_ptr<CleanupLog> cleanup_log() const override;
+
+  // Files created, bytes written and peak usage (the inner manager's; zeros before the
+  // first spill and under kOuterAccounting, as used_disk_space).
+  SpillMetrics metrics() const;
 
   // The inner kDirectories manager, or null before the first successful spill.
   std::shared_ptr<DiskManager> inner() const;

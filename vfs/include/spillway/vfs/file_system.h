@@ -89,6 +89,20 @@ class WritableFile {
   virtual Status Close() = 0;
 };
 
+// An advisory lock held on a directory (LockDir). Destroying it releases the lock. Not
+// copyable: it is held through a pointer to the interface.
+class DirLock {
+ public:
+  DirLock() = default;
+  virtual ~DirLock() = default;
+
+  DirLock(const DirLock&) = delete;
+  DirLock& operator=(const DirLock&) = delete;
+
+  // The directory locked.
+  virtual const std::string& path() const = 0;
+};
+
 // Not copyable: a filesystem is shared through a pointer to the interface.
 class FileSystem {
  public:
@@ -154,6 +168,18 @@ class FileSystem {
   // Never fails; the directory is not created by this call.
   virtual std::string TempDir() = 0;
 
+  // Takes an exclusive advisory lock on directory `path` without waiting, as
+  // open(O_DIRECTORY|O_NOFOLLOW) + flock(LOCK_EX|LOCK_NB) do: the lock is held until the
+  // returned handle is destroyed or the process holding it dies, and conflicts with every
+  // other LockDir of the same directory (from this process too). It only excludes other
+  // LockDir calls: nothing else is prevented (a locked directory may still be removed).
+  // Errors: EWOULDBLOCK (EAGAIN: held by another handle), ENOENT, ENOTDIR (also for a
+  // final symlink, which is not followed), EACCES; ENOTSUP from a filesystem without
+  // locks (the default).
+  // Thread safety: as the filesystem's other calls; a handle may be destroyed on any
+  // thread.
+  virtual StatusOr<std::unique_ptr<DirLock>> LockDir(const std::string& path);
+
   // Non-virtual conveniences built on the calls above.
   // True when Stat(path) succeeds.
   bool Exists(const std::string& path) { return Stat(path).ok(); }
@@ -189,6 +215,7 @@ class FileSystemWrapper : public FileSystem {
   Status RemoveTree(const std::string& path) override;
   Status SetPermissions(const std::string& path, uint32_t mode) override;
   std::string TempDir() override;
+  StatusOr<std::unique_ptr<DirLock>> LockDir(const std::string& path) override;
 
  private:
   std::shared_ptr<FileSystem> target_;

@@ -9,7 +9,9 @@
 // that only partly fits stores what fits and then fails. Unique names come from a seeded
 // generator, so the same seed and the same calls give the same names.
 //
-// A fresh MemFileSystem holds "/" and an empty "/tmp" (its TempDir()).
+// A fresh MemFileSystem holds "/" and an empty "/tmp" (its TempDir()). Directory locks
+// (LockDir) behave as flock(2) on a directory: one holder at a time, released when the
+// handle goes or when Crash() models the holder's death.
 #ifndef SPILLWAY_VFS_MEM_FILE_SYSTEM_H_
 #define SPILLWAY_VFS_MEM_FILE_SYSTEM_H_
 
@@ -41,6 +43,12 @@ class MemFileSystem : public FileSystem {
   virtual void SetCapacity(std::optional<uint64_t> capacity) = 0;
   // Bytes of file data currently held, counting unlinked files that are still open.
   virtual uint64_t used_bytes() const = 0;
+  // Models the death of the process that uses this filesystem (kill -9): every directory
+  // lock (LockDir) taken so far is released at once, as the kernel releases a dead
+  // process's flocks; destroying those handles later releases nothing. Files and
+  // directories stay as they are. Thread safety: may be called concurrently with any
+  // other method.
+  virtual void Crash() = 0;
 };
 
 }  // namespace spillway
