@@ -181,8 +181,8 @@ void KeepFiles(const Sweep& sweep, const std::string& label, RunResult* result) 
   if (out.empty() || !HasViolation(*result)) return;
   std::error_code ec;
   for (const char* suffix : {".stdout", ".stderr", ".trace"}) {
-    fs::copy_file(sweep.work_dir + "/" + label + suffix, out + "/" + label + suffix,
-                  fs::copy_options::overwrite_existing, ec);
+    const std::string name = "/" + label + suffix;
+    fs::copy_file(sweep.work_dir + name, out + name, fs::copy_options::overwrite_existing, ec);
   }
   std::ofstream(out + "/" + label + ".sh") << "#!/bin/sh\n" << result->reproducer << "\n";
   result->kept_as = out + "/" + label;

@@ -45,6 +45,7 @@ std::vector<std::string> InjectArgv(const InjectInvocation& inv) {
 // (128+signal when killed), or 127 when it could not start.
 int Spawn(const std::vector<std::string>& argv, const std::string& out, const std::string& err) {
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
   const pid_t pid = fork();
@@ -100,6 +101,7 @@ std::vector<TracedCall> ReadTrace(const std::string& path) {
   std::stable_sort(lines.begin(), lines.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<TracedCall> calls;
+  calls.reserve(lines.size());
   for (auto& [seq, call] : lines) calls.push_back(std::move(call));
   return calls;
 }

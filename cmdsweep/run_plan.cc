@@ -38,6 +38,7 @@ std::vector<std::vector<size_t>> FirstCallRuns(const std::vector<RunSpec>& runs)
     if (first_call[runs[i].call.op] == runs[i].n) by_call[runs[i].n].push_back(i);
   }
   std::vector<std::vector<size_t>> groups;
+  groups.reserve(by_call.size());
   for (auto& [n, indexes] : by_call) groups.push_back(std::move(indexes));
   return groups;
 }
@@ -85,6 +86,7 @@ std::vector<RunSpec> SampleRuns(const std::vector<RunSpec>& runs, uint64_t max_r
     chosen.insert(rest[k * rest.size() / wanted]);
   }
   std::vector<RunSpec> sample;
+  sample.reserve(chosen.size());
   for (size_t i : chosen) sample.push_back(runs[i]);
   return sample;
 }

@@ -12,11 +12,12 @@ want=(g++ cmake ninja-build pkg-config
       libcli11-dev libfmt-dev nlohmann-json3-dev)
 case "${1:-build}" in
   build) ;;
-  test) want+=(clang libclang-rt-14-dev
+  test) want+=(clang libclang-rt-14-dev clang-tidy python3
               # spillway inject: the Rust test program (built offline by Debian's cargo),
               # the programs of the transparency tests, and the benchmark's comparisons.
               cargo rustc librust-tempfile-dev sqlite3 nodejs fiu-utils strace) ;;
-  engines) want+=(cargo rustc librust-tempfile-dev sqlite3 nodejs fiu-utils strace
+  engines) want+=(clang libclang-rt-14-dev clang-tidy python3
+                 cargo rustc librust-tempfile-dev sqlite3 nodejs fiu-utils strace
                  postgresql-15 coreutils)
            # A nodejs package that bundles npm (NodeSource's) conflicts with Debian's npm.
            command -v npm >/dev/null || want+=(npm) ;;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds spillway and runs its whole default test suite: unit, property and scenario tests
 # on the default build, again under AddressSanitizer + UndefinedBehaviorSanitizer, the
-# concurrency tests under ThreadSanitizer, and the scenario-parser fuzzer (clang).
+# concurrency tests under ThreadSanitizer, the scenario-parser fuzzer (clang), and
+# clang-tidy over the non-test sources.
 # Long soaks are left out; run them with `scripts/test.sh --soak`. `--engines` also runs the
 # full sweeps of the engine profiles (engines/, docs/engines.md; CI runs them sampled).
 set -euo pipefail
@@ -17,7 +18,7 @@ for arg in "$@"; do
   esac
 done
 
-scripts/install-deps.sh test
+scripts/install-deps.sh engines  # test's packages plus the engines the sampled profiles sweep
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
@@ -27,6 +28,9 @@ step "default build"
 cmake --preset default "${launcher[@]}" >/dev/null
 cmake --build --preset default
 ctest --preset default
+
+step "clang-tidy"
+scripts/clang-tidy.sh build/default
 
 step "asan-ubsan build"
 cmake --preset asan-ubsan "${launcher[@]}" >/dev/null

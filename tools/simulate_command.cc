@@ -111,9 +111,9 @@ std::vector<scenario::Command> Shrink(std::vector<scenario::Command> lines,
     const size_t chunk = (lines.size() + parts - 1) / parts;
     bool removed = false;
     for (size_t start = 0; start < lines.size() && more(); start += chunk) {
-      std::vector<scenario::Command> candidate(lines.begin(), lines.begin() + start);
-      candidate.insert(candidate.end(), lines.begin() + std::min(lines.size(), start + chunk),
-                       lines.end());
+      const auto at = [&](size_t i) { return lines.begin() + static_cast<std::ptrdiff_t>(i); };
+      std::vector<scenario::Command> candidate(lines.begin(), at(start));
+      candidate.insert(candidate.end(), at(std::min(lines.size(), start + chunk)), lines.end());
       ++runs;
       if (Fails(candidate, runner)) {
         // Keep only the lines still valid where they now stand.

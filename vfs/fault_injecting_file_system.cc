@@ -244,7 +244,7 @@ FaultInjectingFileSystem::FaultInjectingFileSystem(std::shared_ptr<FileSystem> t
 
 FaultInjectingFileSystem::~FaultInjectingFileSystem() = default;
 
-void FaultInjectingFileSystem::AddRule(FaultRule rule) { state_->AddRule(rule); }
+void FaultInjectingFileSystem::AddRule(const FaultRule& rule) { state_->AddRule(rule); }
 
 void FaultInjectingFileSystem::SetRandomFaults(std::optional<OpKind> op, int error_number,
                                                uint32_t one_in) {

@@ -104,7 +104,7 @@ class FaultInjectingFileSystem final : public FileSystemWrapper {
   // next `times` matching calls (every later one when times is nullopt), then it is spent.
   // The first rule that is due fails the call, and the rules after it do not see it.
   // REQUIRES: rule.error_number != 0.
-  void AddRule(FaultRule rule);
+  void AddRule(const FaultRule& rule);
   // Fails each call of kind `op` (every kind when nullopt) that no rule failed with
   // probability 1/`one_in`, with `error_number`. Each such call draws once from a
   // std::mt19937_64 seeded with the constructor's seed, so the same seed and the same

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs clang-tidy (.clang-tidy at the root; inject/.clang-tidy for the shim's C) over the
+# sources of spillway's libraries, tools, shim and benchmarks, using a build directory's
+# compile commands (default: build/default). Exits non-zero on any warning.
+# Test sources are left out: they run the same checks poorly (gtest macros) and are the
+# slowest to parse.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build/default}"
+[ -f "$build/compile_commands.json" ] || { echo "no $build/compile_commands.json" >&2; exit 2; }
+
+mapfile -t files < <(python3 - "$build/compile_commands.json" "$PWD" <<'PY'
+import json, sys
+root = sys.argv[2] + "/"
+for f in sorted({e["file"] for e in json.load(open(sys.argv[1]))}):
+    rel = f[len(root):] if f.startswith(root) else None
+    if rel is None or rel.startswith("build"):
+        continue
+    if "/tests/" in f or rel.startswith(("tests/", "property_tests/")) or "_test." in rel \
+            or "/fuzz/" in rel:
+        continue
+    print(f)
+PY
+)
+echo "clang-tidy: ${#files[@]} files"
+# The C files are compiled by GCC, whose warning options clang does not all know.
+run-clang-tidy -p "$build" -j "$(nproc)" -quiet -extra-arg=-Wno-unknown-warning-option \
+  "${files[@]}" > "$build/clang-tidy.log" 2>&1 || {
+  grep -E '(warning|error): ' "$build/clang-tidy.log" | sort -u >&2
+  echo "clang-tidy found problems (full log: $build/clang-tidy.log)" >&2
+  exit 1
+}
+echo "clang-tidy: no warnings"
