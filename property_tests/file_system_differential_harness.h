@@ -130,7 +130,7 @@ class Sut {
   // Runs `call` (Side& -> Outcome) on both sides and asserts that the outcomes agree.
   template <typename Call>
   Outcome Compare(const Call& call) {
-    const Outcome on_posix = call(*posix_);
+    Outcome on_posix = call(*posix_);  // Not const: returned, so moved.
     const Outcome on_mem = call(*mem_);
     RC_ASSERT(on_posix == on_mem);
     return on_posix;

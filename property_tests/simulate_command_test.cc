@@ -34,6 +34,7 @@ struct Exit {
 Exit RunSpillway(std::vector<std::string> args, const std::string& stdout_path) {
   args.insert(args.begin(), SPILLWAY_EXE);
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;

@@ -134,6 +134,7 @@ int RunSpillway(const std::string& quirk, const std::string& file) {
   }
   args.push_back(file);
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;

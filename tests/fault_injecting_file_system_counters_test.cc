@@ -189,6 +189,7 @@ TEST_F(FaultInjectingFileSystemTest, ConcurrentCallsAreAllCountedAndRulesFailExa
   constexpr uint64_t kTimes = 50;
   fs_.AddRule(Rule(OpKind::kStat, ENOENT, /*after=*/10, kTimes));
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   std::vector<int> failed_stats(kThreads, 0);
   std::vector<int> other_failures(kThreads, 0);
   for (int t = 0; t < kThreads; ++t) {
@@ -219,11 +220,11 @@ TEST_F(FaultInjectingFileSystemTest, ConcurrentCallsAreAllCountedAndRulesFailExa
   EXPECT_EQ(fs_.injected().size(), kTimes);
   EXPECT_EQ(fs_.calls(OpKind::kMkdir), uint64_t{kThreads});
   EXPECT_EQ(fs_.calls(OpKind::kCreate), uint64_t{kThreads});
-  EXPECT_EQ(fs_.calls(OpKind::kStat), uint64_t{kThreads * kIterations});
-  EXPECT_EQ(fs_.calls(OpKind::kWrite), uint64_t{kThreads * kIterations});
-  EXPECT_EQ(fs_.calls(OpKind::kList), uint64_t{kThreads * kIterations});
+  EXPECT_EQ(fs_.calls(OpKind::kStat), uint64_t{kThreads} * kIterations);
+  EXPECT_EQ(fs_.calls(OpKind::kWrite), uint64_t{kThreads} * kIterations);
+  EXPECT_EQ(fs_.calls(OpKind::kList), uint64_t{kThreads} * kIterations);
   EXPECT_EQ(fs_.calls(OpKind::kClose), uint64_t{kThreads});
-  EXPECT_EQ(fs_.total_calls(), uint64_t{kThreads * (3 + 3 * kIterations)});
+  EXPECT_EQ(fs_.total_calls(), uint64_t{kThreads} * (3 + 3 * uint64_t{kIterations}));
   for (int t = 0; t < kThreads; ++t) {
     EXPECT_EQ(Contents("/tmp/t" + std::to_string(t) + "/f"), std::string(kIterations, 'x'));
   }

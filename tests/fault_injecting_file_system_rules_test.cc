@@ -230,6 +230,7 @@ TEST_F(FaultInjectingFileSystemTest, TheFirstDueRuleFailsTheCallAndLaterRulesDoN
   fs_.AddRule(Rule(OpKind::kMkdir, EACCES, 0, 1));
   fs_.AddRule(Rule(OpKind::kMkdir, ENOSPC, 1, 1));
   std::vector<Status> results;
+  results.reserve(4);
   for (int i = 0; i < 4; ++i) results.push_back(fs_.CreateDir("/tmp/d" + std::to_string(i)));
   EXPECT_EQ(results[0], Status::FromErrno(EACCES, "mkdir", "/tmp/d0"));
   EXPECT_TRUE(results[1].ok());

@@ -111,6 +111,7 @@ std::vector<int> Decide(std::vector<FaultRuleSpec> rules, int calls, uint64_t se
   std::vector<FaultRuleCounters> counters(rules.size());
   uint64_t draws = 0;
   std::vector<int> out;
+  out.reserve(static_cast<size_t>(calls));
   for (int i = 0; i < calls; ++i) {
     out.push_back(DecideFault(rules.data(), counters.data(), rules.size(),
                               static_cast<uint8_t>(FaultOp::kWrite), "/s/f", seed, &draws)
@@ -155,6 +156,7 @@ struct Shared {
 };
 
 TEST(FaultRulesTest, CountersInSharedMemoryCountAcrossProcessesAndThreads) {
+  constexpr int kThreads = 4;  // In each of the two processes.
   void* map =
       mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(map, MAP_FAILED);
@@ -171,12 +173,14 @@ TEST(FaultRulesTest, CountersInSharedMemoryCountAcrossProcessesAndThreads) {
   const pid_t child = fork();
   if (child == 0) {
     std::vector<std::thread> threads;
-    for (int t = 0; t < 4; ++t) threads.emplace_back(work);
+    threads.reserve(kThreads);
+    for (int t = 0; t < kThreads; ++t) threads.emplace_back(work);
     for (std::thread& t : threads) t.join();
     _exit(0);
   }
   std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) threads.emplace_back(work);
+  threads.reserve(kThreads);
+  for (int t = 0; t < kThreads; ++t) threads.emplace_back(work);
   for (std::thread& t : threads) t.join();
   int status = 0;
   waitpid(child, &status, 0);

@@ -29,6 +29,7 @@ TEST_P(FileSystemConformanceTest, ConcurrentUniqueCreatesGetDistinctNames) {
   ASSERT_THAT(fs_->CreateDir("/shared"), IsOk());
   std::vector<std::vector<std::string>> made(kThreads);
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([this, t, &made] {
       for (int i = 0; i < kPerThread; ++i) {
@@ -64,6 +65,7 @@ TEST_P(FileSystemConformanceTest, ConcurrentAppendsToOneFileAllLand) {
   WritableFile* f = file->get();
   std::vector<uint64_t> written(kThreads, 0);
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([f, t, &chunk, &written] {
       for (int i = 0; i < kAppends; ++i) {
@@ -77,7 +79,7 @@ TEST_P(FileSystemConformanceTest, ConcurrentAppendsToOneFileAllLand) {
   for (uint64_t bytes : written) EXPECT_EQ(bytes, kAppends * chunk.size());
   StatusOr<uint64_t> size = f->Size();
   ASSERT_THAT(size, IsOk());
-  EXPECT_EQ(*size, kThreads * kAppends * chunk.size());
+  EXPECT_EQ(*size, chunk.size() * kThreads * kAppends);
   EXPECT_THAT(f->Close(), IsOk());
 }
 

@@ -122,7 +122,7 @@ TEST_P(FileSystemConformanceTest, AppendedBytesAreStoredInOrder) {
 }
 
 TEST_P(FileSystemConformanceTest, LargeAppendsAreStoredWhole) {
-  std::string block(300 * 1024, '\0');
+  std::string block(size_t{300} * 1024, '\0');
   for (size_t i = 0; i < block.size(); ++i) block[i] = static_cast<char>('a' + i % 26);
   StatusOr<std::unique_ptr<WritableFile>> file = fs_->CreateFile("/big");
   ASSERT_THAT(file, IsOk());

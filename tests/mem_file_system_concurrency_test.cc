@@ -37,6 +37,7 @@ TEST(MemFileSystemConcurrencyTest, AppendsAndTreeChangesInterleaveSafely) {
   ASSERT_NE(shared, nullptr);
 
   std::vector<std::thread> threads;
+  threads.reserve(kWriters + kTreeWorkers);
   for (int w = 0; w < kWriters; ++w) {
     threads.emplace_back([&, w] {
       const std::string path = "/tmp/w" + std::to_string(w);
@@ -98,6 +99,7 @@ TEST(MemFileSystemConcurrencyTest, ConcurrentAppendsFillCapacityExactly) {
   auto fs = NewMem(Options().Capacity(kCapacity));
   std::vector<uint64_t> stored(kThreads, 0);
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       std::unique_ptr<WritableFile> file = MustCreate(*fs, "/tmp/f" + std::to_string(t));
@@ -130,6 +132,7 @@ TEST(MemFileSystemConcurrencyTest, ConcurrentUniqueNamesAreDistinct) {
   constexpr int kEach = 200;
   std::vector<std::vector<std::string>> names(kThreads);
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kEach; ++i) {

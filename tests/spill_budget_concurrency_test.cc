@@ -65,11 +65,13 @@ TEST(SpillBudgetConcurrencyTest, ConcurrentPlansNeverExceedTheBudgetAndAccountEx
                        PlanDiskManagerFactory::Create(mem, options));
 
   std::vector<std::shared_ptr<PlanDiskManager>> plans;
+  plans.reserve(kThreads);
   for (int i = 0; i < kThreads; ++i) plans.push_back(*factory.NewPlan());
   std::vector<Tally> tallies(kThreads);
   {
     std::latch start(kThreads);
     std::vector<std::jthread> threads;
+    threads.reserve(kThreads);
     for (int i = 0; i < kThreads; ++i) {
       threads.emplace_back([&, i] {
         start.arrive_and_wait();

@@ -127,13 +127,13 @@ TEST_F(DiskManagerTest, UpstreamRollbackOnLimitExceededThenDropReturnsToZero) {
   const uint64_t usage_after_first_write = dm->used_disk_space();
   EXPECT_GT(usage_after_first_write, 0u);
 
-  ASSERT_OK(writer->Write(std::string(4 * 1024, '\0')));  // 4KB more
+  ASSERT_OK(writer->Write(std::string(size_t{4} * 1024, '\0')));  // 4KB more
   const uint64_t usage_after_second_write = dm->used_disk_space();
   EXPECT_GT(usage_after_second_write, usage_after_first_write);
 
   // Lower the limit to 1 byte, below current usage; the next write fails.
   ASSERT_OK(dm->SetMaxTempDirectorySize(1));
-  const Status result = writer->Write(std::string(2 * 1024, '\0'));  // 2KB more
+  const Status result = writer->Write(std::string(size_t{2} * 1024, '\0'));  // 2KB more
   EXPECT_FALSE(result.ok());
   EXPECT_THAT(result.message(), HasSubstr("exceeded the allowable limit"));
 

@@ -15,6 +15,7 @@ namespace {
 
 std::vector<TracedCall> Calls(const std::vector<std::string>& ops) {
   std::vector<TracedCall> calls;
+  calls.reserve(ops.size());
   for (const std::string& op : ops) calls.push_back({op, op, "{dir}/f", false});
   return calls;
 }
@@ -25,6 +26,7 @@ TEST(CmdSweepPlanTest, DefaultErrnosAreThoseEachOperationCanReturn) {
   const std::vector<RunSpec> runs =
       PlanRuns(Calls({"create", "write", "read", "mkdir"}), {}, {}, {FaultMode::kTransient});
   std::vector<std::pair<uint64_t, int>> got;
+  got.reserve(runs.size());
   for (const RunSpec& run : runs) got.emplace_back(run.n, run.error_number);
   const std::vector<std::pair<uint64_t, int>> want = {{1, ENOSPC}, {1, EIO}, {1, ENOENT},
                                                       {2, ENOSPC}, {2, EIO}, {3, EIO},

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "inject_support.h"
 
@@ -18,6 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// NOLINTNEXTLINE(bugprone-exception-escape): json's noexcept move and destructor look throwing.
 struct SweepOutcome {
   int exit_code = -1;
   json result;  // The --json object (null when there is none).
@@ -237,17 +239,18 @@ TEST_F(CmdSweepTest, BadInputExits2WithOneLine) {
   const std::string sweep = std::string(SPILLWAY_BINARY) + " sweep ";
   const std::string scope = ShellQuote(scope_);
   const std::string prog = std::string(SPILL_GOOD) + " {dir}";
-  for (const std::string& args : {
-           "--under /nonexistent/dir -- " + prog,
-           "--under " + scope + " --errno ENOTANERRNO -- " + prog,
-           "--under " + scope + " --op scribble -- " + prog,
-           "--under " + scope + " --shard 3/2 -- " + prog,
-           "--under " + scope + " --mode sometimes -- " + prog,
-           "--under " + scope + " --compare stderr -- " + prog,
-           "--under " + scope + " --",
-           "--under " + scope + " -- /nonexistent/program {dir}",
-           "--under " + scope + " -- false",
-       }) {
+  const std::vector<std::string> bad_args = {
+      "--under /nonexistent/dir -- " + prog,
+      "--under " + scope + " --errno ENOTANERRNO -- " + prog,
+      "--under " + scope + " --op scribble -- " + prog,
+      "--under " + scope + " --shard 3/2 -- " + prog,
+      "--under " + scope + " --mode sometimes -- " + prog,
+      "--under " + scope + " --compare stderr -- " + prog,
+      "--under " + scope + " --",
+      "--under " + scope + " -- /nonexistent/program {dir}",
+      "--under " + scope + " -- false",
+  };
+  for (const std::string& args : bad_args) {
     const CommandResult result = RunShell(sweep + args + " 2>&1");
     EXPECT_EQ(result.exit_code, 2) << args << "\n" << result.out;
     EXPECT_EQ(std::count(result.out.begin(), result.out.end(), '\n'), 1) << args << "\n"

@@ -1,12 +1,12 @@
 /* A small program that spills: it makes a directory in DIR, writes records to three temp
  * files in it, reads them back, prints their checksum and removes everything. Built six
  * times, each with one BEHAVIOUR on an error:
- *   GOOD    reports it, removes its files and exits 1 (the sweep finds no violation);
- *   LEAK    exits 1 at once when a write fails, leaving its files (leak);
- *   IGNORE  ignores a failed write and carries on (silent_wrong_output);
- *   ABORT   aborts (crash);
- *   RETRY   retries a failed write forever (hang, in persistent mode);
- *   RANDOM  like GOOD, but writes its files in a random order (diverged).
+ *   kGood    reports it, removes its files and exits 1 (the sweep finds no violation);
+ *   kLeak    exits 1 at once when a write fails, leaving its files (leak);
+ *   kIgnore  ignores a failed write and carries on (silent_wrong_output);
+ *   kAbort   aborts (crash);
+ *   kRetry   retries a failed write forever (hang, in persistent mode);
+ *   kRandom  like kGood, but writes its files in a random order (diverged).
  * Usage: spill_program DIR */
 #include <fcntl.h>
 #include <limits.h>
@@ -16,9 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { GOOD, LEAK, IGNORE, ABORT, RETRY, RANDOM };
+enum { kGood, kLeak, kIgnore, kAbort, kRetry, kRandom };
 #ifndef BEHAVIOUR
-#error "build with -DBEHAVIOUR=GOOD (or LEAK, IGNORE, ABORT, RETRY, RANDOM)"
+#error "build with -DBEHAVIOUR=kGood (or kLeak, kIgnore, kAbort, kRetry, kRandom)"
 #endif
 
 #define FILES 3
@@ -49,7 +49,7 @@ static int Cleanup(void) {
 
 static void Fail(const char* what) {
   perror(what);
-  if (BEHAVIOUR == ABORT) abort();
+  if (BEHAVIOUR == kAbort) abort();
   Cleanup();
   exit(1);
 }
@@ -58,9 +58,9 @@ static void WriteRecord(int i, int r) {
   char record[RECORD_SIZE];
   memset(record, 'a' + (i * RECORDS + r) % 26, sizeof(record));
   while (write(fds[i], record, sizeof(record)) != (ssize_t)sizeof(record)) {
-    if (BEHAVIOUR == IGNORE) return;
-    if (BEHAVIOUR == LEAK) exit(1);
-    if (BEHAVIOUR != RETRY) Fail("write");
+    if (BEHAVIOUR == kIgnore) return;
+    if (BEHAVIOUR == kLeak) exit(1);
+    if (BEHAVIOUR != kRetry) Fail("write");
     usleep(1000);
   }
 }
@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   int order[FILES] = {0, 1, 2};
-  if (BEHAVIOUR == RANDOM) {
+  if (BEHAVIOUR == kRandom) {
     srand((unsigned)time(NULL) ^ (unsigned)getpid());
     const int j = rand() % FILES;
     order[0] = j;

@@ -12,7 +12,7 @@ static int g_failed;
 
 static void* Writer(void* arg) {
   char path[4200];
-  snprintf(path, sizeof(path), "%s/t%ld", g_dir, (long)arg);
+  snprintf(path, sizeof(path), "%s/t%d", g_dir, *(const int*)arg);
   const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
   int failed = 0;
   for (int i = 0; i < g_calls; ++i) failed += write(fd, "x", 1) != 1;
@@ -27,8 +27,12 @@ int main(int argc, char** argv) {
   const int threads = atoi(argv[2]);
   g_calls = atoi(argv[3]);
   pthread_t ids[64];
-  for (long i = 0; i < threads && i < 64; ++i) pthread_create(&ids[i], NULL, Writer, (void*)i);
-  for (long i = 0; i < threads && i < 64; ++i) pthread_join(ids[i], NULL);
+  int indices[64]; /* Each thread's own index, passed by pointer. */
+  for (int i = 0; i < threads && i < 64; ++i) {
+    indices[i] = i;
+    pthread_create(&ids[i], NULL, Writer, &indices[i]);
+  }
+  for (int i = 0; i < threads && i < 64; ++i) pthread_join(ids[i], NULL);
   printf("%d\n", g_failed);
   return 0;
 }

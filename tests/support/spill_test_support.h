@@ -18,12 +18,12 @@
 // Assert or expect that a Status is OK, printing it when it is not.
 #define ASSERT_OK(expr)                                                  \
   do {                                                                   \
-    const ::spillway::Status assert_ok_status_ = (expr);                 \
+    const ::spillway::Status& assert_ok_status_ = (expr);                \
     ASSERT_TRUE(assert_ok_status_.ok()) << assert_ok_status_.ToString(); \
   } while (0)
 #define EXPECT_OK(expr)                                                  \
   do {                                                                   \
-    const ::spillway::Status expect_ok_status_ = (expr);                 \
+    const ::spillway::Status& expect_ok_status_ = (expr);                \
     EXPECT_TRUE(expect_ok_status_.ok()) << expect_ok_status_.ToString(); \
   } while (0)
 
@@ -32,10 +32,12 @@
 #define SPILLWAY_TEST_CONCAT(a, b) SPILLWAY_TEST_CONCAT_(a, b)
 #define ASSERT_OK_AND_ASSIGN(lhs, expr) \
   ASSERT_OK_AND_ASSIGN_IMPL_(SPILLWAY_TEST_CONCAT(status_or_, __LINE__), lhs, expr)
-#define ASSERT_OK_AND_ASSIGN_IMPL_(tmp, lhs, expr)  \
-  auto tmp = (expr);                                \
-  ASSERT_TRUE(tmp.ok()) << tmp.status().ToString(); \
-  lhs = std::move(tmp).value()
+// `tmp` is the name being declared and `lhs` may be a declaration (`auto x`): neither can
+// be parenthesised.
+#define ASSERT_OK_AND_ASSIGN_IMPL_(tmp, lhs, expr)                      \
+  auto tmp = (expr); /* NOLINT(bugprone-macro-parentheses): declared */ \
+  ASSERT_TRUE((tmp).ok()) << (tmp).status().ToString();                 \
+  lhs = std::move(tmp).value() /* NOLINT(bugprone-macro-parentheses): declaration */
 
 namespace spillway {
 
