@@ -19,11 +19,22 @@ execute_process(COMMAND ${command} --out out --json WORKING_DIRECTORY "${WORK_DI
 if(NOT rc STREQUAL "${EXPECTED_EXIT}")
   message(FATAL_ERROR "expected exit code ${EXPECTED_EXIT}, got ${rc}\n${err}")
 endif()
-file(GLOB in_work_dir RELATIVE "${WORK_DIR}" "${WORK_DIR}/*" "${WORK_DIR}/.*")
+# Directory listings through ls -A (dot names included), as the project lists no files
+# with file(GLOB).
+function(list_dir dir out_var)
+  execute_process(COMMAND ls -A "${dir}" OUTPUT_VARIABLE listing RESULT_VARIABLE ls_rc
+                  OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT ls_rc EQUAL 0)
+    message(FATAL_ERROR "ls -A ${dir} failed")
+  endif()
+  string(REPLACE "\n" ";" listing "${listing}")
+  set(${out_var} "${listing}" PARENT_SCOPE)
+endfunction()
+list_dir("${WORK_DIR}" in_work_dir)
 if(NOT in_work_dir STREQUAL "out")
   message(FATAL_ERROR "the working directory holds '${in_work_dir}', expected only 'out'")
 endif()
-file(GLOB files "${WORK_DIR}/out/*")
+list_dir("${WORK_DIR}/out" files)
 list(LENGTH files file_count)
 
 string(JSON count LENGTH "${json}" ${LIST})
