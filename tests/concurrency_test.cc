@@ -70,6 +70,7 @@ void RunManyPlansAtOnce(
   constexpr int kPlansPerThread = 40;
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kPlansPerThread; ++i) {
@@ -100,7 +101,7 @@ void RunManyPlansAtOnce(
 
 TEST_F(ConcurrencyTest, ManyPlansAtOnce) {
   RunManyPlansAtOnce([&](int t, int i) {
-    return PlanDiskManager::Create(fs_, PlanOptions(64, static_cast<uint64_t>(t * 1000 + i)));
+    return PlanDiskManager::Create(fs_, PlanOptions(64, static_cast<uint64_t>(t) * 1000 + i));
   });
   ExpectNothingLeft();
 }
@@ -129,6 +130,7 @@ TEST_F(ConcurrencyTest, PlansFromMoreThreadsThanShardsOutliveTheirFactory) {
   }
   std::vector<std::shared_ptr<PlanDiskManager>> plans(kPlanThreads);
   std::vector<std::thread> threads;
+  threads.reserve(kPlanThreads);
   for (int t = 0; t < kPlanThreads; ++t) {
     threads.emplace_back([&, t] {
       StatusOr<std::shared_ptr<PlanDiskManager>> plan = factory->NewPlan();
@@ -179,8 +181,8 @@ TEST_F(ConcurrencyTest, ManyThreadsSpillWriteCloneAndDropIntoOnePlan) {
   });
 
   std::latch start(kThreads);
-  std::latch finish(kThreads);  // No file is dropped (freeing its bytes) before all wrote.
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       std::mt19937 rng(t);
@@ -266,6 +268,7 @@ TEST_F(ConcurrencyTest, ConcurrentFirstSpillsBuildOneInnerManager) {
     std::vector<std::optional<SpillFile>> files(kThreads);
     std::latch start(kThreads);
     std::vector<std::thread> threads;
+    threads.reserve(kThreads);
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&, t] {
         start.arrive_and_wait();
@@ -324,17 +327,19 @@ TEST_F(ConcurrencyTest, ConcurrentLimitSettersOnADiskManager) {
       DiskManagerBuilder().WithMaxTempDirectorySize(1000).Build(fs_);
   ASSERT_TRUE(dm.ok());
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
-      const uint64_t mine = (t + 1) * 1000;
+      const uint64_t mine = static_cast<uint64_t>(t + 1) * 1000;
       EXPECT_TRUE((*dm)->SetMaxTempDirectorySize(mine).ok());
       const uint64_t seen = (*dm)->max_temp_directory_size();
-      EXPECT_TRUE(seen >= 1000 && seen <= kThreads * 1000 && seen % 1000 == 0) << seen;
+      EXPECT_TRUE(seen >= 1000 && seen <= uint64_t{kThreads} * 1000 && seen % 1000 == 0) << seen;
     });
   }
   for (std::thread& thread : threads) thread.join();
   const uint64_t final_limit = (*dm)->max_temp_directory_size();
-  EXPECT_TRUE(final_limit >= 1000 && final_limit <= kThreads * 1000 && final_limit % 1000 == 0);
+  EXPECT_TRUE(final_limit >= 1000 && final_limit <= uint64_t{kThreads} * 1000 &&
+              final_limit % 1000 == 0);
 }
 
 // Writers on copies of one file, from several threads: no byte is lost or counted twice.
@@ -354,6 +359,7 @@ TEST_F(ConcurrencyTest, WritersOnCopiesOfOneFile) {
   }
   constexpr int kWrites = 200;
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([copy = *file]() mutable {
       SpillWriter writer(copy);
@@ -384,8 +390,8 @@ TEST_F(ConcurrencyTest, LazyOsTmpDirectoryIsCreatedOnce) {
     dm = *built;
   }
   std::latch start(kThreads);
-  std::latch finish(kThreads);  // No file is dropped (freeing its bytes) before all wrote.
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
       start.arrive_and_wait();
@@ -406,6 +412,7 @@ TEST_F(ConcurrencyTest, RandomFaultsUnderConcurrencyLeaveNothingBehind) {
   fs_->AddRule(Fail(OpKind::kCreate, ENOSPC, "/local1/datafusion-*", 10, 3));
   std::atomic<int> unexpected{0};
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       StatusOr<std::shared_ptr<PlanDiskManager>> plan =
@@ -466,6 +473,7 @@ TEST_F(ConcurrencyTest, OneByteWritesFromManyThreadsNeverExceedAFixedLimit) {
   std::latch start(kThreads);
   std::latch finish(kThreads);  // No file is dropped (freeing its bytes) before all wrote.
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
       StatusOr<SpillFile> file = dm->CreateTempFile("sort");
