@@ -65,43 +65,37 @@ static int CollectArgs(const char* arg0, va_list ap, char** argv, char*** envp) 
   return 1;
 }
 
+/* Gathers the variadic words of the enclosing execl-family function (its last named
+ * parameter is `last`) into argv, and envp when not NULL; fails the call with E2BIG when
+ * there are too many. */
+#define SPW_GATHER_ARGS(last, argv, envp)                   \
+  do {                                                      \
+    va_list ap_;                                            \
+    va_start(ap_, last);                                    \
+    const int ok_ = CollectArgs(last, ap_, (argv), (envp)); \
+    va_end(ap_);                                            \
+    if (!ok_) {                                             \
+      errno = E2BIG;                                        \
+      return -1;                                            \
+    }                                                       \
+  } while (0)
+
 int execl(const char* path, const char* arg, ...) {
   char* argv[SPW_MAX_ARGS];
-  va_list ap;
-  va_start(ap, arg);
-  const int ok = CollectArgs(arg, ap, argv, NULL);
-  va_end(ap);
-  if (!ok) {
-    errno = E2BIG;
-    return -1;
-  }
+  SPW_GATHER_ARGS(arg, argv, NULL);
   return execv(path, argv);
 }
 
 int execlp(const char* file, const char* arg, ...) {
   char* argv[SPW_MAX_ARGS];
-  va_list ap;
-  va_start(ap, arg);
-  const int ok = CollectArgs(arg, ap, argv, NULL);
-  va_end(ap);
-  if (!ok) {
-    errno = E2BIG;
-    return -1;
-  }
+  SPW_GATHER_ARGS(arg, argv, NULL);
   return execvp(file, argv);
 }
 
 int execle(const char* path, const char* arg, ...) {
   char* argv[SPW_MAX_ARGS];
   char** envp = NULL;
-  va_list ap;
-  va_start(ap, arg);
-  const int ok = CollectArgs(arg, ap, argv, &envp);
-  va_end(ap);
-  if (!ok) {
-    errno = E2BIG;
-    return -1;
-  }
+  SPW_GATHER_ARGS(arg, argv, &envp);
   return execve(path, argv, envp);
 }
 

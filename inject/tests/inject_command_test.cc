@@ -125,6 +125,27 @@ TEST_F(CommandTest, AProgramThatScrubsItsEnvironmentStillGetsTheRules) {
   EXPECT_EQ(s["faults"].size(), 1u);
 }
 
+// Every exec wrapper puts the shim back for a child started from a scrubbed environment:
+// the child's create fails under the rule, and succeeds without it.
+TEST_F(CommandTest, EveryExecVariantCarriesTheRulesIntoTheChild) {
+  for (const char* call : {"execl", "execlp", "execle", "posix_spawn", "posix_spawnp"}) {
+    SCOPED_TRACE(call);
+    const std::string probe = std::string(EXEC_PROBE) + " " + call + " \"$D/z\"; echo $?";
+    fs::remove_all(scope_);
+    fs::create_directory(scope_);
+    int code;
+    nlohmann::json s = RunJson("--fault 'create EIO'", probe, &code);
+    EXPECT_EQ(out_, "1\n");
+    EXPECT_EQ(s["faults"].size(), 1u);
+    EXPECT_FALSE(fs::exists(scope_ / "z"));
+
+    s = RunJson("", probe, &code);
+    EXPECT_EQ(out_, "0\n");
+    EXPECT_EQ(s["calls"]["create"], 1);
+    EXPECT_TRUE(fs::exists(scope_ / "z"));
+  }
+}
+
 TEST_F(CommandTest, EightThreadsCountExactly) {
   int code;
   const std::string probe = std::string(THREADS_PROBE) + " \"$D\" 8 2000";
