@@ -80,9 +80,11 @@ std::string Reproducer(const Sweep& sweep, const RunSpec& spec) {
     line = fmt::format("d=$(mktemp -d -p {}) && ", ShellWord(sweep.under));
     scope = "\"$d\"";
   }
-  line += fmt::format("{} inject --under {} --fault {} --timeout {:g} --",
+  line += fmt::format("{} inject --under {} --fault {} --timeout {:g}",
                       ShellWord(options.spillway_binary), scope, ShellWord(FaultRuleFor(spec)),
                       sweep.timeout);
+  if (!options.share_with.empty()) line += " --share-with " + ShellWord(options.share_with);
+  line += " --";
   for (const std::string& arg : options.command) {
     line += " " + (sweep.with_dir ? ReplaceDir(arg, "\"$d\"", ShellWord) : ShellWord(arg));
   }
@@ -121,9 +123,13 @@ StatusOr<InjectOutcome> RunOnce(const Sweep& sweep, const std::string& label,
   if (!scope.ok()) return scope.status();
   char resolved[PATH_MAX];
   const std::string real = realpath(scope->c_str(), resolved) != nullptr ? resolved : *scope;
-  InjectInvocation invocation{
-      sweep.options->spillway_binary, real, CommandFor(sweep, *scope), faults, timeout,
-      sweep.work_dir + "/" + label};
+  InjectInvocation invocation{sweep.options->spillway_binary,
+                              real,
+                              CommandFor(sweep, *scope),
+                              faults,
+                              timeout,
+                              sweep.work_dir + "/" + label,
+                              sweep.options->share_with};
   InjectOutcome outcome = RunInject(invocation);
   DropScope(sweep, *scope, outcome);
   ShowPaths(&outcome, real, sweep.with_dir);

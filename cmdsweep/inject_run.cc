@@ -36,6 +36,10 @@ std::vector<std::string> InjectArgv(const InjectInvocation& inv) {
     argv.push_back("--timeout");
     argv.push_back(seconds.str());
   }
+  if (!inv.share_with.empty()) {
+    argv.push_back("--share-with");
+    argv.push_back(inv.share_with);
+  }
   argv.push_back("--");
   argv.insert(argv.end(), inv.command.begin(), inv.command.end());
   return argv;

@@ -18,6 +18,7 @@ struct InjectInvocation {
   std::vector<std::string> faults;   // --fault rules.
   double timeout = 0;                // --timeout.
   std::string files_prefix;          // Where .stdout, .stderr and .trace go.
+  std::string share_with;            // --share-with; empty: none.
 };
 
 // An injected fault, as `spillway inject --json` lists it.

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 
 #include "shared_state.h"
@@ -133,7 +134,7 @@ size_t AppendJsonString(char* buf, size_t len, size_t cap, const char* s) {
 // Opens the trace file far from the low fd numbers programs expect open() to return.
 void OpenTrace() {
   const long fd = Sys(SYS_openat, AT_FDCWD, reinterpret_cast<long>(g_state->trace_path),
-                      O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+                      O_WRONLY | O_APPEND | O_CLOEXEC);  // Made by the tool.
   if (fd < 0) return;
   const long high = Sys(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 1000);
   if (high >= 0) Sys(SYS_close, fd);
@@ -211,6 +212,16 @@ void TrackInheritedFds() {
 
 void MapState(const char* path) {
   const long fd = Sys(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDWR | O_CLOEXEC);
+  if (fd == -EACCES) {
+    // A process of the run that switched users: say so rather than run unobserved.
+    char line[256];
+    const int len = snprintf(line, sizeof(line),
+                             "spillway inject: pid %d (uid %d) cannot open the run's state file: "
+                             "its calls are neither counted nor faulted (see --share-with)\n",
+                             static_cast<int>(getpid()), static_cast<int>(getuid()));
+    if (len > 0)
+      Sys(SYS_write, 2, reinterpret_cast<long>(line), std::min<long>(len, sizeof(line) - 1));
+  }
   if (fd < 0) return;
   void* map = mmap(nullptr, sizeof(SharedState), PROT_READ | PROT_WRITE, MAP_SHARED,
                    static_cast<int>(fd), 0);

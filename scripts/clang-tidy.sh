@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # Runs clang-tidy (.clang-tidy at the root; inject/.clang-tidy for the shim's C) over the
-# sources of spillway's libraries, tools, shim and benchmarks, using a build directory's
-# compile commands (default: build/default). Exits non-zero on any warning.
-# Test sources are left out: they run the same checks poorly (gtest macros) and are the
-# slowest to parse.
+# sources of spillway's libraries, tools, shim, benchmarks and tests, using a build
+# directory's compile commands (default: build/default). Exits non-zero on any warning.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build/default}"
@@ -15,9 +13,6 @@ root = sys.argv[2] + "/"
 for f in sorted({e["file"] for e in json.load(open(sys.argv[1]))}):
     rel = f[len(root):] if f.startswith(root) else None
     if rel is None or rel.startswith("build"):
-        continue
-    if "/tests/" in f or rel.startswith(("tests/", "property_tests/")) or "_test." in rel \
-            or "/fuzz/" in rel:
         continue
     print(f)
 PY

@@ -2,7 +2,7 @@
 # Builds spillway and runs its whole default test suite: unit, property and scenario tests
 # on the default build, again under AddressSanitizer + UndefinedBehaviorSanitizer, the
 # concurrency tests under ThreadSanitizer, the scenario-parser fuzzer (clang), and
-# clang-tidy over the non-test sources.
+# clang-tidy over all sources, tests included.
 # Long soaks are left out; run them with `scripts/test.sh --soak`. `--engines` also runs the
 # full sweeps of the engine profiles (engines/, docs/engines.md; CI runs them sampled).
 set -euo pipefail

@@ -155,6 +155,8 @@ void AddOptions(CLI::App& app, CmdSweepArgs& args) {
   app.add_option("--junit", args.junit, "Write a JUnit XML file");
   app.add_flag("--json", args.json, "Print the result as one JSON object");
   app.add_option("--out", args.options.out_dir, "Keep each violation's files here");
+  app.add_option("--share-with", args.options.share_with,
+                 "Passed to spillway inject: for a program that switches to USER");
   app.add_option("command", args.options.command, "-- CMD [ARG]...")->required();
 }
 

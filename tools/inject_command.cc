@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -51,6 +52,7 @@ struct InjectArgs {
   std::string trace;
   bool json = false;
   double timeout = 0;
+  std::string share_with;  // A user the state and trace files are handed to.
   std::vector<std::string> command;
 };
 
@@ -223,6 +225,26 @@ void CheckedCopy(char* out, size_t capacity, const std::string& value, const cha
 }
 
 // Fills the state from the arguments; throws BadInput.
+// Hands the open file `fd` to `user` (keeping mode 0600), so that a process of the run that
+// switches to that user (PostgreSQL's server started as root through runuser) can still
+// count, decide and trace; the caller, root, keeps access. No-op for an empty user.
+// Returns 0, or the errno: ENOENT for an unknown user, else why chown failed.
+int HandTo(int fd, const std::string& user) {
+  if (user.empty()) return 0;
+  const struct passwd* entry = getpwnam(user.c_str());
+  if (entry == nullptr) return ENOENT;
+  if (fchown(fd, entry->pw_uid, static_cast<gid_t>(-1)) != 0 || fchmod(fd, 0600) != 0) {
+    return errno;
+  }
+  return 0;
+}
+
+std::string ShareError(const std::string& user, const std::string& what, int error) {
+  if (error == ENOENT) return fmt::format("--share-with {}: no such user", user);
+  return fmt::format("--share-with {}: cannot hand {} to the user: {}{}", user, what,
+                     std::strerror(error), error == EPERM ? " (it needs root)" : "");
+}
+
 void FillState(const InjectArgs& args, SharedState* state, const std::string& shim,
                const std::string& state_path) {
   state->magic = inject::kStateMagic;
@@ -256,10 +278,11 @@ void FillState(const InjectArgs& args, SharedState* state, const std::string& sh
   }
   if (!args.trace.empty()) {
     const fs::path trace = fs::absolute(args.trace);
-    const int fd = open(trace.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int fd = open(trace.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) throw BadInput{fmt::format("--trace {}: {}", args.trace, std::strerror(errno))};
-    fchmod(fd, 0666);  // Writable by processes of the run that switch users, as the state.
+    const int error = HandTo(fd, args.share_with);
     close(fd);
+    if (error != 0) throw BadInput{ShareError(args.share_with, "--trace " + args.trace, error)};
     CheckedCopy(state->trace_path, inject::kPathCapacity, trace.string(), "--trace");
   }
   CheckedCopy(state->preload_path, inject::kPathCapacity, shim, "the shim's path");
@@ -269,15 +292,19 @@ void FillState(const InjectArgs& args, SharedState* state, const std::string& sh
 // A state file in /dev/shm (or TMPDIR), mapped. Removed by the destructor.
 class StateFile {
  public:
-  StateFile() {
+  explicit StateFile(const std::string& share_with) {
     const char* tmp = std::getenv("TMPDIR");
     std::string dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (tmp != nullptr ? tmp : "/tmp");
     path_ = dir + "/spillway-inject-XXXXXX";
     const int fd = mkstemp(path_.data());
     if (fd < 0) throw BadInput{fmt::format("cannot create a state file in {}", dir)};
-    // A process of the run that switches users (PostgreSQL's server started as root through
-    // runuser) must still map it to count and decide.
-    fchmod(fd, 0666);
+    // Mode 0600 (mkstemp's): only the caller, and with --share-with the user it is handed
+    // to, can change the run's counters.
+    if (const int error = HandTo(fd, share_with); error != 0) {
+      close(fd);
+      unlink(path_.c_str());
+      throw BadInput{ShareError(share_with, "the state file " + path_, error)};
+    }
     if (ftruncate(fd, sizeof(SharedState)) == 0) {
       void* map = mmap(nullptr, sizeof(SharedState), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
       if (map != MAP_FAILED) state_ = new (map) SharedState();
@@ -420,7 +447,7 @@ int Inject(const InjectArgs& args) {
     const std::optional<std::string> program = FindProgram(args.command.front());
     if (!program) throw BadInput{"command not found: " + args.command.front()};
     if (std::string why = WhyNotInterposable(*program); !why.empty()) throw BadInput{why};
-    StateFile file;
+    StateFile file(args.share_with);
     FillState(args, file.state(), *shim, file.path());
     std::vector<std::map<std::string, uint64_t>> before;
     for (uint32_t i = 0; i < file.state()->scope_count; ++i) {
@@ -461,6 +488,9 @@ void AddInjectCommand(CLI::App& app, int& exit_code) {
   sub->add_flag("--json", args->json, "Print the summary as one JSON object on stdout");
   sub->add_option("--timeout", args->timeout, "Stop the program after SECONDS (exit 124)")
       ->check(CLI::PositiveNumber);
+  sub->add_option("--share-with", args->share_with,
+                  "Hand the run's state and trace files to USER, for a program that switches "
+                  "to that user (needs root)");
   sub->add_option("command", args->command, "-- CMD [ARG]...")->required();
   sub->callback([args, &exit_code] { exit_code = Inject(*args); });
 }

@@ -2,8 +2,8 @@
 # PostgreSQL 15: a throwaway cluster (initdb as user postgres in the work directory), then
 # query.sql (a window ORDER BY over 200,000 md5 strings, 2.8 MB of temp file with
 # work_mem=64kB) in a single-user backend per run (run_single.sh), its pgsql_tmp in {dir}.
-# The backend runs as user postgres under the shim: the shim's state and trace files are
-# shared with it. Runs are serial (one cluster).
+# The backend runs as user postgres under the shim: --share-with postgres hands it the
+# run's state and trace files. Runs are serial (one cluster).
 # Usage: engines/postgres/sweep.sh [plain|limit] [spillway sweep options]
 #   plain  no temp_file_limit (default)
 #   limit  temp_file_limit=1MB, below what the query needs: the expected outcome is the
@@ -26,7 +26,7 @@ fi
 run="$ENGINES_DIR/postgres/run_single.sh"
 if [ "$mode" = limit ]; then
   EXPECT_ERROR="temporary file size exceeds temp_file_limit" \
-    sweep_engine --jobs 1 "$@" -- sh "$run" "$work/pg/data" {dir} -c temp_file_limit=1MB
+    sweep_engine --jobs 1 --share-with postgres "$@" -- sh "$run" "$work/pg/data" {dir} -c temp_file_limit=1MB
 else
-  sweep_engine --jobs 1 "$@" -- sh "$run" "$work/pg/data" {dir}
+  sweep_engine --jobs 1 --share-with postgres "$@" -- sh "$run" "$work/pg/data" {dir}
 fi

@@ -1,7 +1,10 @@
 // `spillway inject` as docs/inject.md defines it: bad input, exit statuses, rule options, the
 // scope through symlinks, counting across processes and threads, the quota.
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "inject_support.h"
@@ -144,6 +147,57 @@ TEST_F(CommandTest, EveryExecVariantCarriesTheRulesIntoTheChild) {
     EXPECT_EQ(s["calls"]["create"], 1);
     EXPECT_TRUE(fs::exists(scope_ / "z"));
   }
+}
+
+// A process of the run that switches users (as PostgreSQL's server does under runuser)
+// can use the run's state only when it is handed to that user: the files are 0600, so no
+// other user can change a run's counters.
+class ShareWithTest : public CommandTest {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "switching users needs root";
+    fs::permissions(root_, fs::perms::owner_all | fs::perms::others_exec);
+    fs::permissions(scope_, fs::perms::all);
+  }
+  // Makes $D/z as user nobody; prints its exit status, and its stderr to $D/../err.
+  static std::string AsNobody() {
+    return "setpriv --reuid=65534 --regid=65534 --clear-groups touch \"$D/z\" "
+           "2>\"$D/../err\"; echo $?";
+  }
+  std::string Err() const {
+    std::ifstream in(root_ / "err");
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+};
+
+TEST_F(ShareWithTest, WithoutItAnotherUsersCallsAreNotFaultedAndItSaysSo) {
+  int code;
+  const nlohmann::json s = RunJson("--fault 'create EIO'", AsNobody(), &code);
+  EXPECT_EQ(out_, "0\n");
+  EXPECT_EQ(s["faults"].size(), 0u);
+  EXPECT_NE(Err().find("cannot open the run's state file"), std::string::npos) << Err();
+  EXPECT_EQ(fs::status(trace_).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+}
+
+TEST_F(ShareWithTest, HandedToTheUserItsCallsAreCountedAndFaulted) {
+  int code;
+  const nlohmann::json s = RunJson("--share-with nobody --fault 'create EIO'", AsNobody(), &code);
+  EXPECT_EQ(out_, "1\n");
+  ASSERT_EQ(s["faults"].size(), 1u);
+  EXPECT_EQ(s["faults"][0]["path"], (scope_ / "z").string());
+  EXPECT_EQ(Err().find("state file"), std::string::npos) << Err();
+  EXPECT_FALSE(ReadTrace(trace_).empty());
+  EXPECT_EQ(fs::status(trace_).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+}
+
+TEST_F(ShareWithTest, AnUnknownUserIsBadInput) {
+  const std::string marker = (root_ / "ran").string();
+  EXPECT_EQ(
+      RunShell(Inject("--share-with no-such-user-here", "touch " + ShellQuote(marker))).exit_code,
+      2);
+  EXPECT_FALSE(fs::exists(marker));
 }
 
 TEST_F(CommandTest, EightThreadsCountExactly) {

@@ -53,6 +53,7 @@ struct CmdSweepOptions {
   std::string out_dir;         // Empty: keep no files of the runs.
   std::vector<std::string> command;
   std::string spillway_binary;  // The executable that runs `spillway inject`.
+  std::string share_with;       // `spillway inject --share-with USER`; empty: none.
   // Called after each run (from the thread that ran it, serialised by the sweep).
   std::function<void(uint64_t done, uint64_t total, uint64_t violations)> on_progress;
 };
