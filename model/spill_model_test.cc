@@ -35,7 +35,8 @@ void ExpectPredictions(const std::string& program, const std::string& expected) 
     options.fs = fs;
     std::string text;
     const std::optional<Violation> v = RunProgram(p, options, &text);
-    EXPECT_FALSE(v.has_value()) << "[" << v->invariant << "] " << v->message << "\n" << text;
+    EXPECT_FALSE(v.has_value()) << "[" << InvariantKindName(v->kind) << "] " << v->message << "\n"
+                                << text;
   }
 }
 

@@ -9,6 +9,7 @@
 #define SPILLWAY_SPILL_QUIRKS_H_
 
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -73,6 +74,8 @@ const std::vector<Quirk>& AllQuirks();
 // "outer_accounting".
 std::string_view QuirkName(Quirk q);
 std::optional<Quirk> QuirkFromName(std::string_view name);
+// Prints QuirkName(q), so that test frameworks show a quirk parameter by name.
+std::ostream& operator<<(std::ostream& os, Quirk q);
 
 }  // namespace spillway
 
