@@ -138,8 +138,18 @@ std::optional<Violation> CheckOuterAccounting(const SpillModel& s, SpillSut& sut
       return differ("active file count", outer_progress.active_files_count,
                     inner_progress.active_files_count);
     }
-    if (!(outer_progress == inner_progress) || !(plan->metrics() == inner->metrics())) {
-      return differ("spilling progress and metrics", "different", "the inner manager's");
+    if (outer_progress.current_bytes != inner_progress.current_bytes) {
+      return differ("spilling_progress().current_bytes", outer_progress.current_bytes,
+                    inner_progress.current_bytes);
+    }
+    const SpillMetrics outer_metrics = plan->metrics();
+    const SpillMetrics inner_metrics = inner->metrics();
+    if (!(outer_metrics == inner_metrics)) {
+      return differ("metrics (spills, spilled, peak)",
+                    fmt::format("({}, {}, {})", outer_metrics.spills, outer_metrics.spilled,
+                                outer_metrics.peak),
+                    fmt::format("({}, {}, {})", inner_metrics.spills, inner_metrics.spilled,
+                                inner_metrics.peak));
     }
   }
   return std::nullopt;

@@ -432,6 +432,26 @@ void PrintText(const SimulateOptions& options, const std::vector<SeedResult>& re
   if (violations == 0) std::printf("  violations          none\n");
 }
 
+// A seed's violation as JSON, or null when it had none.
+nlohmann::ordered_json ViolationJson(const SimulateOptions& options, const SeedResult& r) {
+  if (!r.violation) return nullptr;
+  nlohmann::ordered_json v;
+  v["kind"] = model::InvariantKindName(r.violation->kind);
+  v["message"] = r.violation->message;
+  v["step"] = r.violation_step;
+  v["commands_before_shrink"] = r.commands_before_shrink;
+  v["commands_after_shrink"] = r.commands_after_shrink;
+  v["scenario"] =
+      r.scenario_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.scenario_path);
+  if (!r.scenario_path.empty()) {
+    v["replay"] = ReplayCommand(options, r.same_scenario_as.value_or(r.seed), r.scenario_path);
+  }
+  v["same_scenario_as"] =
+      r.same_scenario_as ? nlohmann::json(*r.same_scenario_as) : nlohmann::json(nullptr);
+  if (!r.write_error.empty()) v["write_error"] = r.write_error;
+  return v;
+}
+
 void PrintJson(const SimulateOptions& options, const std::vector<SeedResult>& results,
                double seconds) {
   nlohmann::ordered_json json;
@@ -463,25 +483,7 @@ void PrintJson(const SimulateOptions& options, const std::vector<SeedResult>& re
     if (!options.quirks.empty()) run["side_effects"] = r.side_effects;
     run["invariants_checked"] = r.checks;
     if (!r.setup_error.empty()) run["setup_error"] = r.setup_error;
-    if (r.violation) {
-      nlohmann::ordered_json v;
-      v["kind"] = model::InvariantKindName(r.violation->kind);
-      v["message"] = r.violation->message;
-      v["step"] = r.violation_step;
-      v["commands_before_shrink"] = r.commands_before_shrink;
-      v["commands_after_shrink"] = r.commands_after_shrink;
-      v["scenario"] =
-          r.scenario_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.scenario_path);
-      if (!r.scenario_path.empty()) {
-        v["replay"] = ReplayCommand(options, r.same_scenario_as.value_or(r.seed), r.scenario_path);
-      }
-      v["same_scenario_as"] =
-          r.same_scenario_as ? nlohmann::json(*r.same_scenario_as) : nlohmann::json(nullptr);
-      if (!r.write_error.empty()) v["write_error"] = r.write_error;
-      run["violation"] = std::move(v);
-    } else {
-      run["violation"] = nullptr;
-    }
+    run["violation"] = ViolationJson(options, r);
     runs.push_back(std::move(run));
   }
   totals["steps"] = steps;
