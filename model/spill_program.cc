@@ -115,7 +115,8 @@ std::optional<Violation> CheckCrossPlan(const SpillModel& s, SpillSut& sut) {
 
 // A bound plan's manager reports what its inner manager, which holds the accounting, has.
 std::optional<Violation> CheckOuterAccounting(const SpillModel& s, SpillSut& sut) {
-  for (const auto& [name, id] : s.plan_names) {
+  for (const auto& entry : s.plan_names) {
+    const std::string& name = entry.first;
     const PlanDiskManager* plan = PlanManager(sut, name);
     std::shared_ptr<DiskManager> inner = plan != nullptr ? plan->inner() : nullptr;
     if (inner == nullptr) continue;
