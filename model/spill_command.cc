@@ -21,27 +21,36 @@ namespace {
 // ---------------------------------------------------------------------------------------
 // Checking against the runner
 
-// Runs an expect line through the runner.
+// Runs an expect line, which checks an invariant of kind `kind`, through the runner.
 std::optional<Violation> CheckExpect(SpillSut& sut, const ScenarioCommand& expect,
-                                     const ScenarioCommand& after, std::string_view invariant) {
+                                     InvariantKind kind, const ScenarioCommand& after) {
   std::string message;
   ++sut.checks;
   const StepResult r = sut.runner->Step(expect, &message);
   if (r == StepResult::kOk) return std::nullopt;
   return Violation{
-      r == StepResult::kMalformed ? "malformed" : std::string(invariant),
+      r == StepResult::kMalformed ? InvariantKind::kMalformed : kind,
       fmt::format("after {}: {} does not hold: {}", Quoted(after), Quoted(expect), message)};
 }
 
-// The expectations the model prints after a line.
-std::vector<ScenarioCommand> Render(const SpillModel& s, const std::string& outcome,
-                                    const SpillCommand::Affected& a) {
-  std::vector<ScenarioCommand> out;
+// The expectations the model prints after a line, and the invariant each checks.
+struct Rendered {
+  std::vector<ScenarioCommand> lines;
+  std::vector<InvariantKind> kinds;
+
+  void Add(ScenarioCommand line, InvariantKind kind) {
+    lines.push_back(std::move(line));
+    kinds.push_back(kind);
+  }
+};
+
+Rendered Render(const SpillModel& s, const std::string& outcome, const SpillCommand::Affected& a) {
+  Rendered out;
   if (a.outcome) {
     if (outcome == kOk) {
-      out.push_back(Line(scenario::ExpectOk{}));
+      out.Add(Line(scenario::ExpectOk{}), InvariantKind::kOutcome);
     } else {
-      out.push_back(Line(scenario::ExpectError{outcome}));
+      out.Add(Line(scenario::ExpectError{outcome}), InvariantKind::kOutcome);
     }
   }
   auto bound_plan = [&](int id) -> const ModelPlan* {
@@ -49,28 +58,32 @@ std::vector<ScenarioCommand> Render(const SpillModel& s, const std::string& outc
     return it != s.plans.end() && it->second.bound ? &it->second : nullptr;
   };
   for (const int id : a.used) {
-    if (const ModelPlan* plan = bound_plan(id)) out.push_back(ExpectUsed(plan->name, plan->used));
+    if (const ModelPlan* plan = bound_plan(id)) {
+      out.Add(ExpectUsed(plan->name, plan->used), InvariantKind::kUsage);
+    }
   }
   for (const int id : a.active) {
     if (const ModelPlan* plan = bound_plan(id)) {
-      out.push_back(ExpectFiles(plan->name, plan->active));
+      out.Add(ExpectFiles(plan->name, plan->active), InvariantKind::kActiveFileCount);
     }
   }
   for (const std::string& name : a.sizes) {
     if (std::optional<int> id = BoundFile(s, name)) {
-      out.push_back(ExpectSize(name, s.files.at(*id).size));
+      out.Add(ExpectSize(name, s.files.at(*id).size), InvariantKind::kFileSize);
     }
   }
   bool local = false, tmp = false;
   for (const int index : a.local_dirs) {
-    out.push_back(ExpectCount(SpillDirsGlob(index), s.SpillDirCount(index)));
+    out.Add(ExpectCount(SpillDirsGlob(index), s.SpillDirCount(index)), InvariantKind::kSpillDirs);
     (index == kTmpDir ? tmp : local) = true;
   }
   if (a.file_count && (local || !tmp)) {
-    out.push_back(ExpectCount(std::string(kLocalFilesGlob), s.SpillFileCount(false)));
+    out.Add(ExpectCount(std::string(kLocalFilesGlob), s.SpillFileCount(false)),
+            InvariantKind::kSpillFiles);
   }
   if (a.file_count && tmp) {
-    out.push_back(ExpectCount(std::string(kTmpFilesGlob), s.SpillFileCount(true)));
+    out.Add(ExpectCount(std::string(kTmpFilesGlob), s.SpillFileCount(true)),
+            InvariantKind::kSpillFiles);
   }
   return out;
 }
@@ -94,7 +107,9 @@ bool SpillCommand::Init(const SpillModel& s0) {
   Affected a;
   const std::optional<std::string> outcome = Transition(s, &a);
   if (!outcome.has_value()) return false;
-  expects_ = Render(s, *outcome, a);
+  Rendered rendered = Render(s, *outcome, a);
+  expects_ = std::move(rendered.lines);
+  expect_kinds_ = std::move(rendered.kinds);
   return true;
 }
 
@@ -103,8 +118,7 @@ bool SpillCommand::IsValid(const SpillModel& s0) const {
   Affected a;
   const std::optional<std::string> outcome = Transition(s, &a);
   if (!outcome.has_value()) return false;
-  const std::vector<ScenarioCommand> expects = Render(s, *outcome, a);
-  return LinesText(expects) == LinesText(expects_);
+  return LinesText(Render(s, *outcome, a).lines) == LinesText(expects_);
 }
 
 std::string SpillCommand::ToText() const {
@@ -118,14 +132,21 @@ std::string SpillCommand::ToText() const {
 
 std::optional<Violation> SpillCommand::Execute(const SpillModel& s0, SpillSut& sut) const {
   std::string message;
+  const uint64_t calls_before = sut.runner->fs().total_calls();
   if (sut.runner->Step(line_, &message) != StepResult::kOk) {
-    return Violation{"malformed", fmt::format("{}: {}", Quoted(line_), message)};
-  }
-  for (const ScenarioCommand& e : expects_) {
-    if (std::optional<Violation> v = CheckExpect(sut, e, line_, "expect")) return v;
+    return Violation{InvariantKind::kMalformed, fmt::format("{}: {}", Quoted(line_), message)};
   }
   SpillModel s1 = s0;
   Apply(s1);
+  if (std::optional<Violation> v = CheckDefectInvariants(s1, line_, calls_before, sut)) {
+    v->message = fmt::format("after {}: {}", Quoted(line_), v->message);
+    return v;
+  }
+  for (size_t i = 0; i < expects_.size(); ++i) {
+    if (std::optional<Violation> v = CheckExpect(sut, expects_[i], expect_kinds_[i], line_)) {
+      return v;
+    }
+  }
   if (std::optional<Violation> v = CheckInvariants(s1, sut)) {
     v->message = fmt::format("after {}: {}", Quoted(line_), v->message);
     return v;

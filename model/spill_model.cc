@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <string_view>
 #include <utility>
 
@@ -19,6 +20,59 @@ using ScenarioCommand = scenario::Command;
 std::string LocalDirPath(int index) {
   if (index == kTmpDir) return "/tmp";
   return fmt::format("/l{}", index);
+}
+
+namespace {
+
+// Indexed by InvariantKind.
+constexpr std::string_view kInvariantKindNames[] = {
+    "outcome",
+    "usage",
+    "accounting-after-drops",
+    "active-file-count",
+    "file-size",
+    "dirs-before-first-spill",
+    "cross-plan-visibility",
+    "outer-accounting",
+    "limit",
+    "spill-dirs",
+    "spill-files",
+    "local-dirs",
+    "leftover",
+    "malformed",
+    "setup",
+};
+static_assert(std::size(kInvariantKindNames) == static_cast<size_t>(InvariantKind::kSetup) + 1);
+
+// Each quirk and the invariant that names its defect: the one table of them.
+constexpr std::pair<Quirk, InvariantKind> kQuirkInvariants[] = {
+    {Quirk::kWriteLeak, InvariantKind::kAccountingAfterDrops},
+    {Quirk::kNoRollback, InvariantKind::kAccountingAfterDrops},
+    {Quirk::kCountLeak, InvariantKind::kActiveFileCount},
+    {Quirk::kEagerDirs, InvariantKind::kDirsBeforeFirstSpill},
+    {Quirk::kSharedLimit, InvariantKind::kCrossPlanVisibility},
+    {Quirk::kOuterAccounting, InvariantKind::kOuterAccounting},
+};
+
+}  // namespace
+
+std::string_view InvariantKindName(InvariantKind kind) {
+  return kInvariantKindNames[static_cast<size_t>(kind)];
+}
+
+std::optional<InvariantKind> QuirkInvariant(Quirk q) {
+  for (const auto& [quirk, kind] : kQuirkInvariants) {
+    if (quirk == q) return kind;
+  }
+  return std::nullopt;
+}
+
+std::string QuirkLines(Quirks quirks) {
+  std::string text;
+  for (const Quirk q : AllQuirks()) {
+    if (quirks.Has(q)) text.append(Line(scenario::SetQuirk{q}).ToString()).append("\n");
+  }
+  return text;
 }
 
 bool PassesLimit(uint64_t used, uint64_t limit, uint64_t bytes) {

@@ -6,10 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <variant>
 
 #include "spillway/scenario/scenario.h"
+#include "spillway/spill/quirks.h"
 
 namespace spillway::model {
 namespace {
@@ -35,7 +39,8 @@ void ExpectPredictions(const std::string& program, const std::string& expected) 
     options.fs = fs;
     std::string text;
     const std::optional<Violation> v = RunProgram(p, options, &text);
-    EXPECT_FALSE(v.has_value()) << "[" << v->invariant << "] " << v->message << "\n" << text;
+    EXPECT_FALSE(v.has_value()) << "[" << InvariantKindName(v->kind) << "] " << v->message << "\n"
+                                << text;
   }
 }
 
@@ -261,6 +266,40 @@ drop f
   EXPECT_EQ(MakeCommand(Lines("plan p /l1")[0], p.state), nullptr);
   EXPECT_EQ(MakeCommand(Lines("spill g nope")[0], p.state), nullptr);
   EXPECT_NE(MakeCommand(Lines("spill g p")[0], p.state), nullptr);
+}
+
+// The violation `program` shows when run with `quirks` on the in-memory filesystem.
+std::optional<Violation> RunWith(const std::string& program, Quirks quirks) {
+  scenario::RunnerOptions options;
+  options.quirks = quirks;
+  return RunProgram(ProgramFromLines(Lines(program)), options);
+}
+
+// Two plans that share a manager under shared_limit: the second plan's first spill goes
+// through the first plan's manager, and that is what is reported, not the directory its
+// first spill did not make. Without the quirk the program holds.
+TEST(SpillModelTest, APlanSpillingThroughAnotherPlansManagerIsCrossPlan) {
+  const std::string program = R"(dir /l0
+plan p0 /l0 limit=64
+plan p1 /l0 limit=64
+spill f0 p0
+spill f1 p1
+)";
+  EXPECT_FALSE(RunWith(program, Quirks()).has_value());
+  const std::optional<Violation> v = RunWith(program, Quirk::kSharedLimit);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->kind, InvariantKind::kCrossPlanVisibility) << v->message;
+  EXPECT_NE(v->message.find("plan p1 spills through the manager of plan p0"), std::string::npos)
+      << v->message;
+}
+
+// Every quirk names an invariant, and no two kinds share a name.
+TEST(SpillModelTest, EveryQuirkNamesAnInvariant) {
+  for (const Quirk q : AllQuirks()) EXPECT_TRUE(QuirkInvariant(q).has_value()) << q;
+  std::set<std::string_view> names;
+  for (int k = 0; k <= static_cast<int>(InvariantKind::kSetup); ++k) {
+    EXPECT_TRUE(names.insert(InvariantKindName(static_cast<InvariantKind>(k))).second) << k;
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "spillway/model/spill_model.h"
 #include "spillway/spill/cleanup_log.h"
 #include "spillway/spill/plan_disk_manager.h"
+#include "spillway/spill/spill_file.h"
 #include "spillway/spill/spill_manager.h"
 #include "spillway/vfs/glob.h"
 #include "spillway/vfs/status.h"
@@ -28,43 +30,181 @@ using scenario::StepResult;
 
 namespace {
 
-// Runs an invariant that has a scenario form, as an `expect` line through the runner.
-std::optional<Violation> ExpectHolds(SpillSut& sut, const ScenarioCommand& c) {
+// Runs an invariant of kind `kind` that has a scenario form, as an `expect` line through
+// the runner.
+std::optional<Violation> ExpectHolds(SpillSut& sut, const ScenarioCommand& c, InvariantKind kind) {
   std::string message;
   ++sut.checks;
   const StepResult r = sut.runner->Step(c, &message);
   if (r == StepResult::kOk) return std::nullopt;
-  return Violation{r == StepResult::kMalformed ? "malformed" : "invariant",
+  return Violation{r == StepResult::kMalformed ? InvariantKind::kMalformed : kind,
                    fmt::format("{} does not hold: {}", Quoted(c), message)};
 }
 
-// A bound plan's invariants that have no scenario form: its limit, its progress, and a
-// lazy plan that has not spilled having no directory.
+// A bound plan's invariants that have no scenario form: its limit and its progress.
 std::optional<Violation> CheckPlanManager(const std::string& name, const ModelPlan& plan,
                                           SpillSut& sut) {
   const SpillManager* manager = sut.runner->plan(name);
-  sut.checks += 3;  // The limit, the progress and the lazy plan's directories below.
+  sut.checks += 2;  // The limit and the progress below.
   if (manager == nullptr) {
-    return Violation{"invariant", fmt::format("plan {} is not bound in the runner", name)};
+    return Violation{InvariantKind::kMalformed,
+                     fmt::format("plan {} is not bound in the runner", name)};
   }
   if (manager->max_temp_directory_size() != plan.limit) {
-    return Violation{"invariant",
+    return Violation{InvariantKind::kLimit,
                      fmt::format("plan {}: max_temp_directory_size is {}, the model says {}", name,
                                  manager->max_temp_directory_size(), plan.limit)};
   }
   if (manager->spilling_progress().current_bytes != manager->used_disk_space()) {
     return Violation{
-        "invariant",
+        InvariantKind::kUsage,
         fmt::format("plan {}: spilling_progress().current_bytes {} differs from "
                     "used_disk_space() {}",
                     name, manager->spilling_progress().current_bytes, manager->used_disk_space())};
   }
-  // A lazy plan that has not spilled has no directory (and no inner manager).
-  if (plan.kind == PlanKind::kLazy && !plan.built) {
-    const auto* lazy = dynamic_cast<const PlanDiskManager*>(manager);
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------------
+// The invariants that name a defect (CheckDefectInvariants)
+
+// The bound plan `name` as a PlanDiskManager, or null (an os_tmp or disabled plan).
+const PlanDiskManager* PlanManager(SpillSut& sut, const std::string& name) {
+  return dynamic_cast<const PlanDiskManager*>(sut.runner->plan(name));
+}
+
+// Each bound plan's inner manager is its own, and a plan whose name and files are gone
+// has released it.
+std::optional<Violation> CheckCrossPlan(const SpillModel& s, SpillSut& sut) {
+  for (const auto& [name, id] : s.plan_names) {
+    const PlanDiskManager* plan = PlanManager(sut, name);
+    std::shared_ptr<DiskManager> inner = plan != nullptr ? plan->inner() : nullptr;
+    if (inner == nullptr) continue;
+    ++sut.checks;
+    for (const auto& [other, manager] : sut.inner_managers) {
+      if (other != name && manager.lock() == inner) {
+        return Violation{InvariantKind::kCrossPlanVisibility,
+                         fmt::format("plan {} spills through the manager of plan {}: each "
+                                     "sees the other's bytes, files, directories and limit",
+                                     name, other)};
+      }
+    }
+    sut.inner_managers.emplace(name, inner);
+  }
+  std::set<std::string> alive;  // Plans whose name or files are still there.
+  for (const auto& [id, plan] : s.plans) {
+    if (!plan.finished) alive.insert(plan.name);
+  }
+  for (auto it = sut.inner_managers.begin(); it != sut.inner_managers.end();) {
+    if (alive.count(it->first) != 0) {
+      ++it;
+      continue;
+    }
+    ++sut.checks;
+    if (!it->second.expired()) {
+      return Violation{InvariantKind::kCrossPlanVisibility,
+                       fmt::format("plan {} and its files are gone but its manager is still "
+                                   "alive, kept for other plans: its directories and usage "
+                                   "outlive it",
+                                   it->first)};
+    }
+    it = sut.inner_managers.erase(it);
+  }
+  return std::nullopt;
+}
+
+// A bound plan's manager reports what its inner manager, which holds the accounting, has.
+std::optional<Violation> CheckOuterAccounting(const SpillModel& s, SpillSut& sut) {
+  for (const auto& entry : s.plan_names) {
+    const std::string& name = entry.first;
+    const PlanDiskManager* plan = PlanManager(sut, name);
+    std::shared_ptr<DiskManager> inner = plan != nullptr ? plan->inner() : nullptr;
+    if (inner == nullptr) continue;
+    ++sut.checks;
+    auto differ = [&](std::string_view what, auto outer_value, auto inner_value) {
+      return Violation{InvariantKind::kOuterAccounting,
+                       fmt::format("plan {}: its manager's {} is {}, its inner manager's {}", name,
+                                   what, outer_value, inner_value)};
+    };
+    if (plan->used_disk_space() != inner->used_disk_space()) {
+      return differ("used_disk_space()", plan->used_disk_space(), inner->used_disk_space());
+    }
+    if (plan->max_temp_directory_size() != inner->max_temp_directory_size()) {
+      return differ("max_temp_directory_size()", plan->max_temp_directory_size(),
+                    inner->max_temp_directory_size());
+    }
+    const SpillingProgress outer_progress = plan->spilling_progress();
+    const SpillingProgress inner_progress = inner->spilling_progress();
+    if (outer_progress.active_files_count != inner_progress.active_files_count) {
+      return differ("active file count", outer_progress.active_files_count,
+                    inner_progress.active_files_count);
+    }
+    if (outer_progress.current_bytes != inner_progress.current_bytes) {
+      return differ("spilling_progress().current_bytes", outer_progress.current_bytes,
+                    inner_progress.current_bytes);
+    }
+    const SpillMetrics outer_metrics = plan->metrics();
+    const SpillMetrics inner_metrics = inner->metrics();
+    if (!(outer_metrics == inner_metrics)) {
+      return differ("metrics (spills, spilled, peak)",
+                    fmt::format("({}, {}, {})", outer_metrics.spills, outer_metrics.spilled,
+                                outer_metrics.peak),
+                    fmt::format("({}, {}, {})", inner_metrics.spills, inner_metrics.spilled,
+                                inner_metrics.peak));
+    }
+  }
+  return std::nullopt;
+}
+
+// A `plan` line of a plan that is not eager makes no filesystem call, and a lazy plan
+// that has not spilled has no inner manager.
+std::optional<Violation> CheckNoDirsBeforeFirstSpill(const SpillModel& s,
+                                                     const ScenarioCommand& line,
+                                                     uint64_t calls_before, SpillSut& sut) {
+  if (const auto* built = std::get_if<scenario::Plan>(&line.verb)) {
+    const std::optional<int> id = BoundPlan(s, built->name);
+    const uint64_t calls = sut.runner->fs().total_calls() - calls_before;
+    ++sut.checks;
+    if (id.has_value() && s.plans.at(*id).kind != PlanKind::kEager && calls != 0) {
+      return Violation{InvariantKind::kDirsBeforeFirstSpill,
+                       fmt::format("building plan {} made {} filesystem calls; a plan that "
+                                   "has not spilled makes none",
+                                   built->name, calls)};
+    }
+  }
+  for (const auto& [name, id] : s.plan_names) {
+    const ModelPlan& plan = s.plans.at(id);
+    if (plan.kind != PlanKind::kLazy || plan.built) continue;
+    ++sut.checks;
+    const PlanDiskManager* lazy = PlanManager(sut, name);
     if (lazy == nullptr || lazy->inner() != nullptr) {
-      return Violation{"invariant",
+      return Violation{InvariantKind::kDirsBeforeFirstSpill,
                        fmt::format("plan {} has not spilled but has built its directories", name)};
+    }
+  }
+  return std::nullopt;
+}
+
+// Each bound plan's used_disk_space is the sum of its live files' sizes: what would stay
+// counted once they are all dropped is zero.
+std::optional<Violation> CheckAccountingAfterDrops(const SpillModel& s, SpillSut& sut) {
+  std::map<int, uint64_t> held;  // Plan id -> bytes its live files hold, in the runner.
+  std::set<int> seen;
+  for (const auto& [name, id] : s.file_names) {
+    const SpillFile* file = sut.runner->file(name);
+    if (!seen.insert(id).second || file == nullptr) continue;
+    held[s.files.at(id).plan] += file->size();
+  }
+  for (const auto& [name, id] : s.plan_names) {
+    const SpillManager* manager = sut.runner->plan(name);
+    if (manager == nullptr) continue;
+    ++sut.checks;
+    const uint64_t used = manager->used_disk_space();
+    if (used != held[id]) {
+      return Violation{InvariantKind::kAccountingAfterDrops,
+                       fmt::format("plan {}: used_disk_space() is {} but its live files hold "
+                                   "{} bytes, so dropping them would not bring it back to 0",
+                                   name, used, held[id])};
     }
   }
   return std::nullopt;
@@ -72,30 +212,52 @@ std::optional<Violation> CheckPlanManager(const std::string& name, const ModelPl
 
 }  // namespace
 
+std::optional<Violation> CheckDefectInvariants(const SpillModel& s1, const ScenarioCommand& line,
+                                               uint64_t calls_before, SpillSut& sut) {
+  if (auto v = CheckCrossPlan(s1, sut)) return v;
+  if (auto v = CheckOuterAccounting(s1, sut)) return v;
+  if (auto v = CheckNoDirsBeforeFirstSpill(s1, line, calls_before, sut)) return v;
+  return CheckAccountingAfterDrops(s1, sut);
+}
+
 std::optional<Violation> CheckInvariants(const SpillModel& s, SpillSut& sut) {
-  auto expect = [&sut](const ScenarioCommand& c) { return ExpectHolds(sut, c); };
+  auto expect = [&sut](const ScenarioCommand& c, InvariantKind kind) {
+    return ExpectHolds(sut, c, kind);
+  };
   for (const auto& [name, id] : s.plan_names) {
     const ModelPlan& plan = s.plans.at(id);
     // used_disk_space is the sum of the live files' sizes, and the active-file count is
     // the number of live files.
-    if (auto v = expect(ExpectUsed(name, plan.used))) return v;
-    if (auto v = expect(ExpectFiles(name, plan.active))) return v;
+    if (auto v = expect(ExpectUsed(name, plan.used), InvariantKind::kUsage)) return v;
+    if (auto v = expect(ExpectFiles(name, plan.active), InvariantKind::kActiveFileCount)) {
+      return v;
+    }
     if (auto v = CheckPlanManager(name, plan, sut)) return v;
   }
   for (const auto& [name, id] : s.file_names) {
-    if (auto v = expect(ExpectSize(name, s.files.at(id).size))) return v;
+    if (auto v = expect(ExpectSize(name, s.files.at(id).size), InvariantKind::kFileSize)) {
+      return v;
+    }
   }
   // Every spill directory that should be there, and no other; the local dirs themselves.
   for (int i = 0; i < kMaxLocalDirs; ++i) {
-    if (auto v = expect(ExpectCount(SpillDirsGlob(i), s.SpillDirCount(i)))) return v;
-    if (auto v = expect(ExpectRoot(i, s.root_exists[i]))) return v;
+    if (auto v =
+            expect(ExpectCount(SpillDirsGlob(i), s.SpillDirCount(i)), InvariantKind::kSpillDirs)) {
+      return v;
+    }
+    if (auto v = expect(ExpectRoot(i, s.root_exists[i]), InvariantKind::kLocalDirs)) return v;
   }
-  if (auto v = expect(ExpectCount(SpillDirsGlob(kTmpDir), s.SpillDirCount(kTmpDir)))) return v;
-  // Every live file exists until its last handle goes, unless a cleaner removed it.
-  if (auto v = expect(ExpectCount(std::string(kLocalFilesGlob), s.SpillFileCount(false)))) {
+  if (auto v = expect(ExpectCount(SpillDirsGlob(kTmpDir), s.SpillDirCount(kTmpDir)),
+                      InvariantKind::kSpillDirs)) {
     return v;
   }
-  if (auto v = expect(ExpectCount(std::string(kTmpFilesGlob), s.SpillFileCount(true)))) {
+  // Every live file exists until its last handle goes, unless a cleaner removed it.
+  if (auto v = expect(ExpectCount(std::string(kLocalFilesGlob), s.SpillFileCount(false)),
+                      InvariantKind::kSpillFiles)) {
+    return v;
+  }
+  if (auto v = expect(ExpectCount(std::string(kTmpFilesGlob), s.SpillFileCount(true)),
+                      InvariantKind::kSpillFiles)) {
     return v;
   }
   return std::nullopt;
@@ -119,7 +281,7 @@ std::optional<Violation> DropEverything(SpillModel& s, SpillSut& sut, std::strin
     text->append(drop.ToString()).append("\n");
     std::string message;
     if (sut.runner->Step(drop, &message) != StepResult::kOk) {
-      return Violation{"malformed", fmt::format("{}: {}", Quoted(drop), message)};
+      return Violation{InvariantKind::kMalformed, fmt::format("{}: {}", Quoted(drop), message)};
     }
   }
 
@@ -137,7 +299,7 @@ std::optional<Violation> DropEverything(SpillModel& s, SpillSut& sut, std::strin
        {std::string_view(local_dirs), kLocalFilesGlob, kTmpSpillDirsGlob, kTmpFilesGlob}) {
     for (const std::string& path : ExpandGlob(sut.runner->base_fs(), glob)) {
       if (!reported(path)) {
-        return Violation{"leftover",
+        return Violation{InvariantKind::kLeftover,
                          fmt::format("after everything was dropped, {} is still there and the "
                                      "CleanupLog does not report it",
                                      path)};
@@ -173,7 +335,8 @@ std::optional<Violation> RunProgram(const Program& program, const scenario::Runn
   out->clear();
   StatusOr<std::unique_ptr<scenario::Runner>> runner = scenario::Runner::Create(options);
   if (!runner.ok()) {
-    return Violation{"setup", "cannot create the runner: " + runner.status().ToString()};
+    return Violation{InvariantKind::kSetup,
+                     "cannot create the runner: " + runner.status().ToString()};
   }
   SpillSut sut{runner->get()};
   SpillModel s = InitialState(options.fs);

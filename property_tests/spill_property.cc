@@ -26,7 +26,7 @@ void RcSpillCommand::apply(SpillModel& s0) const { command_->Apply(s0); }
 
 void RcSpillCommand::run(const SpillModel& s0, SpillSut& sut) const {
   if (std::optional<Violation> v = command_->Execute(s0, sut)) {
-    RC_FAIL(fmt::format("[{}] {}", v->invariant, v->message));
+    RC_FAIL(fmt::format("[{}] {}", InvariantKindName(v->kind), v->message));
   }
 }
 
@@ -50,16 +50,25 @@ void SpillProgramProperty(const PropertyConfig& config) {
   StatusOr<std::unique_ptr<scenario::Runner>> runner = scenario::Runner::Create(config.runner);
   RC_ASSERT(runner.ok());
   SpillSut sut{runner->get()};
+  // Fails the property on `v`, unless only another kind fails it.
+  auto report = [&config](const Violation& v, std::string_view context) {
+    const std::string text =
+        fmt::format("[{}] {}{}", InvariantKindName(v.kind), v.message, context);
+    if (config.kind.has_value() && v.kind != *config.kind)
+      RC_SUCCEED("not the kind sought: " + text);
+    RC_FAIL(text);
+  };
   SpillModel s = initial;
   for (const RcCommandPtr& command : commands) {
     command->checkPreconditions(s);
-    command->run(s, sut);
+    const auto* spill = dynamic_cast<const RcSpillCommand*>(command.get());
+    RC_ASSERT(spill != nullptr);
+    if (std::optional<Violation> v = spill->command()->Execute(s, sut)) report(*v, "");
     command->apply(s);
   }
   std::string drops;
   if (std::optional<Violation> v = DropEverything(s, sut, &drops)) {
-    RC_FAIL(fmt::format("[{}] {}\nwhile dropping everything at the end:\n{}", v->invariant,
-                        v->message, drops));
+    report(*v, "\nwhile dropping everything at the end:\n" + drops);
   }
 }
 

@@ -10,6 +10,7 @@
 #include <rapidcheck/state.h>
 
 #include <memory>
+#include <optional>
 #include <ostream>
 
 #include "spillway/model/spill_model.h"
@@ -47,6 +48,10 @@ rc::Gen<RcCommandPtr> CommandGen(const SpillModel& s0, const GenOptions& options
 struct PropertyConfig {
   scenario::RunnerOptions runner;
   GenOptions gen;
+  // When set, only a violation of this kind fails the property: a program whose first
+  // violation is of another kind passes (the run stops there), so shrinking keeps the
+  // kind.
+  std::optional<InvariantKind> kind;
 };
 void SpillProgramProperty(const PropertyConfig& config);
 

@@ -138,33 +138,11 @@ StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManager::Create(std::shared_p
 StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManager::Make(
     std::shared_ptr<const PlanDiskManagerFactory::Shared> shared) {
   auto plan = std::make_shared<PlanDiskManager>(Passkey{}, std::move(shared));
-  const PlanDiskManagerOptions& o = plan->options();
-  if (o.quirks.Has(Quirk::kSharedLimit)) {
-    // The PR's first version: one manager per (local dirs, limit) for the whole process
-    // (and here per filesystem and behaviour-changing option, SharedManagerCache::Key),
-    // built eagerly and cached forever. It records cleanup failures in the log of the plan
-    // that built it, and fails on a missing directory whatever this plan's policy says.
-    std::shared_ptr<SharedManagerCache> cache =
-        o.shared_cache != nullptr ? o.shared_cache : SharedManagerCache::ProcessWide();
-    // The plan is not yet shared with another thread; the lock is for the REQUIRES.
-    std::lock_guard<std::mutex> lock(plan->mu_);
-    StatusOr<std::shared_ptr<DiskManager>> cached = cache->GetOrBuild(
-        SharedManagerCache::Key{reinterpret_cast<uintptr_t>(plan->shared_->fs.get()), o.local_dirs,
-                                o.max_temp_directory_size, o.limit_config_key, o.quirks.ToString()},
-        [&]() {
-          DiskManagerOptions inner = plan->InnerOptionsLocked(o.max_temp_directory_size);
-          inner.missing_dir = MissingDirPolicy::kFail;
-          return DiskManager::Build(plan->shared_->fs, std::move(inner));
-        });
-    if (!cached.ok()) return cached.status();
-    plan->own_log_ = (*cached)->cleanup_log();  // Where its failures are recorded.
-    plan->inner_ = std::move(*cached);
-  } else if (o.quirks.Has(Quirk::kEagerDirs)) {
+  if (plan->options().quirks.Has(Quirk::kEagerDirs)) {
     // DataFusion's Directories mode as every plan used it before the PR: the directories
     // are made now, whether or not the plan ever spills.
     std::lock_guard<std::mutex> lock(plan->mu_);
-    StatusOr<std::shared_ptr<DiskManager>> inner =
-        DiskManager::Build(plan->shared_->fs, plan->InnerOptionsLocked(plan->limit_));
+    StatusOr<std::shared_ptr<DiskManager>> inner = plan->BuildInnerLocked(plan->limit_);
     if (!inner.ok()) return inner.status();
     plan->inner_ = std::move(*inner);
   }
@@ -202,6 +180,33 @@ DiskManagerOptions PlanDiskManager::InnerOptionsLocked(uint64_t limit) const {
   return inner;
 }
 
+StatusOr<std::shared_ptr<DiskManager>> PlanDiskManager::BuildInnerLocked(uint64_t limit) {
+  const PlanDiskManagerOptions& o = options();
+  if (!o.quirks.Has(Quirk::kSharedLimit))
+    return DiskManager::Build(shared_->fs, InnerOptionsLocked(limit));
+  // The PR's first version: one manager per (local dirs, limit) for the whole process
+  // (and here per filesystem and behaviour-changing option, SharedManagerCache::Key),
+  // cached forever and keyed on the limit the plan was created with. It records cleanup
+  // failures in the log of the plan that built it.
+  std::shared_ptr<SharedManagerCache> cache =
+      o.shared_cache != nullptr ? o.shared_cache : SharedManagerCache::ProcessWide();
+  StatusOr<std::shared_ptr<DiskManager>> cached = cache->GetOrBuild(
+      SharedManagerCache::Key{reinterpret_cast<uintptr_t>(shared_->fs.get()), o.local_dirs,
+                              o.max_temp_directory_size, o.limit_config_key, o.missing_dir,
+                              o.quirks.ToString()},
+      [&]() {
+        return DiskManager::Build(shared_->fs, InnerOptionsLocked(o.max_temp_directory_size));
+      });
+  if (!cached.ok()) return cached.status();
+  own_log_ = (*cached)->cleanup_log();  // Where its failures are recorded.
+  // A limit this plan set before its first spill reaches the shared manager, as it would
+  // have had the manager existed then.
+  if (limit != o.max_temp_directory_size) {
+    SPILLWAY_RETURN_IF_ERROR((*cached)->SetMaxTempDirectorySize(limit));
+  }
+  return cached;
+}
+
 StatusOr<SpillFile> PlanDiskManager::CreateTempFile(std::string_view description) {
   std::shared_ptr<DiskManager> inner;
   {
@@ -216,8 +221,7 @@ StatusOr<SpillFile> PlanDiskManager::CreateTempFile(std::string_view description
                                  : limit_;
       // A failed build leaves nothing behind (DiskManager::Build removes what it made),
       // and inner_ stays null, so the next spill tries again.
-      StatusOr<std::shared_ptr<DiskManager>> built =
-          DiskManager::Build(shared_->fs, InnerOptionsLocked(limit));
+      StatusOr<std::shared_ptr<DiskManager>> built = BuildInnerLocked(limit);
       if (!built.ok()) return built.status();
       inner_ = std::move(*built);
     }
@@ -261,7 +265,7 @@ SpillingProgress PlanDiskManager::spilling_progress() const {
 
 std::shared_ptr<CleanupLog> PlanDiskManager::cleanup_log() const {
   // A log the options name is shared and never changes: no lock needed. Under kSharedLimit
-  // the plan's log is the shared manager's, set by NewPlan.
+  // the plan's log is the shared manager's, set when the plan takes it.
   if (options().cleanup_log != nullptr && !options().quirks.Has(Quirk::kSharedLimit)) {
     return options().cleanup_log;
   }

@@ -1,6 +1,7 @@
 #include "spillway/spill/quirks.h"
 
 #include <array>
+#include <ostream>
 #include <utility>
 
 namespace spillway {
@@ -56,5 +57,7 @@ std::optional<Quirk> QuirkFromName(std::string_view name) {
   }
   return std::nullopt;
 }
+
+std::ostream& operator<<(std::ostream& os, Quirk q) { return os << QuirkName(q); }
 
 }  // namespace spillway

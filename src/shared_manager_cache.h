@@ -19,10 +19,10 @@ namespace spillway {
 
 // One DiskManager per (local dirs, limit), never evicted, as the first version of Comet
 // PR #7066 kept them, but per filesystem and per option that changes a manager's
-// behaviour: a plan never gets a manager built for another filesystem, limit key or set of
-// quirks. The seed is not in the key: it picks only where files land, which upstream
-// leaves to chance, and plans that share a manager share its sequence.
-// Thread safety: safe for concurrent use.
+// behaviour: a plan never gets a manager built for another filesystem, limit key, missing
+// directory policy or set of quirks. The seed is not in the key: it picks only where files land,
+// which upstream leaves to chance, and plans that share a manager share its sequence. Thread
+// safety: safe for concurrent use.
 class SharedManagerCache {
  public:
   struct Key {
@@ -32,6 +32,7 @@ class SharedManagerCache {
     std::vector<std::string> local_dirs;
     uint64_t limit = 0;
     std::string limit_config_key;
+    MissingDirPolicy missing_dir = MissingDirPolicy::kFail;
     std::string quirks;  // Quirks::ToString().
     friend auto operator<=>(const Key&, const Key&) = default;
   };

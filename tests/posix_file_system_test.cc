@@ -1,6 +1,7 @@
 // What only PosixFileSystem can show: symlinks (which MemFileSystem does not have), real
 // modes on disk, the randomness of unique names, the root option, O_NOFOLLOW, TempDir()'s
-// choice, and appends cut short by the kernel. The common contract is in
+// choice, appends cut short by the kernel, and a tree removal (the fault injector's too)
+// that does not follow a subdirectory swapped for a symlink. The common contract is in
 // the file_system_conformance_*_test.cc files.
 #include "spillway/vfs/posix_file_system.h"
 
@@ -23,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spillway/vfs/fault_injecting_file_system.h"
 #include "spillway/vfs/file_system.h"
 #include "spillway/vfs/status.h"
 #include "support/status_matchers.h"
@@ -149,6 +151,61 @@ TEST_F(PosixFileSystemTest, RemoveTreeRemovesPlantedSymlinksAsLinks) {
   std::optional<struct stat> dir = HostLstat(target_dir);
   ASSERT_TRUE(dir.has_value());
   EXPECT_TRUE(S_ISDIR(dir->st_mode));
+}
+
+// /t/sub/x/file, and outside the root a directory whose x/keep a walk through a link
+// planted at /t/sub would reach. The gate swaps /t/sub for that link once /t/sub has been
+// listed, just before /t/sub/x is: the moment a removal that looks every path up again
+// would follow it.
+class SwappedSubdirTest : public PosixFileSystemTest {
+ protected:
+  void SetUp() override {
+    PosixFileSystemTest::SetUp();
+    victim_ = outside_.path() + "/victim";
+    ASSERT_EQ(::mkdir(victim_.c_str(), 0700), 0);
+    ASSERT_EQ(::mkdir((victim_ + "/x").c_str(), 0700), 0);
+    ASSERT_TRUE(HostWriteFile(victim_ + "/x/keep", "keep me"));
+    for (const char* dir : {"/t", "/t/sub", "/t/sub/x"}) ASSERT_THAT(fs_->CreateDir(dir), IsOk());
+    ASSERT_THAT(WriteNewFile(*fs_, "/t/sub/x/file", "spilled"), IsOk());
+  }
+
+  // Swaps /t/sub for a link to the victim right before /t/sub/x is listed.
+  TreeStepGate SwapGate() {
+    return [this](TreeStep step, const std::string& path) {
+      if (step == TreeStep::kList && path == "/t/sub/x" && swaps_++ == 0) {
+        EXPECT_EQ(::rename(Host("/t/sub").c_str(), Host("/moved").c_str()), 0);
+        EXPECT_EQ(::symlink(victim_.c_str(), Host("/t/sub").c_str()), 0);
+      }
+      return OkStatus();
+    };
+  }
+
+  std::string victim_;
+  int swaps_ = 0;
+};
+
+// The fault injector's tree removal goes through the target's directory handles: the swap
+// does not lead it outside, the directory it opened is emptied, the link is not removed
+// as a directory, and every step still counts as its call.
+TEST_F(SwappedSubdirTest, TheFaultInjectorsTreeRemovalDoesNotFollowIt) {
+  FaultInjectingFileSystem injector(fs_);
+  const Status removed = injector.RemoveTreeGated("/t", SwapGate());
+  EXPECT_EQ(swaps_, 1);
+  EXPECT_EQ(HostReadFile(victim_ + "/x/keep"), "keep me");
+  EXPECT_FALSE(HostLstat(Host("/moved/x")).has_value());        // Emptied through its handle.
+  EXPECT_TRUE(removed.IsErrno(ENOTDIR)) << removed.ToString();  // rmdir of the link.
+  EXPECT_EQ(injector.calls(OpKind::kList), 3u);                 // /t, /t/sub, /t/sub/x
+  EXPECT_EQ(injector.calls(OpKind::kRemove), 1u);               // file
+  EXPECT_EQ(injector.calls(OpKind::kRmdir), 2u);                // /t/sub/x, /t/sub
+}
+
+// The same swap under a walk that looks each path up again (RemoveTreeByParts, what the
+// fault injector used to do) follows the link and removes what is outside: the race the
+// test above guards against is real and reached.
+TEST_F(SwappedSubdirTest, AWalkByPathFollowsIt) {
+  ASSERT_THAT(RemoveTreeByParts(*fs_, "/t", SwapGate()), Not(IsOk()));
+  EXPECT_EQ(swaps_, 1);
+  EXPECT_FALSE(HostReadFile(victim_ + "/x/keep").has_value());
 }
 
 TEST_F(PosixFileSystemTest, RemoveTreeOfASymlinkRemovesOnlyTheLink) {

@@ -302,11 +302,30 @@ TEST_F(QuirkBehaviourTest, SharedLimitMakesPlansShareOneBudgetAndKeepsItsDirecto
   }
 }
 
+// A plan takes the cached manager at its first spill, not when it is built: that part of
+// the PR's first version is kEagerDirs, and both together build it with the plan.
+TEST_F(QuirkBehaviourTest, SharedLimitTakesTheCachedManagerAtTheFirstSpill) {
+  ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, PlanOptions(Quirk::kSharedLimit)));
+  EXPECT_EQ(plan->inner(), nullptr);
+  EXPECT_EQ(Count("/local*/datafusion-*"), 0u);
+  ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
+  EXPECT_EQ(Count("/local*/datafusion-*"), 2u);
+
+  ASSERT_OK_AND_ASSIGN(auto eager,
+                       PlanDiskManager::Create(
+                           fs_, PlanOptions(Quirks(Quirk::kSharedLimit).With(Quirk::kEagerDirs))));
+  EXPECT_NE(eager->inner(), nullptr);
+  EXPECT_EQ(Count("/local*/datafusion-*"), 4u);  // Its own key: other quirks.
+}
+
 TEST_F(QuirkBehaviourTest, SharedLimitKeysOnTheLimitToo) {
   ASSERT_OK_AND_ASSIGN(auto plan10,
                        PlanDiskManager::Create(fs_, PlanOptions(Quirk::kSharedLimit, 10)));
   ASSERT_OK_AND_ASSIGN(auto plan20,
                        PlanDiskManager::Create(fs_, PlanOptions(Quirk::kSharedLimit, 20)));
+  ASSERT_OK(plan10->CreateTempFile("sort").status());
+  ASSERT_OK(plan20->CreateTempFile("sort").status());
+  ASSERT_NE(plan10->inner(), nullptr);
   EXPECT_NE(plan10->inner(), plan20->inner());
   EXPECT_EQ(plan20->max_temp_directory_size(), 20u);
 }
@@ -320,8 +339,10 @@ TEST_F(QuirkBehaviourTest, SharedLimitKeysOnTheFileSystemAndTheOptionsThatMatter
   for (const std::string& dir : base.local_dirs) ASSERT_OK(other_mem->CreateDir(dir));
   ASSERT_OK_AND_ASSIGN(auto on_a, PlanDiskManager::Create(fs_, base));
   ASSERT_OK_AND_ASSIGN(auto on_b, PlanDiskManager::Create(other_mem, base));
-  EXPECT_NE(on_a->inner(), on_b->inner());
+  ASSERT_OK(on_a->CreateTempFile("sort").status());
   ASSERT_OK_AND_ASSIGN(SpillFile file, on_b->CreateTempFile("sort"));
+  ASSERT_NE(on_a->inner(), nullptr);
+  EXPECT_NE(on_a->inner(), on_b->inner());
   EXPECT_TRUE(other_mem->Exists(file.path()));
   EXPECT_FALSE(mem_->Exists(file.path()));
 
@@ -329,13 +350,17 @@ TEST_F(QuirkBehaviourTest, SharedLimitKeysOnTheFileSystemAndTheOptionsThatMatter
   key.limit_config_key = "other.key";
   PlanDiskManagerOptions quirks = base;
   quirks.quirks = base.quirks.With(Quirk::kNoRollback);
-  for (const PlanDiskManagerOptions& options : {key, quirks}) {
+  PlanDiskManagerOptions policy = base;
+  policy.missing_dir = MissingDirPolicy::kRecreate;
+  for (const PlanDiskManagerOptions& options : {key, quirks, policy}) {
     ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
+    ASSERT_OK(plan->CreateTempFile("sort").status());
     EXPECT_NE(plan->inner(), on_a->inner());
   }
   PlanDiskManagerOptions same_but_seed = base;
   same_but_seed.seed = 99;  // The seed is not in the key (shared_manager_cache.h).
   ASSERT_OK_AND_ASSIGN(auto same, PlanDiskManager::Create(fs_, same_but_seed));
+  ASSERT_OK(same->CreateTempFile("sort").status());
   EXPECT_EQ(same->inner(), on_a->inner());
 }
 
@@ -343,8 +368,7 @@ TEST_F(QuirkBehaviourTest, SharedLimitBreaksEveryLaterSpillOnceACleanerRemovedIt
   for (const bool quirk : {true, false}) {
     SCOPED_TRACE(quirk ? "shared_limit" : "fixed");
     PlanDiskManagerOptions options = PlanOptions(quirk ? Quirks(Quirk::kSharedLimit) : Quirks());
-    options.local_dirs = {"/local0"};
-    options.missing_dir = MissingDirPolicy::kRecreate;  // Ignored by the cached manager.
+    options.local_dirs = {"/local0"};  // The default policy: a missing dir fails a spill.
     {
       ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
       ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
@@ -368,6 +392,9 @@ TEST_F(QuirkBehaviourTest, SharedLimitUsesTheProcessWideCacheWhenGivenNone) {
   options.shared_cache = nullptr;
   ASSERT_OK_AND_ASSIGN(auto plan1, PlanDiskManager::Create(fs_, options));
   ASSERT_OK_AND_ASSIGN(auto plan2, PlanDiskManager::Create(fs_, options));
+  ASSERT_OK(plan1->CreateTempFile("sort").status());
+  ASSERT_OK(plan2->CreateTempFile("sort").status());
+  ASSERT_NE(plan1->inner(), nullptr);
   EXPECT_EQ(plan1->inner(), plan2->inner());
 }
 

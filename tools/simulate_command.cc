@@ -2,8 +2,9 @@
 // against the spill manager, with several plans at once, injected faults and a tmp
 // cleaner, checking every invariant after every step. The commands and the checks are the
 // property tests' own; only the source of randomness differs (a seeded mt19937_64 instead
-// of RapidCheck). On a violation the failing program is shrunk by delta debugging and
-// written out as a scenario file that `spillway run` replays.
+// of RapidCheck). On a violation the failing program is shrunk by delta debugging,
+// keeping the kind of invariant it breaks, and written out with its `quirk` lines as a
+// scenario file that `spillway run` replays by itself.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
@@ -74,7 +75,9 @@ struct SeedResult {
   std::map<std::string, uint64_t> faults;  // Injected faults by "OP ERRNO".
   std::map<std::string, uint64_t> errors;  // Failed commands by outcome code.
   uint64_t checks = 0;                     // Invariants checked.
-  std::string setup_error;                 // Non-empty when the run could not start.
+  // Violations of kinds the quirks' own do not name, by kind (see Sought).
+  std::map<std::string, uint64_t> side_effects;
+  std::string setup_error;  // Non-empty when the run could not start.
   std::optional<model::Violation> violation;
   uint64_t violation_step = 0;  // 1-based; steps + 1 for the final drops.
   size_t commands_before_shrink = 0;
@@ -95,14 +98,19 @@ scenario::RunnerOptions RunnerOptionsFor(const SimulateOptions& options, uint64_
   return runner;
 }
 
-bool Fails(const std::vector<scenario::Command>& lines, const scenario::RunnerOptions& runner) {
-  return model::RunProgram(model::ProgramFromLines(lines, runner.fs), runner).has_value();
+// True when the program's first violation breaks an invariant of kind `kind`.
+bool Fails(const std::vector<scenario::Command>& lines, const scenario::RunnerOptions& runner,
+           model::InvariantKind kind) {
+  const std::optional<model::Violation> v =
+      model::RunProgram(model::ProgramFromLines(lines, runner.fs), runner);
+  return v.has_value() && v->kind == kind;
 }
 
 // Delta debugging (ddmin): removes chunks of the program, then single lines, for as long
-// as what is left still shows a violation. REQUIRES: Fails(lines).
+// as what is left still shows a violation of the same kind. REQUIRES: Fails(lines, kind).
 std::vector<scenario::Command> Shrink(std::vector<scenario::Command> lines,
-                                      const scenario::RunnerOptions& runner) {
+                                      const scenario::RunnerOptions& runner,
+                                      model::InvariantKind kind) {
   const auto deadline = std::chrono::steady_clock::now() + kMaxShrinkTime;
   int runs = 0;
   auto more = [&] { return runs < kMaxShrinkRuns && std::chrono::steady_clock::now() < deadline; };
@@ -115,7 +123,7 @@ std::vector<scenario::Command> Shrink(std::vector<scenario::Command> lines,
       std::vector<scenario::Command> candidate(lines.begin(), at(start));
       candidate.insert(candidate.end(), at(std::min(lines.size(), start + chunk)), lines.end());
       ++runs;
-      if (Fails(candidate, runner)) {
+      if (Fails(candidate, runner, kind)) {
         // Keep only the lines still valid where they now stand.
         std::vector<scenario::Command> kept;
         for (const model::CommandPtr& c : model::ProgramFromLines(candidate, runner.fs).commands) {
@@ -144,10 +152,9 @@ std::string QuirkFlags(Quirks quirks) {
 
 std::string FsName(scenario::FsKind fs) { return fs == scenario::FsKind::kPosix ? "posix" : "mem"; }
 
-// The command that replays a written scenario.
+// The command that replays a written scenario (its `quirk` lines turn the quirks on).
 std::string ReplayCommand(const SimulateOptions& options, uint64_t seed, const std::string& path) {
-  return fmt::format("spillway run --fs {} --seed {}{} {}", FsName(options.fs), seed,
-                     QuirkFlags(options.quirks), path);
+  return fmt::format("spillway run --fs {} --seed {} {}", FsName(options.fs), seed, path);
 }
 
 // Shrinks the failing program; WriteScenarios writes it out once all seeds are done.
@@ -157,7 +164,8 @@ void ShrinkFailure(const SimulateOptions& options, const std::vector<scenario::C
   result->commands_before_shrink = lines.size();
   std::vector<scenario::Command> shrunk = lines;
   // The violation may depend on timing nothing here controls; shrink only what fails again.
-  if (Fails(lines, runner)) shrunk = Shrink(lines, runner);
+  const model::InvariantKind kind = result->violation->kind;
+  if (Fails(lines, runner, kind)) shrunk = Shrink(lines, runner, kind);
   result->commands_after_shrink = shrunk.size();
   result->shrunk_violation =
       model::RunProgram(model::ProgramFromLines(shrunk, runner.fs), runner, &result->shrunk_text);
@@ -169,16 +177,17 @@ void WriteScenario(const SimulateOptions& options, SeedResult* result) {
       fmt::format("{}/spillway-simulate-{}.scenario", options.out_dir, result->seed);
   std::ofstream out(path);
   out << fmt::format("# Found by spillway simulate --seed {}{} --fs {}: [{}] {}\n", result->seed,
-                     QuirkFlags(options.quirks), FsName(options.fs), result->violation->invariant,
-                     result->violation->message);
+                     QuirkFlags(options.quirks), FsName(options.fs),
+                     model::InvariantKindName(result->violation->kind), result->violation->message);
   if (const std::optional<model::Violation>& again = result->shrunk_violation) {
     out << fmt::format("# Shrunk from {} to {} commands; this file fails with: [{}] {}\n",
                        result->commands_before_shrink, result->commands_after_shrink,
-                       again->invariant, again->message);
+                       model::InvariantKindName(again->kind), again->message);
   } else {
     out << "# The shrunk program did not fail again when rerun.\n";
   }
-  out << "# Replay: " << ReplayCommand(options, result->seed, path) << "\n" << result->shrunk_text;
+  out << "# Replay: " << ReplayCommand(options, result->seed, path) << "\n"
+      << model::QuirkLines(options.quirks) << result->shrunk_text;
   out.close();
   if (!out) {
     result->write_error = fmt::format("cannot write {}", path);
@@ -202,12 +211,13 @@ void CountStep(const scenario::Command& line, scenario::Runner& runner, uint64_t
 }
 
 // Writes one scenario file per distinct violation: seeds whose violations break the same
-// invariant with the same shrunk program share the first one's file, unless `all`.
+// kind of invariant with the same shrunk program share the first one's file, unless `all`.
 void WriteScenarios(const SimulateOptions& options, bool all, std::vector<SeedResult>& results) {
   std::map<std::string, const SeedResult*> written;  // Invariant and program -> its file.
   for (SeedResult& r : results) {
     if (!r.violation) continue;
-    const std::string identity = r.violation->invariant + "\n" + r.shrunk_text;
+    const std::string identity =
+        std::string(model::InvariantKindName(r.violation->kind)) + "\n" + r.shrunk_text;
     const auto it = written.find(identity);
     if (all || it == written.end() || it->second->scenario_path.empty()) {
       WriteScenario(options, &r);
@@ -219,57 +229,84 @@ void WriteScenarios(const SimulateOptions& options, bool all, std::vector<SeedRe
   }
 }
 
-// One seed's run. `progress` counts steps done, across all seeds.
-SeedResult RunSeed(const SimulateOptions& options, uint64_t seed, std::atomic<uint64_t>* progress) {
-  SeedResult result;
-  result.seed = seed;
-  const scenario::RunnerOptions runner_options = RunnerOptionsFor(options, seed);
-  StatusOr<std::unique_ptr<scenario::Runner>> runner = scenario::Runner::Create(runner_options);
+// True when a violation of `kind` is what a run with `quirks` looks for: any kind without
+// quirks; with quirks, the invariants that name their defects (model::QuirkInvariant), or
+// any kind when one of them is not in that table.
+bool Sought(Quirks quirks, model::InvariantKind kind) {
+  if (quirks.empty()) return true;
+  for (const Quirk q : AllQuirks()) {
+    if (!quirks.Has(q)) continue;
+    const std::optional<model::InvariantKind> named = model::QuirkInvariant(q);
+    if (!named.has_value() || *named == kind) return true;
+  }
+  return false;
+}
+
+// Runs one program on a fresh runner, from the seed's step result->steps until its steps
+// are used up or a violation, then drops everything; its lines go to `*lines`. Returns
+// false when the runner could not be created. `progress` counts steps done.
+bool RunOneProgram(const SimulateOptions& options, model::RandomChooser& chooser,
+                   std::atomic<uint64_t>* progress, std::vector<scenario::Command>* lines,
+                   SeedResult* result) {
+  StatusOr<std::unique_ptr<scenario::Runner>> runner =
+      scenario::Runner::Create(RunnerOptionsFor(options, result->seed));
   if (!runner.ok()) {
-    result.setup_error = runner.status().ToString();
-    return result;
+    result->setup_error = runner.status().ToString();
+    return false;
   }
   model::SpillSut sut{runner->get()};
   model::SpillModel state = model::InitialState(options.fs);
-  model::RandomChooser chooser(seed);
-  std::vector<scenario::Command> lines;
-
-  for (uint64_t step = 0; step < options.steps && !result.violation; ++step) {
+  lines->clear();
+  while (result->steps < options.steps && !result->violation) {
     model::CommandPtr command;
     for (int tries = 0; tries < 100 && command == nullptr; ++tries) {
       command = model::GenerateCommand(state, options.gen, chooser);
     }
     if (command == nullptr) break;  // Nothing valid to do (does not happen with faults on).
     const scenario::Command& line = command->line();
-    lines.push_back(line);
+    lines->push_back(line);
     const auto* write = std::get_if<scenario::Write>(&line.verb);
     const SpillFile* file = write != nullptr ? sut.runner->file(write->file) : nullptr;
     const uint64_t size_before = file != nullptr ? file->size() : 0;
-
-    std::optional<model::Violation> violation = command->Execute(state, sut);
-    ++result.steps;
+    result->violation = command->Execute(state, sut);
+    ++result->steps;
     progress->fetch_add(1);
-    if (violation.has_value()) {
-      result.violation = std::move(violation);
-      result.violation_step = step + 1;
-      break;
-    }
-    CountStep(line, *sut.runner, size_before, &result);
+    if (result->violation) result->violation_step = result->steps;
+    if (result->violation) break;
+    CountStep(line, *sut.runner, size_before, result);
     command->Apply(state);
+  }
+  if (!result->violation) {
+    std::string drops;
+    result->violation = model::DropEverything(state, sut, &drops);
+    if (result->violation) result->violation_step = options.steps + 1;
+  }
+  result->checks += sut.checks;
+  for (const InjectedFault& fault : sut.runner->fs().injected()) {
+    ++result->faults[fmt::format("{} {}", OpKindName(fault.op), ErrnoName(fault.error_number))];
+  }
+  return true;
+}
+
+// One seed's run. A violation that is not of a kind sought (Sought) is a side effect of
+// the quirks: it is counted, and the run goes on with a fresh program for the steps left,
+// so that a seed reports its quirks' own defects. `progress` counts steps done, across
+// all seeds.
+SeedResult RunSeed(const SimulateOptions& options, uint64_t seed, std::atomic<uint64_t>* progress) {
+  SeedResult result;
+  result.seed = seed;
+  model::RandomChooser chooser(seed);
+  std::vector<scenario::Command> lines;
+  while (true) {
+    const uint64_t steps_before = result.steps;
+    if (!RunOneProgram(options, chooser, progress, &lines, &result)) return result;
+    if (!result.violation || Sought(options.quirks, result.violation->kind)) break;
+    ++result.side_effects[std::string(model::InvariantKindName(result.violation->kind))];
+    result.violation.reset();
+    if (result.steps >= options.steps || result.steps == steps_before) break;
   }
   // The rest of the run's steps count as done when it stopped early.
   progress->fetch_add(options.steps - result.steps);
-
-  if (!result.violation) {
-    std::string drops;
-    result.violation = model::DropEverything(state, sut, &drops);
-    if (result.violation) result.violation_step = options.steps + 1;
-  }
-  result.checks = sut.checks;
-  for (const InjectedFault& fault : sut.runner->fs().injected()) {
-    ++result.faults[fmt::format("{} {}", OpKindName(fault.op), ErrnoName(fault.error_number))];
-  }
-  runner->reset();
   if (result.violation) ShrinkFailure(options, lines, &result);
   return result;
 }
@@ -348,6 +385,7 @@ void PrintText(const SimulateOptions& options, const std::vector<SeedResult>& re
     total.checks += r.checks;
     for (const auto& [k, n] : r.faults) total.faults[k] += n;
     for (const auto& [k, n] : r.errors) total.errors[k] += n;
+    for (const auto& [k, n] : r.side_effects) total.side_effects[k] += n;
   }
   const std::vector<std::string> quirks = QuirkNames(options.quirks);
   std::printf("spillway simulate: %zu seed%s from %llu, %llu steps each, fs %s, quirks %s\n",
@@ -362,6 +400,9 @@ void PrintText(const SimulateOptions& options, const std::vector<SeedResult>& re
   std::printf("  bytes written       %llu\n", static_cast<unsigned long long>(total.bytes_written));
   std::printf("  faults injected     %s\n", Join(total.faults).c_str());
   std::printf("  errors surfaced     %s\n", Join(total.errors).c_str());
+  if (!options.quirks.empty()) {
+    std::printf("  side effects        %s\n", Join(total.side_effects).c_str());
+  }
   std::printf("  invariants checked  %llu\n", static_cast<unsigned long long>(total.checks));
   size_t violations = 0;
   for (const SeedResult& r : results) {
@@ -373,7 +414,8 @@ void PrintText(const SimulateOptions& options, const std::vector<SeedResult>& re
     ++violations;
     std::printf("seed %llu: violation at step %llu: [%s] %s\n",
                 static_cast<unsigned long long>(r.seed),
-                static_cast<unsigned long long>(r.violation_step), r.violation->invariant.c_str(),
+                static_cast<unsigned long long>(r.violation_step),
+                std::string(model::InvariantKindName(r.violation->kind)).c_str(),
                 r.violation->message.c_str());
     if (r.same_scenario_as) {
       std::printf("  shrunk from %zu to %zu commands, the program of seed %llu: %s\n",
@@ -388,6 +430,26 @@ void PrintText(const SimulateOptions& options, const std::vector<SeedResult>& re
     }
   }
   if (violations == 0) std::printf("  violations          none\n");
+}
+
+// A seed's violation as JSON, or null when it had none.
+nlohmann::ordered_json ViolationJson(const SimulateOptions& options, const SeedResult& r) {
+  if (!r.violation) return nullptr;
+  nlohmann::ordered_json v;
+  v["kind"] = model::InvariantKindName(r.violation->kind);
+  v["message"] = r.violation->message;
+  v["step"] = r.violation_step;
+  v["commands_before_shrink"] = r.commands_before_shrink;
+  v["commands_after_shrink"] = r.commands_after_shrink;
+  v["scenario"] =
+      r.scenario_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.scenario_path);
+  if (!r.scenario_path.empty()) {
+    v["replay"] = ReplayCommand(options, r.same_scenario_as.value_or(r.seed), r.scenario_path);
+  }
+  v["same_scenario_as"] =
+      r.same_scenario_as ? nlohmann::json(*r.same_scenario_as) : nlohmann::json(nullptr);
+  if (!r.write_error.empty()) v["write_error"] = r.write_error;
+  return v;
 }
 
 void PrintJson(const SimulateOptions& options, const std::vector<SeedResult>& results,
@@ -418,27 +480,10 @@ void PrintJson(const SimulateOptions& options, const std::vector<SeedResult>& re
     run["bytes_written"] = r.bytes_written;
     run["faults_injected"] = r.faults;
     run["errors"] = r.errors;
+    if (!options.quirks.empty()) run["side_effects"] = r.side_effects;
     run["invariants_checked"] = r.checks;
     if (!r.setup_error.empty()) run["setup_error"] = r.setup_error;
-    if (r.violation) {
-      nlohmann::ordered_json v;
-      v["invariant"] = r.violation->invariant;
-      v["message"] = r.violation->message;
-      v["step"] = r.violation_step;
-      v["commands_before_shrink"] = r.commands_before_shrink;
-      v["commands_after_shrink"] = r.commands_after_shrink;
-      v["scenario"] =
-          r.scenario_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.scenario_path);
-      if (!r.scenario_path.empty()) {
-        v["replay"] = ReplayCommand(options, r.same_scenario_as.value_or(r.seed), r.scenario_path);
-      }
-      v["same_scenario_as"] =
-          r.same_scenario_as ? nlohmann::json(*r.same_scenario_as) : nlohmann::json(nullptr);
-      if (!r.write_error.empty()) v["write_error"] = r.write_error;
-      run["violation"] = std::move(v);
-    } else {
-      run["violation"] = nullptr;
-    }
+    run["violation"] = ViolationJson(options, r);
     runs.push_back(std::move(run));
   }
   totals["steps"] = steps;
@@ -516,7 +561,7 @@ int RunSimulate(const SimulateArgs& args) {
   int exit_code = 0;
   for (const SeedResult& r : results) {
     if (!r.setup_error.empty()) return 2;  // The run could not even start.
-    if (r.violation) exit_code = 1;
+    if (r.violation || !r.side_effects.empty()) exit_code = 1;
   }
   return exit_code;
 }
@@ -529,8 +574,11 @@ void AddSimulateCommand(CLI::App& app, int& exit_code) {
       "simulate",
       "Run the spill model against the spill manager for a long seeded random run (several "
       "plans, injected faults, a tmp cleaner), checking every invariant after every step. "
-      "Exits 0 when none was violated, 1 when one was (the shrunk program is written into "
-      "--out as a scenario file), 2 on bad input");
+      "Each violation is reported with the kind of invariant it breaks; with --quirk, a seed "
+      "looks for the kinds that name its quirks' defects, and counts violations of other "
+      "kinds as side effects, going on with a fresh program. Exits 0 when nothing was "
+      "violated, 1 when something was (the shrunk program, with its quirk lines, is written "
+      "into --out as a scenario file that replays by itself), 2 on bad input");
   sub->add_option("--seed", args->seed, "The first seed; --jobs N runs seed .. seed+N-1")
       ->capture_default_str();
   sub->add_option("--steps", args->steps, "Commands per seed")->capture_default_str();
@@ -549,7 +597,7 @@ void AddSimulateCommand(CLI::App& app, int& exit_code) {
   sub->add_flag("--json", args->json, "Print the summary as one JSON object");
   sub->add_option("--out", args->out,
                   "Where shrunk scenario files are written, one per distinct violation (the "
-                  "same invariant and shrunk program); nothing else is written")
+                  "same kind of violation and shrunk program); nothing else is written")
       ->check(CLI::ExistingDirectory)
       ->capture_default_str();
   sub->add_flag("--all-reproducers", args->all_reproducers,

@@ -334,7 +334,20 @@ Status FaultInjectingFileSystem::RemoveDir(const std::string& path) {
 }
 
 Status FaultInjectingFileSystem::RemoveTree(const std::string& path) {
-  return RemoveTreeByParts(*this, path);
+  return RemoveTreeGated(path, nullptr);
+}
+
+Status FaultInjectingFileSystem::RemoveTreeGated(const std::string& path,
+                                                 const TreeStepGate& gate) {
+  // The target walks the tree (through directory handles where it has them); each step is
+  // checked and counted here first, as the call of its kind would be.
+  return target().RemoveTreeGated(path, [this, &gate](TreeStep step, const std::string& p) {
+    const OpKind kind = step == TreeStep::kList     ? OpKind::kList
+                        : step == TreeStep::kRemove ? OpKind::kRemove
+                                                    : OpKind::kRmdir;
+    SPILLWAY_RETURN_IF_ERROR(state_->Check(kind, p));
+    return gate != nullptr ? gate(step, p) : OkStatus();
+  });
 }
 
 Status FaultInjectingFileSystem::SetPermissions(const std::string& path, uint32_t mode) {

@@ -5,27 +5,39 @@
 
 namespace spillway {
 
-Status RemoveTreeByParts(FileSystem& fs, const std::string& path) {
+Status RemoveTreeByParts(FileSystem& fs, const std::string& path, const TreeStepGate& gate) {
+  auto pass = [&gate](TreeStep step, const std::string& p) {
+    return gate != nullptr ? gate(step, p) : OkStatus();
+  };
+  SPILLWAY_RETURN_IF_ERROR(pass(TreeStep::kList, path));
   StatusOr<std::vector<DirEntry>> entries = fs.ListDir(path);
   if (!entries.ok()) {
     // A file or symlink is removed as itself; anything else is the listing's error.
-    if (entries.status().IsErrno(ENOTDIR)) return fs.RemoveFile(path);
-    return entries.status();
+    if (!entries.status().IsErrno(ENOTDIR)) return entries.status();
+    SPILLWAY_RETURN_IF_ERROR(pass(TreeStep::kRemove, path));
+    return fs.RemoveFile(path);
   }
   for (const DirEntry& entry : *entries) {
     const std::string child = JoinPath(path, entry.name);
-    SPILLWAY_RETURN_IF_ERROR(entry.type == FileType::kDirectory ? RemoveTreeByParts(fs, child)
-                                                                : fs.RemoveFile(child));
+    if (entry.type == FileType::kDirectory) {
+      SPILLWAY_RETURN_IF_ERROR(RemoveTreeByParts(fs, child, gate));
+      continue;
+    }
+    SPILLWAY_RETURN_IF_ERROR(pass(TreeStep::kRemove, child));
+    SPILLWAY_RETURN_IF_ERROR(fs.RemoveFile(child));
   }
+  SPILLWAY_RETURN_IF_ERROR(pass(TreeStep::kRmdir, path));
   return fs.RemoveDir(path);
+}
+
+Status FileSystem::RemoveTreeGated(const std::string& path, const TreeStepGate& gate) {
+  return RemoveTreeByParts(*this, path, gate);
 }
 
 FileSystemWrapper::FileSystemWrapper(std::shared_ptr<FileSystem> target)
     : target_(std::move(target)) {}
 
-Status FileSystemWrapper::CreateDir(const std::string& path) {
-  return target_->CreateDir(path);
-}
+Status FileSystemWrapper::CreateDir(const std::string& path) { return target_->CreateDir(path); }
 StatusOr<std::string> FileSystemWrapper::CreateUniqueDir(const std::string& parent,
                                                          std::string_view prefix) {
   return target_->CreateUniqueDir(parent, prefix);
@@ -37,8 +49,7 @@ StatusOr<std::unique_ptr<WritableFile>> FileSystemWrapper::CreateUniqueFile(
     const std::string& dir, std::string_view prefix) {
   return target_->CreateUniqueFile(dir, prefix);
 }
-StatusOr<std::unique_ptr<WritableFile>> FileSystemWrapper::OpenForAppend(
-    const std::string& path) {
+StatusOr<std::unique_ptr<WritableFile>> FileSystemWrapper::OpenForAppend(const std::string& path) {
   return target_->OpenForAppend(path);
 }
 StatusOr<std::string> FileSystemWrapper::ReadFile(const std::string& path) {
@@ -47,16 +58,13 @@ StatusOr<std::string> FileSystemWrapper::ReadFile(const std::string& path) {
 StatusOr<std::vector<DirEntry>> FileSystemWrapper::ListDir(const std::string& path) {
   return target_->ListDir(path);
 }
-StatusOr<FileStat> FileSystemWrapper::Stat(const std::string& path) {
-  return target_->Stat(path);
-}
-Status FileSystemWrapper::RemoveFile(const std::string& path) {
-  return target_->RemoveFile(path);
-}
+StatusOr<FileStat> FileSystemWrapper::Stat(const std::string& path) { return target_->Stat(path); }
+Status FileSystemWrapper::RemoveFile(const std::string& path) { return target_->RemoveFile(path); }
 Status FileSystemWrapper::RemoveDir(const std::string& path) { return target_->RemoveDir(path); }
-Status FileSystemWrapper::RemoveTree(const std::string& path) {
-  return target_->RemoveTree(path);
+Status FileSystemWrapper::RemoveTreeGated(const std::string& path, const TreeStepGate& gate) {
+  return target_->RemoveTreeGated(path, gate);
 }
+Status FileSystemWrapper::RemoveTree(const std::string& path) { return target_->RemoveTree(path); }
 Status FileSystemWrapper::SetPermissions(const std::string& path, uint32_t mode) {
   return target_->SetPermissions(path, mode);
 }
@@ -72,8 +80,7 @@ StatusOr<std::unique_ptr<DirLock>> FileSystem::LockDir(const std::string& path) 
 
 Status ValidatePath(std::string_view path) {
   auto bad = [&](std::string_view why) {
-    return Status::InvalidArgument("bad path \"" + std::string(path) + "\": " +
-                                   std::string(why));
+    return Status::InvalidArgument("bad path \"" + std::string(path) + "\": " + std::string(why));
   };
   if (path.empty() || path.front() != '/') return bad("not absolute");
   if (path == "/") return OkStatus();

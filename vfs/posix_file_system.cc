@@ -345,17 +345,22 @@ class PosixFileSystem final : public FileSystem {
     return OkStatus();
   }
 
-  Status RemoveTree(const std::string& path) override {
+  Status RemoveTree(const std::string& path) override { return RemoveTreeGated(path, nullptr); }
+
+  Status RemoveTreeGated(const std::string& path, const TreeStepGate& gate) override {
     SPILLWAY_RETURN_IF_ERROR(ValidatePath(path));
     // Mirrors RemoveTreeByParts: list the path as a directory; anything that is not one
     // (a file, a symlink: O_NOFOLLOW makes a link ENOTDIR here) is unlinked as itself.
+    SPILLWAY_RETURN_IF_ERROR(Pass(gate, TreeStep::kList, path));
     const int fd = ::open(Real(path).c_str(), kOpenDirFlags);
     if (fd < 0) {
       if (errno != ENOTDIR) return PosixError(errno, "list", path);
+      SPILLWAY_RETURN_IF_ERROR(Pass(gate, TreeStep::kRemove, path));
       if (::unlink(Real(path).c_str()) != 0) return PosixError(errno, "remove", path);
       return OkStatus();
     }
-    SPILLWAY_RETURN_IF_ERROR(RemoveContents(fd, path));
+    SPILLWAY_RETURN_IF_ERROR(RemoveContents(fd, path, gate));
+    SPILLWAY_RETURN_IF_ERROR(Pass(gate, TreeStep::kRmdir, path));
     return RemoveDir(path);
   }
 
@@ -440,13 +445,18 @@ class PosixFileSystem final : public FileSystem {
     return root_ + path;
   }
 
+  // The gate's answer for a step; OK without a gate.
+  static Status Pass(const TreeStepGate& gate, TreeStep step, const std::string& path) {
+    return gate != nullptr ? gate(step, path) : OkStatus();
+  }
+
   // Removes everything inside the open directory `fd` (taking ownership of it), whose
-  // virtual path is `path`, working relative to the descriptor so that nothing is looked
-  // up through a symlink. Entries are handled in name order, so the first error is the one
-  // RemoveTreeByParts would meet. One descriptor stays open per level of depth, so a tree
-  // deeper than the descriptor limit fails with EMFILE (the trees spillway makes are two levels
-  // deep).
-  Status RemoveContents(int fd, const std::string& path) {
+  // virtual path is `path`, asking `gate` before each step, working relative to the
+  // descriptor so that nothing is looked up through a symlink. Entries are handled in
+  // name order, so the first error is the one RemoveTreeByParts would meet. One
+  // descriptor stays open per level of depth, so a tree deeper than the descriptor limit
+  // fails with EMFILE (the trees spillway makes are two levels deep).
+  Status RemoveContents(int fd, const std::string& path, const TreeStepGate& gate) {
     // ReadDirEntries consumes a descriptor; keep `fd` for the unlinkat calls below.
     const int list_fd = ::dup(fd);
     if (list_fd < 0) {
@@ -460,20 +470,24 @@ class PosixFileSystem final : public FileSystem {
     }
     Status status;
     for (const DirEntry& entry : entries) {
-      status = RemoveEntry(fd, entry, JoinPath(path, entry.name));
+      status = RemoveEntry(fd, entry, JoinPath(path, entry.name), gate);
       if (!status.ok()) break;
     }
     ::close(fd);
     return status;
   }
 
-  // Removes the entry `entry` of directory `parent_fd`, whose virtual path is `path`.
-  Status RemoveEntry(int parent_fd, const DirEntry& entry, const std::string& path) {
+  // Removes the entry `entry` of directory `parent_fd`, whose virtual path is `path`,
+  // asking `gate` before each step.
+  Status RemoveEntry(int parent_fd, const DirEntry& entry, const std::string& path,
+                     const TreeStepGate& gate) {
     const char* name = entry.name.c_str();
     if (entry.type == FileType::kDirectory) {
+      SPILLWAY_RETURN_IF_ERROR(Pass(gate, TreeStep::kList, path));
       const int fd = ::openat(parent_fd, name, kOpenDirFlags);
       if (fd >= 0) {
-        SPILLWAY_RETURN_IF_ERROR(RemoveContents(fd, path));
+        SPILLWAY_RETURN_IF_ERROR(RemoveContents(fd, path, gate));
+        SPILLWAY_RETURN_IF_ERROR(Pass(gate, TreeStep::kRmdir, path));
         if (::unlinkat(parent_fd, name, AT_REMOVEDIR) != 0) {
           return PosixError(errno, "rmdir", path);
         }
@@ -482,6 +496,7 @@ class PosixFileSystem final : public FileSystem {
       // Replaced by a non-directory (say a symlink) since it was listed: unlink that.
       if (errno != ENOTDIR) return PosixError(errno, "list", path);
     }
+    SPILLWAY_RETURN_IF_ERROR(Pass(gate, TreeStep::kRemove, path));
     if (::unlinkat(parent_fd, name, 0) != 0) return PosixError(errno, "remove", path);
     return OkStatus();
   }

@@ -57,6 +57,10 @@
 #include "spillway/spill/quirks.h"
 #include "spillway/vfs/fault_injecting_file_system.h"
 
+namespace spillway {
+class DiskManager;
+}  // namespace spillway
+
 namespace spillway::model {
 
 // The local dirs a generated program uses are /l0 .. /l3; index kTmpDir stands for the
@@ -211,13 +215,53 @@ SpillModel InitialState(scenario::FsKind fs);
 struct SpillSut {
   scenario::Runner* runner = nullptr;
   uint64_t checks = 0;  // Invariants and expectations checked so far.
+  // Each plan's inner manager, by plan name, from the first check after it had one until
+  // the model says the plan and its files are gone: for the cross-plan checks.
+  std::map<std::string, std::weak_ptr<DiskManager>> inner_managers = {};
 };
+
+// The invariant a violation breaks. Every check has one, so that an emulated defect
+// (quirks.h) is caught for its own reason and shrinking can hold on to it.
+enum class InvariantKind {
+  kOutcome,               // A line's result: ok, an errno, LIMIT, DISABLED.
+  kUsage,                 // used_disk_space and spilling progress as predicted.
+  kAccountingAfterDrops,  // used_disk_space is what the plan's live files hold, so it
+                          // returns to zero once they are all dropped.
+  kActiveFileCount,       // The active-file count is the number of the plan's live files.
+  kFileSize,              // A file's size is the bytes written to it.
+  kDirsBeforeFirstSpill,  // Building a plan touches the filesystem zero times; a lazy
+                          // plan's directories come with its first spill.
+  kCrossPlanVisibility,   // A plan never sees another plan's bytes, files, directories,
+                          // limit or damage: its manager is its own and goes with it.
+  kOuterAccounting,       // A plan's manager reports the usage, files, progress and limit
+                          // of the inner manager that holds its accounting.
+  kLimit,                 // max_temp_directory_size is the limit as last set.
+  kSpillDirs,             // The spill directories on disk.
+  kSpillFiles,            // The spill files on disk.
+  kLocalDirs,             // Which local dirs exist.
+  kLeftover,              // Nothing a manager made outlives it unreported.
+  kMalformed,             // The runner refused a line (a name error).
+  kSetup,                 // The runner could not be created.
+};
+
+// "outcome", "usage", "accounting-after-drops", "active-file-count", "file-size",
+// "dirs-before-first-spill", "cross-plan-visibility", "outer-accounting", "limit",
+// "spill-dirs", "spill-files", "local-dirs", "leftover", "malformed", "setup".
+std::string_view InvariantKindName(InvariantKind kind);
+
+// The invariant whose violation shows quirk `q`'s defect (the model's one table of them);
+// nullopt for a quirk the table does not name yet.
+std::optional<InvariantKind> QuirkInvariant(Quirk q);
 
 // A difference between the model and the system under test.
 struct Violation {
-  std::string invariant;  // Which check: "expect", "invariant", "malformed", "leftover".
-  std::string message;    // What was expected and what was found.
+  InvariantKind kind = InvariantKind::kOutcome;  // The invariant broken.
+  std::string message;                           // What was expected and what was found.
 };
+
+// `quirk NAME` lines, one per quirk in `quirks` (in declaration order), each followed by
+// a newline: what a scenario needs to show the quirks without --quirk.
+std::string QuirkLines(Quirks quirks);
 
 // One model command: a scenario line and the expectations the model predicts after it.
 class SpillCommand {
@@ -229,12 +273,15 @@ class SpillCommand {
   // The scenario line and the `expect` lines printed after it.
   const scenario::Command& line() const { return line_; }
   const std::vector<scenario::Command>& expects() const { return expects_; }
+  // The invariant each of expects() checks, in the same order.
+  const std::vector<InvariantKind>& expect_kinds() const { return expect_kinds_; }
 
   // The line and its expects as scenario text, one per line, no trailing newline.
   std::string ToText() const;
 
-  // Runs the line and its expects on the runner and then checks every invariant against
-  // the model's next state. Returns the first violation, if any. REQUIRES: IsValid(s0).
+  // Runs the line; checks the invariants that name a defect (CheckDefectInvariants), then
+  // its expects, then every invariant against the model's next state. Returns the first
+  // violation, if any. REQUIRES: IsValid(s0).
   std::optional<Violation> Execute(const SpillModel& s0, SpillSut& sut) const;
 
   // True when the line may run in s0 (names bound as it needs, outcome predictable) and
@@ -269,6 +316,7 @@ class SpillCommand {
  private:
   scenario::Command line_;
   std::vector<scenario::Command> expects_;
+  std::vector<InvariantKind> expect_kinds_;
 };
 
 using CommandPtr = std::shared_ptr<const SpillCommand>;
@@ -282,10 +330,23 @@ CommandPtr GenerateCommand(const SpillModel& s0, const GenOptions& options, Choo
 
 // Every invariant, checked against the runner after a command: each bound plan's
 // used_disk_space and active-file count, each bound file's size, each local dir's spill
-// directories, the spill files on disk, which local dirs exist, that a lazy plan that has
-// not spilled has no directory, and that a plan's limit is the one set. Runs the checks
-// that have a scenario form as `expect` lines through the runner.
+// directories, the spill files on disk, which local dirs exist, and that a plan's limit
+// is the one set. Runs the checks that have a scenario form as `expect` lines through the
+// runner.
 std::optional<Violation> CheckInvariants(const SpillModel& s, SpillSut& sut);
+
+// The invariants that name a defect, checked right after `line` took the model from s0
+// to s1 and before its expectations, so that a defect is reported as the invariant it
+// breaks and not as the first printed expectation its side effects upset. In order:
+// cross-plan visibility (each bound plan's inner manager is its own, and a plan whose
+// name and files are gone has released it), outer accounting (a plan's manager reports
+// its inner manager's usage, metrics, progress and limit), directories before the first
+// spill (a `plan` line of a plan that is not eager makes no filesystem call, and a lazy
+// plan that has not spilled has no inner manager), and accounting after drops (each bound
+// plan's used_disk_space is the sum of its live files' sizes). `calls_before` is the
+// filesystem's total_calls() before the line.
+std::optional<Violation> CheckDefectInvariants(const SpillModel& s1, const scenario::Command& line,
+                                               uint64_t calls_before, SpillSut& sut);
 
 // The end of a run: drops every bound file (in name order) and then every bound plan, as
 // model commands, appending their scenario text to `*text`; then checks that the

@@ -103,8 +103,8 @@ class PlanDiskManagerFactory {
 
 class PlanDiskManager final : public SpillManager {
  public:
-  // Builds one plan's manager without touching `fs` (unless the kEagerDirs or kSharedLimit
-  // quirk is on, which build the inner manager now and may fail as DiskManager::Build).
+  // Builds one plan's manager without touching `fs` (unless the kEagerDirs quirk is on,
+  // which builds the inner manager now and may fail as DiskManager::Build).
   // Validates and copies `options` for this plan alone; an executor making many plans
   // should make them from one PlanDiskManagerFactory instead.
   // Errors: kInvalidArgument (no local dirs, a bad path); with those quirks, an errno
@@ -143,8 +143,8 @@ class PlanDiskManager final : public SpillManager {
   PlanDiskManager(Passkey key, std::shared_ptr<const PlanDiskManagerFactory::Shared> shared);
 
  private:
-  // A plan over `shared`; builds the inner manager now under the kEagerDirs and
-  // kSharedLimit quirks. REQUIRES: `shared` was validated.
+  // A plan over `shared`; builds the inner manager now under the kEagerDirs quirk.
+  // REQUIRES: `shared` was validated.
   static StatusOr<std::shared_ptr<PlanDiskManager>> Make(
       std::shared_ptr<const PlanDiskManagerFactory::Shared> shared);
 
@@ -154,12 +154,15 @@ class PlanDiskManager final : public SpillManager {
   // The options the inner manager is built from: the plan's, without the plan-level quirks.
   // REQUIRES: mu_ held.
   DiskManagerOptions InnerOptionsLocked(uint64_t limit) const;
+  // The plan's inner manager with `limit`: a new one, or under kSharedLimit the cached one
+  // (built on a miss). Errors: as DiskManager::Build. REQUIRES: mu_ held.
+  StatusOr<std::shared_ptr<DiskManager>> BuildInnerLocked(uint64_t limit);
 
   // The executor's filesystem and options; never changed.
   const std::shared_ptr<const PlanDiskManagerFactory::Shared> shared_;
   mutable std::mutex mu_;  // Guards inner_, limit_, own_log_ and the first spill.
   // The plan's kDirectories manager: built by the first spill (or by NewPlan under the
-  // kEagerDirs and kSharedLimit quirks). Once set, never reset.
+  // kEagerDirs quirk; under kSharedLimit, taken from the cache). Once set, never reset.
   std::shared_ptr<DiskManager> inner_;
   // The plan's limit as last set. The inner manager's is authoritative once it exists,
   // except under kOuterAccounting, where this value is only stored and never checked.

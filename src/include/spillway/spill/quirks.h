@@ -9,6 +9,7 @@
 #define SPILLWAY_SPILL_QUIRKS_H_
 
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,7 +38,10 @@ enum class Quirk : uint32_t {
   kEagerDirs = 1u << 3,
   // The first version of Comet PR #7066: one cached manager per (local dirs, limit) for
   // the whole process, so plans share one budget, its directories are never removed, and
-  // a directory removed by a tmp cleaner breaks every later spill.
+  // a directory removed by a tmp cleaner breaks every later spill. A plan takes the cached
+  // manager (building it on a miss) at its first spill; that version also built it when
+  // the first plan was built, which is kEagerDirs' defect: turn on both to reproduce it
+  // as written.
   kSharedLimit = 1u << 4,
   // Comet PR #7066 as merged: the plan's outer manager only carries the factory, so it
   // reports used_disk_space() == 0 and never checks its own limit; the inner manager holds
@@ -70,6 +74,8 @@ const std::vector<Quirk>& AllQuirks();
 // "outer_accounting".
 std::string_view QuirkName(Quirk q);
 std::optional<Quirk> QuirkFromName(std::string_view name);
+// Prints QuirkName(q), so that test frameworks show a quirk parameter by name.
+std::ostream& operator<<(std::ostream& os, Quirk q);
 
 }  // namespace spillway
 

@@ -156,9 +156,13 @@ class FaultInjectingFileSystem final : public FileSystemWrapper {
   StatusOr<FileStat> Stat(const std::string& path) override;
   Status RemoveFile(const std::string& path) override;
   Status RemoveDir(const std::string& path) override;
-  // Walks the tree with RemoveTreeByParts, so each list, remove and rmdir is counted and
-  // can fail on its own.
+  // The target's RemoveTreeGated walks the tree (through directory handles on a
+  // PosixFileSystem, so a subdirectory swapped for a symlink mid-removal is not followed);
+  // each of its list, remove and rmdir steps is counted and checked here as a call of
+  // that kind, and can fail on its own (a failed step is not taken). RemoveTreeGated
+  // asks `gate` after this filesystem's own check.
   Status RemoveTree(const std::string& path) override;
+  Status RemoveTreeGated(const std::string& path, const TreeStepGate& gate) override;
   Status SetPermissions(const std::string& path, uint32_t mode) override;
   // TempDir() is inherited: forwarded, not counted, never failed.
 

@@ -19,6 +19,7 @@
 #define SPILLWAY_VFS_FILE_SYSTEM_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -40,8 +41,8 @@ enum class FileType { kRegular, kDirectory, kSymlink, kOther };
 
 struct FileStat {
   FileType type = FileType::kRegular;
-  uint64_t size = 0;   // Bytes, for a regular file; 0 otherwise.
-  uint32_t mode = 0;   // Permission bits only (e.g. 0700).
+  uint64_t size = 0;  // Bytes, for a regular file; 0 otherwise.
+  uint32_t mode = 0;  // Permission bits only (e.g. 0700).
   friend bool operator==(const FileStat&, const FileStat&) = default;
 };
 
@@ -103,6 +104,18 @@ class DirLock {
   virtual const std::string& path() const = 0;
 };
 
+// One step of a tree removal (FileSystem::RemoveTreeGated), named as the call it is.
+enum class TreeStep {
+  kList,    // Open and list a directory ("list").
+  kRemove,  // Unlink a file or symlink ("remove").
+  kRmdir,   // Remove an emptied directory ("rmdir").
+};
+
+// Asked before each step of a tree removal, with the step and its path: OkStatus() lets
+// the step happen; an error stops the removal there (the step is not taken) and is
+// returned as the removal's result. Must not call the filesystem that asks it.
+using TreeStepGate = std::function<Status(TreeStep step, const std::string& path)>;
+
 // Not copyable: a filesystem is shared through a pointer to the interface.
 class FileSystem {
  public:
@@ -128,8 +141,8 @@ class FileSystem {
 
   // Creates and opens a new regular file named `prefix` + a random suffix inside `dir`,
   // exclusively, mode 0600. Errors: as CreateFile, for `dir`.
-  virtual StatusOr<std::unique_ptr<WritableFile>> CreateUniqueFile(
-      const std::string& dir, std::string_view prefix) = 0;
+  virtual StatusOr<std::unique_ptr<WritableFile>> CreateUniqueFile(const std::string& dir,
+                                                                   std::string_view prefix) = 0;
 
   // Opens an existing regular file for appending. Errors: ENOENT, ENOTDIR, EISDIR, ELOOP
   // (path is a symlink), EACCES.
@@ -161,6 +174,17 @@ class FileSystem {
   // on); what was removed before stays removed. Errors: as ListDir, RemoveFile, RemoveDir.
   virtual Status RemoveTree(const std::string& path) = 0;
 
+  // RemoveTree, asking `gate` before each step: for a directory, a kList, then its entries
+  // in name order (a kRemove per file or symlink, the same walk per subdirectory), then a
+  // kRmdir; for a file or symlink (its listing fails with ENOTDIR), a kList and a kRemove.
+  // A null gate lets every step happen. The default walks by path with ListDir, RemoveFile
+  // and RemoveDir of this filesystem (RemoveTreeByParts), which is right for a filesystem
+  // without symlinks or one whose removal is atomic; one with symlinks overrides it to
+  // walk through directory handles, so that a subdirectory swapped for a symlink after
+  // its listing is never followed. Errors: the gate's, and as RemoveTree.
+  // Thread safety: as RemoveTree; the gate runs on the calling thread.
+  virtual Status RemoveTreeGated(const std::string& path, const TreeStepGate& gate);
+
   // Sets the permission bits of `path` (chmod). Errors: ENOENT, ENOTDIR, EPERM.
   virtual Status SetPermissions(const std::string& path, uint32_t mode) = 0;
 
@@ -186,9 +210,12 @@ class FileSystem {
 };
 
 // Removes `path` recursively using only ListDir, RemoveFile and RemoveDir of `fs`: one
-// ListDir per directory, one RemoveFile per file or symlink, one RemoveDir per directory.
-// Decorators use it so that each step of a tree removal is a separately visible call.
-Status RemoveTreeByParts(FileSystem& fs, const std::string& path);
+// ListDir per directory, one RemoveFile per file or symlink, one RemoveDir per directory,
+// each asked of `gate` first (when not null) as RemoveTreeGated describes. Each step looks
+// its full path up again, so a directory swapped for a symlink between its listing and
+// the removal of its entries is followed: use it only where that cannot happen.
+Status RemoveTreeByParts(FileSystem& fs, const std::string& path,
+                         const TreeStepGate& gate = nullptr);
 
 // Forwards every call to another FileSystem, so that a decorator overrides only what it
 // changes (as RocksDB's FileSystemWrapper). Thread safety: that of the target.
@@ -213,6 +240,7 @@ class FileSystemWrapper : public FileSystem {
   Status RemoveFile(const std::string& path) override;
   Status RemoveDir(const std::string& path) override;
   Status RemoveTree(const std::string& path) override;
+  Status RemoveTreeGated(const std::string& path, const TreeStepGate& gate) override;
   Status SetPermissions(const std::string& path, uint32_t mode) override;
   std::string TempDir() override;
   StatusOr<std::unique_ptr<DirLock>> LockDir(const std::string& path) override;
