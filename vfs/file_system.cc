@@ -14,8 +14,10 @@ Status RemoveTreeByParts(FileSystem& fs, const std::string& path) {
   }
   for (const DirEntry& entry : *entries) {
     const std::string child = JoinPath(path, entry.name);
-    SPILLWAY_RETURN_IF_ERROR(entry.type == FileType::kDirectory ? RemoveTreeByParts(fs, child)
-                                                                : fs.RemoveFile(child));
+    Status removed =
+        entry.type == FileType::kDirectory ? RemoveTreeByParts(fs, child) : fs.RemoveFile(child);
+    // A child that is already gone is what the removal wanted (as rm -rf).
+    if (!removed.ok() && !removed.IsErrno(ENOENT)) return removed;
   }
   return fs.RemoveDir(path);
 }
@@ -23,9 +25,7 @@ Status RemoveTreeByParts(FileSystem& fs, const std::string& path) {
 FileSystemWrapper::FileSystemWrapper(std::shared_ptr<FileSystem> target)
     : target_(std::move(target)) {}
 
-Status FileSystemWrapper::CreateDir(const std::string& path) {
-  return target_->CreateDir(path);
-}
+Status FileSystemWrapper::CreateDir(const std::string& path) { return target_->CreateDir(path); }
 StatusOr<std::string> FileSystemWrapper::CreateUniqueDir(const std::string& parent,
                                                          std::string_view prefix) {
   return target_->CreateUniqueDir(parent, prefix);
@@ -37,8 +37,7 @@ StatusOr<std::unique_ptr<WritableFile>> FileSystemWrapper::CreateUniqueFile(
     const std::string& dir, std::string_view prefix) {
   return target_->CreateUniqueFile(dir, prefix);
 }
-StatusOr<std::unique_ptr<WritableFile>> FileSystemWrapper::OpenForAppend(
-    const std::string& path) {
+StatusOr<std::unique_ptr<WritableFile>> FileSystemWrapper::OpenForAppend(const std::string& path) {
   return target_->OpenForAppend(path);
 }
 StatusOr<std::string> FileSystemWrapper::ReadFile(const std::string& path) {
@@ -47,16 +46,10 @@ StatusOr<std::string> FileSystemWrapper::ReadFile(const std::string& path) {
 StatusOr<std::vector<DirEntry>> FileSystemWrapper::ListDir(const std::string& path) {
   return target_->ListDir(path);
 }
-StatusOr<FileStat> FileSystemWrapper::Stat(const std::string& path) {
-  return target_->Stat(path);
-}
-Status FileSystemWrapper::RemoveFile(const std::string& path) {
-  return target_->RemoveFile(path);
-}
+StatusOr<FileStat> FileSystemWrapper::Stat(const std::string& path) { return target_->Stat(path); }
+Status FileSystemWrapper::RemoveFile(const std::string& path) { return target_->RemoveFile(path); }
 Status FileSystemWrapper::RemoveDir(const std::string& path) { return target_->RemoveDir(path); }
-Status FileSystemWrapper::RemoveTree(const std::string& path) {
-  return target_->RemoveTree(path);
-}
+Status FileSystemWrapper::RemoveTree(const std::string& path) { return target_->RemoveTree(path); }
 Status FileSystemWrapper::SetPermissions(const std::string& path, uint32_t mode) {
   return target_->SetPermissions(path, mode);
 }
@@ -72,8 +65,7 @@ StatusOr<std::unique_ptr<DirLock>> FileSystem::LockDir(const std::string& path) 
 
 Status ValidatePath(std::string_view path) {
   auto bad = [&](std::string_view why) {
-    return Status::InvalidArgument("bad path \"" + std::string(path) + "\": " +
-                                   std::string(why));
+    return Status::InvalidArgument("bad path \"" + std::string(path) + "\": " + std::string(why));
   };
   if (path.empty() || path.front() != '/') return bad("not absolute");
   if (path == "/") return OkStatus();

@@ -187,7 +187,8 @@ class FileSystem {
 
 // Removes `path` recursively using only ListDir, RemoveFile and RemoveDir of `fs`: one
 // ListDir per directory, one RemoveFile per file or symlink, one RemoveDir per directory.
-// Decorators use it so that each step of a tree removal is a separately visible call.
+// Decorators use it so that each step of a tree removal is a separately visible call. A
+// child that is already gone (ENOENT) is passed over, as by rm -rf.
 Status RemoveTreeByParts(FileSystem& fs, const std::string& path);
 
 // Forwards every call to another FileSystem, so that a decorator overrides only what it
