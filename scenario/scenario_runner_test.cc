@@ -361,6 +361,19 @@ TEST_P(RunnerTest, AFaultLinuxCannotProduceIsExitCode2NamingTheAllowedErrnos) {
   EXPECT_THAT(r.err, HasSubstr(" EACCES"));
 }
 
+TEST(RunnerStepTest, AFaultRuleLinuxCannotProduceIsMalformed) {
+  auto runner = Runner::Create(RunnerOptions{});
+  ASSERT_TRUE(runner.ok()) << runner.status().ToString();
+  Fault fault;
+  fault.rule.op = OpKind::kRemove;
+  fault.rule.error_number = ENOSPC;
+  std::string message;
+  EXPECT_EQ((*runner)->Step(Command{fault}, &message), StepResult::kMalformed);
+  EXPECT_THAT(message, HasSubstr("remove cannot fail with ENOSPC"));
+  fault.rule.error_number = EACCES;
+  EXPECT_EQ((*runner)->Step(Command{fault}, &message), StepResult::kOk) << message;
+}
+
 TEST(RunnerMemTest, CapacityLimitsTheInMemoryFileSystem) {
   const RunOutput r = RunText(
       "capacity 4\n"
