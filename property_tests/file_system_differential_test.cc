@@ -11,20 +11,29 @@
 // sides, generators) is in file_system_differential_harness.h; the commands are here.
 //
 // Run as root, Linux skips permission checks, and so does MemFileSystem
-// (enforce_permissions = geteuid() != 0); run as an ordinary user, both enforce them.
+// (enforce_permissions = geteuid() != 0); run as an ordinary user, both enforce them. As
+// root, MemAgreesWithLinuxAsAnUnprivilegedUser runs the property again in a child that
+// has given up root, so that permission errors are compared too.
 //
 // Sequences: kDefaultSequences unless RC_PARAMS sets max_success. Every other RC_PARAMS
 // key (seed, max_size, reproduce, verbose_progress, ...) works as RapidCheck documents.
 
+#include <grp.h>
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 #include <rapidcheck/state.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -331,7 +340,8 @@ class DropCommand final : public HandleCommand {
 
 // ---- The property -------------------------------------------------------------------
 
-RC_GTEST_PROP(FileSystemDifferentialTest, MemAgreesWithLinux, ()) {
+// One run of the property: a sequence of calls on both sides, which must agree.
+void MemAgreesWithLinux() {
   Sut sut;
   if (!sut.error().empty()) RC_FAIL("cannot set up: " + sut.error());
   rc::state::check(
@@ -344,6 +354,36 @@ RC_GTEST_PROP(FileSystemDifferentialTest, MemAgreesWithLinux, ()) {
           CloseCommand, DropCommand>());
   // Whatever the calls did not look at must agree too.
   RC_ASSERT(Tree(sut.posix()) == Tree(sut.mem()));
+}
+
+RC_GTEST_PROP(FileSystemDifferentialTest, MemAgreesWithLinux, ()) { MemAgreesWithLinux(); }
+
+// Root skips permission checks, so as root the property above never compares EACCES. Here
+// it runs again in a child that has switched to an unprivileged user (as the conformance
+// suite does), where Linux and the MemFileSystem (enforce_permissions = geteuid() != 0)
+// both check permissions. Not root: the property above already checked them.
+TEST(FileSystemDifferentialTest, MemAgreesWithLinuxAsAnUnprivilegedUser) {
+  if (::geteuid() != 0) GTEST_SKIP() << "not root: MemAgreesWithLinux checked permissions";
+  constexpr uid_t kNobody = 65534;
+  constexpr int kCannotGiveUpRoot = 77;
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0) << "fork: " << std::strerror(errno);
+  if (pid == 0) {
+    if (::setgroups(0, nullptr) != 0 || ::setgid(kNobody) != 0 || ::setuid(kNobody) != 0) {
+      std::fprintf(stderr, "cannot switch to uid %u: %s\n", kNobody, std::strerror(errno));
+      std::fflush(nullptr);
+      ::_exit(kCannotGiveUpRoot);
+    }
+    const bool held = rc::check("MemAgreesWithLinux as uid 65534", &MemAgreesWithLinux);
+    std::fflush(nullptr);
+    ::_exit(held ? 0 : 1);  // _exit: not the parent's exit handlers or gtest's teardown.
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid) << "waitpid: " << std::strerror(errno);
+  ASSERT_TRUE(WIFEXITED(status)) << "the unprivileged child did not exit (status " << status << ")";
+  if (WEXITSTATUS(status) == kCannotGiveUpRoot) GTEST_SKIP() << "cannot switch to uid 65534";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "Mem and Linux disagree as uid 65534 (printed above)";
 }
 
 }  // namespace
