@@ -18,22 +18,16 @@
 // Sequences: kDefaultSequences unless RC_PARAMS sets max_success. Every other RC_PARAMS
 // key (seed, max_size, reproduce, verbose_progress, ...) works as RapidCheck documents.
 
-#include <grp.h>
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 #include <rapidcheck/state.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -45,6 +39,7 @@
 #include "file_system_differential_harness.h"
 #include "spillway/vfs/file_system.h"
 #include "spillway/vfs/status.h"
+#include "support/unprivileged_child.h"
 
 namespace spillway::differential {
 namespace {
@@ -185,9 +180,37 @@ class StatusHandleCommand final : public HandleCommand {
 using CreateDirCommand = StatusPathCommand<"CreateDir", &FileSystem::CreateDir>;
 using RemoveFileCommand = StatusPathCommand<"RemoveFile", &FileSystem::RemoveFile>;
 using RemoveDirCommand = StatusPathCommand<"RemoveDir", &FileSystem::RemoveDir>;
-using RemoveTreeCommand = StatusPathCommand<"RemoveTree", &FileSystem::RemoveTree>;
 using CreateFileCommand = OpenPathCommand<"CreateFile", &FileSystem::CreateFile>;
 using OpenForAppendCommand = OpenPathCommand<"OpenForAppend", &FileSystem::OpenForAppend>;
+
+// RemoveTree: compared as any call, except when it fails part way on both sides (a
+// directory it cannot list or empty). Entries go in name order, and unique names sort
+// differently on the two sides, so which entries went first and which blocking path (and
+// call) the error names depend on the order: then the error's code and errno must agree,
+// and each side keeps
+// only what both kept (KeepWhatBothKept), which must then agree in full.
+class RemoveTreeCommand final : public PathCommand {
+ public:
+  using PathCommand::PathCommand;
+  void run(const Model& /*model*/, Sut& sut) const override {
+    const Outcome on_posix = OnSide(sut.posix());
+    const Outcome on_mem = OnSide(sut.mem());
+    RC_LOG() << "RemoveTree(" << path_ << ") -> " << on_posix << " / " << on_mem << "\n";
+    if (on_posix.code == StatusCode::kOk || on_mem.code == StatusCode::kOk) {
+      RC_ASSERT(on_posix == on_mem);
+      return;
+    }
+    RC_ASSERT(on_posix.code == on_mem.code);
+    RC_ASSERT(on_posix.error_number == on_mem.error_number);
+    const std::string error = KeepWhatBothKept(sut);
+    if (!error.empty()) RC_FAIL(error);
+    RC_ASSERT(Tree(sut.posix()) == Tree(sut.mem()));
+  }
+  Outcome Call(Side& side, const std::string& path) const override {
+    return side.Of(side.fs().RemoveTree(path));
+  }
+  void show(std::ostream& os) const override { os << "RemoveTree(" << path_ << ")"; }
+};
 
 class CreateUniqueDirCommand final : public PathCommand {
  public:
@@ -364,26 +387,18 @@ RC_GTEST_PROP(FileSystemDifferentialTest, MemAgreesWithLinux, ()) { MemAgreesWit
 // both check permissions. Not root: the property above already checked them.
 TEST(FileSystemDifferentialTest, MemAgreesWithLinuxAsAnUnprivilegedUser) {
   if (::geteuid() != 0) GTEST_SKIP() << "not root: MemAgreesWithLinux checked permissions";
-  constexpr uid_t kNobody = 65534;
-  constexpr int kCannotGiveUpRoot = 77;
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0) << "fork: " << std::strerror(errno);
-  if (pid == 0) {
-    if (::setgroups(0, nullptr) != 0 || ::setgid(kNobody) != 0 || ::setuid(kNobody) != 0) {
-      std::fprintf(stderr, "cannot switch to uid %u: %s\n", kNobody, std::strerror(errno));
-      std::fflush(nullptr);
-      ::_exit(kCannotGiveUpRoot);
-    }
-    const bool held = rc::check("MemAgreesWithLinux as uid 65534", &MemAgreesWithLinux);
-    std::fflush(nullptr);
-    ::_exit(held ? 0 : 1);  // _exit: not the parent's exit handlers or gtest's teardown.
+  switch (test_support::RunAsUnprivilegedChild([] {
+    return rc::check("MemAgreesWithLinux as an unprivileged user", &MemAgreesWithLinux);
+  })) {
+    case test_support::ChildOutcome::kPassed:
+      return;
+    case test_support::ChildOutcome::kCannotSwitch:
+      GTEST_SKIP() << "cannot switch to uid " << test_support::kUnprivilegedId;
+    case test_support::ChildOutcome::kFailed:
+    case test_support::ChildOutcome::kNoChild:
+      ADD_FAILURE() << "Mem and Linux disagree as uid " << test_support::kUnprivilegedId
+                    << " (printed above)";
   }
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid) << "waitpid: " << std::strerror(errno);
-  ASSERT_TRUE(WIFEXITED(status)) << "the unprivileged child did not exit (status " << status << ")";
-  if (WEXITSTATUS(status) == kCannotGiveUpRoot) GTEST_SKIP() << "cannot switch to uid 65534";
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "Mem and Linux disagree as uid 65534 (printed above)";
 }
 
 }  // namespace
