@@ -43,7 +43,8 @@ const T& PickOne(Chooser& chooser, const std::vector<T>& values) {
 // Limits small enough that writes reach them, and the default.
 constexpr uint64_t kLimits[] = {kDefaultMaxTempDirectorySize, 16, 64, 256, 4096, 1};
 constexpr uint64_t kCapacities[] = {uint64_t{1} << 30, 0, 64, 256};
-constexpr int kErrnos[] = {EIO, ENOSPC, ENOENT, EACCES};
+// The errnos a fault draws from: those of them its call can return on Linux.
+constexpr int kErrnos[] = {EIO, ENOSPC, ENOENT, EACCES, EEXIST};
 
 // What the generator entries see: the state, the options and what is bound in it.
 struct GenContext {
@@ -211,7 +212,11 @@ struct Generator<scenario::Fault> {
     const std::span<const OpKind> ops = scenario::FaultOps();
     scenario::Fault fault;
     fault.rule.op = ops[chooser.Pick(ops.size())];
-    fault.rule.error_number = kErrnos[chooser.Pick(std::size(kErrnos))];
+    std::vector<int> errnos;
+    for (const int e : kErrnos) {
+      if (OpKindCanReturn(fault.rule.op, e)) errnos.push_back(e);
+    }
+    fault.rule.error_number = PickOne(chooser, errnos);
     if (chooser.Pick(100) >= static_cast<uint64_t>(100 - g.o.forever_percent)) {
       fault.rule.times.reset();  // times=forever
     }

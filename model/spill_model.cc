@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <iterator>
 #include <string_view>
 #include <utility>
@@ -124,7 +125,7 @@ uint64_t SpillModel::MemBytes() const {
 }
 
 uint64_t SpillModel::SpillDirCount(int local_dir) const {
-  uint64_t n = 0;
+  uint64_t n = static_cast<uint64_t>(foreign_dirs[local_dir]);
   for (const auto& [id, d] : dirs) {
     if (d.on_disk && d.local_dir == local_dir) ++n;
   }
@@ -132,6 +133,14 @@ uint64_t SpillModel::SpillDirCount(int local_dir) const {
 }
 
 uint64_t SpillModel::SpillFileCount(bool tmp) const {
+  uint64_t n = ManagedFileCount(tmp);
+  for (const auto& [id, d] : dirs) {
+    if (d.on_disk && (d.local_dir == kTmpDir) == tmp) n += static_cast<uint64_t>(d.foreign_files);
+  }
+  return n;
+}
+
+uint64_t SpillModel::ManagedFileCount(bool tmp) const {
   uint64_t n = 0;
   for (const auto& [id, f] : files) {
     if (!f.on_disk) continue;
@@ -144,6 +153,7 @@ uint64_t SpillModel::SpillFileCount(bool tmp) const {
 SpillModel InitialState(scenario::FsKind fs) {
   SpillModel s;
   s.enforce_capacity = fs == scenario::FsKind::kMem;
+  s.root_exists[kTmpDir] = true;
   return s;
 }
 
@@ -209,30 +219,107 @@ bool LimitedRulePending(const SpillModel& s, OpKind op) {
 
 namespace {
 
-// RemoveTree of a spill directory: a list, a remove per file left in it, an rmdir. It
-// stops at the first failure, which leaves the directory (and what is still in it)
-// behind; a directory a cleaner removed fails at the list (ENOENT). REQUIRES: no open file
-// is in it, and every file left in it has a known directory.
+// A spill directory's removal by its manager: a list, a remove per file its manager made
+// in it (a failure leaves that file and goes on), an rmdir (which fails while anything is
+// left, foreign files included). A failed list leaves everything; a directory a cleaner
+// removed fails at the list (ENOENT). An injected ENOENT removes the directory with all
+// in it. REQUIRES: no open file is in it, and every file left in it has a known directory.
 void RemoveDirTree(SpillModel& s, int dir_id) {
+  const int listed = TakeFault(s, OpKind::kList);
+  if (listed == ENOENT) RemoveSpillDir(s, dir_id);
   ModelDir& dir = s.dirs.at(dir_id);
-  if (TakeFault(s, OpKind::kList) != 0 || !dir.on_disk) return;
+  if (listed != 0 || !dir.on_disk) return;
+  bool left = dir.foreign_files > 0;
   for (auto& [id, f] : s.files) {
     if (f.dir != dir_id || !f.on_disk) continue;
-    if (TakeFault(s, OpKind::kRemove) != 0) return;
-    f.on_disk = false;
+    const int removed = TakeFault(s, OpKind::kRemove);
+    if (removed == 0 || removed == ENOENT) {
+      f.on_disk = false;
+    } else {
+      left = true;
+    }
   }
-  if (TakeFault(s, OpKind::kRmdir) != 0) return;
+  const int e = TakeFault(s, OpKind::kRmdir);
+  if (e == ENOENT || (e == 0 && !left)) RemoveSpillDir(s, dir_id);
+}
+
+}  // namespace
+
+void RemoveSpillDir(SpillModel& s, int dir_id) {
+  ModelDir& dir = s.dirs.at(dir_id);
   dir.on_disk = false;
+  dir.foreign_files = 0;
+  for (auto& [id, f] : s.files) {
+    if (f.dir == dir_id) f.on_disk = false;
+  }
+}
+
+bool RemoveSpillDirsIn(SpillModel& s, const std::set<int>& cleaned) {
+  // A file whose directory the model does not know must be removed with all of its
+  // plan's directories or none of them.
+  for (const auto& [id, f] : s.files) {
+    if (f.dir >= 0 || !f.on_disk) continue;
+    const ModelPlan& plan = s.plans.at(f.plan);
+    const auto n = std::count_if(plan.local_dirs.begin(), plan.local_dirs.end(),
+                                 [&](int index) { return cleaned.count(index) != 0; });
+    if (n != 0 && static_cast<size_t>(n) != plan.local_dirs.size()) return false;
+  }
+  for (auto& [id, d] : s.dirs) {
+    if (d.on_disk && cleaned.count(d.local_dir) != 0) RemoveSpillDir(s, id);
+  }
+  for (auto& [id, f] : s.files) {
+    if (f.on_disk && f.dir < 0 && cleaned.count(s.plans.at(f.plan).local_dirs[0]) != 0) {
+      f.on_disk = false;
+    }
+  }
+  for (const int index : cleaned) s.foreign_dirs[index] = 0;
+  return true;
+}
+
+int CreateIn(SpillModel& s, int dir_id) {
+  const int injected = TakeFault(s, OpKind::kCreate);
+  if (injected == ENOENT) RemoveSpillDir(s, dir_id);  // The directory it is made in.
+  ModelDir& dir = s.dirs.at(dir_id);
+  if (injected == EEXIST && dir.on_disk) {
+    ++dir.foreign_files;  // The racing process's file; the retry succeeds.
+    return 0;
+  }
+  if (injected != 0 && injected != EEXIST) return injected;
+  return dir.on_disk ? 0 : ENOENT;
+}
+
+namespace {
+
+// DataFusion's create_local_dirs: a stat of the local dir and, when it is missing, a
+// mkdir of it (one level deep). A stat rule's ENOENT says it is missing (it may exist: the
+// mkdir then finds it); EEXIST from the mkdir (another plan made it first) is fine.
+int EnsureLocalDir(SpillModel& s, int local_dir) {
+  const int stat = TakeFault(s, OpKind::kStat);
+  if (stat != 0 && stat != ENOENT) return stat;
+  if (stat == 0 && s.root_exists[local_dir]) return 0;
+  // A named mkdir's ENOENT removes its parent, "/", which is never removed.
+  const int made = TakeFault(s, OpKind::kMkdir);
+  if (made != 0 && made != EEXIST) return made;
+  s.root_exists[local_dir] = true;  // Made, by this plan or (EEXIST) the racing one.
+  return 0;
 }
 
 }  // namespace
 
 int MakeSpillDir(SpillModel& s, int local_dir, bool create_parent, int* dir_id) {
-  if (create_parent && !s.root_exists[local_dir]) {
-    if (const int e = TakeFault(s, OpKind::kMkdir); e != 0) return e;
-    s.root_exists[local_dir] = true;
+  if (create_parent) {
+    if (const int e = EnsureLocalDir(s, local_dir); e != 0) return e;
   }
-  if (const int e = TakeFault(s, OpKind::kMkdir); e != 0) return e;
+  const int e = TakeFault(s, OpKind::kMkdir);
+  if (e == ENOENT) {
+    // The directory it is made in is gone, with every spill directory in it.
+    if (!RemoveSpillDirsIn(s, {local_dir})) return kUnpredictable;
+    s.root_exists[local_dir] = false;
+    return ENOENT;
+  }
+  if (e != 0 && e != EEXIST) return e;
+  if (!s.root_exists[local_dir]) return ENOENT;  // The temp dir, after a fault removed it.
+  if (e == EEXIST) ++s.foreign_dirs[local_dir];  // The racing one; the retry succeeds.
   *dir_id = s.next_id++;
   s.dirs[*dir_id] = ModelDir{local_dir, true};
   return 0;
@@ -299,6 +386,11 @@ void Collect(SpillModel& s) {
 
 std::string CodeName(int error_number) {
   return error_number == 0 ? std::string(kOk) : ErrnoName(error_number);
+}
+
+std::optional<std::string> Outcome(int error_number) {
+  if (error_number == kUnpredictable) return std::nullopt;
+  return CodeName(error_number);
 }
 
 std::string FreshName(const SpillModel& s, std::string_view prefix, int counter) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,9 +53,27 @@ std::string Quoted(const scenario::Command& c);
 // ---------------------------------------------------------------------------------------
 // The filesystem calls an operation makes, as the model accounts for them.
 
+// What an operation returns when the model cannot know its outcome (a fact that removes
+// files the model cannot place); the command is then not valid.
+inline constexpr int kUnpredictable = -1;
+
 // The errno an injected rule gives the next call of kind `op` (0 when none is due),
 // consuming one failure of a rule that fails a limited number of times.
 int TakeFault(SpillModel& s, OpKind op);
+
+// A spill directory removed with its files, by a fault's fact or a cleaner.
+void RemoveSpillDir(SpillModel& s, int dir_id);
+
+// The spill directories in the local dirs `cleaned` removed with their files (foreign
+// entries too), as a cleaner or a fault's fact does. False (changing nothing useful) when
+// a file whose directory the model does not know would be removed with some but not all
+// of its plan's directories.
+bool RemoveSpillDirsIn(SpillModel& s, const std::set<int>& cleaned);
+
+// A spill file created in directory `dir_id`: one create, with the facts of an injected
+// ENOENT (the directory is removed) or EEXIST (a racing file, then success). Returns the
+// errno, 0 on success.
+int CreateIn(SpillModel& s, int dir_id);
 
 // True when a rule for `op` that fails a limited number of times is still due.
 bool LimitedRulePending(const SpillModel& s, OpKind op);
@@ -79,6 +98,8 @@ void Collect(SpillModel& s);
 
 // "OK" for 0, else the errno's name.
 std::string CodeName(int error_number);
+// CodeName, or nullopt for kUnpredictable.
+std::optional<std::string> Outcome(int error_number);
 
 // ---------------------------------------------------------------------------------------
 // Names

@@ -237,6 +237,106 @@ write f 1
 // Where the manager's random choice of directory would decide the outcome, the line is
 // not a valid model command: a cleaner removing one of a two-dir plan's directories while
 // it holds a file, and then a spill of that plan.
+// Faults that state facts (docs/scenarios.md): an EEXIST on the mkdir of a missing local
+// dir means another plan made it first, and the spill goes on; an EEXIST on a spill file's
+// create leaves a racing file and the create succeeds; an ENOENT on a create removes the
+// spill directory it is made in, with every file in it (the racing one too).
+TEST(SpillModelTest, PredictsTheFactsInjectedFaultsMakeTrue) {
+  ExpectPredictions(R"(plan p /l0
+fault mkdir EEXIST
+spill f p
+fault create EEXIST
+spill g p
+fault create ENOENT
+spill h p
+drop f
+drop g
+drop p
+)",
+                    R"(plan p /l0
+expect ok
+expect count /l0/datafusion-* 0
+fault mkdir EEXIST
+spill f p
+expect ok
+expect files p 1
+expect count /l0/datafusion-* 1
+fault create EEXIST
+spill g p
+expect ok
+expect files p 2
+expect count /l0/datafusion-* 1
+fault create ENOENT
+spill h p
+expect error ENOENT
+expect files p 2
+expect count /l0/datafusion-* 0
+drop f
+expect ok
+expect used p 0
+expect files p 1
+expect count /l0/datafusion-* 0
+expect count /l*/datafusion-*/* 0
+drop g
+expect ok
+expect used p 0
+expect files p 0
+expect count /l0/datafusion-* 0
+expect count /l*/datafusion-*/* 0
+drop p
+expect ok
+expect count /l0/datafusion-* 0
+expect count /l*/datafusion-*/* 0
+)");
+}
+
+// A racing process's entries belong to no plan: a spill directory holding one stays after
+// its plan is gone (its rmdir fails, recorded as left behind), and so does the racing
+// spill directory next to it.
+TEST(SpillModelTest, PredictsForeignEntriesThatStay) {
+  ExpectPredictions(R"(dir /l0
+plan p /l0
+fault mkdir EEXIST
+spill f p
+fault create EEXIST
+spill g p
+drop f
+drop g
+drop p
+)",
+                    R"(dir /l0
+plan p /l0
+expect ok
+expect count /l0/datafusion-* 0
+fault mkdir EEXIST
+spill f p
+expect ok
+expect files p 1
+expect count /l0/datafusion-* 2
+fault create EEXIST
+spill g p
+expect ok
+expect files p 2
+expect count /l0/datafusion-* 2
+drop f
+expect ok
+expect used p 0
+expect files p 1
+expect count /l0/datafusion-* 2
+expect count /l*/datafusion-*/* 2
+drop g
+expect ok
+expect used p 0
+expect files p 0
+expect count /l0/datafusion-* 2
+expect count /l*/datafusion-*/* 1
+drop p
+expect ok
+expect count /l0/datafusion-* 2
+expect count /l*/datafusion-*/* 1
+)");
+}
+
 TEST(SpillModelTest, RejectsLinesWhoseOutcomeIsNotPredictable) {
   const Program p = ProgramFromLines(Lines(R"(plan p /l0,/l1
 spill f p

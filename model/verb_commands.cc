@@ -105,7 +105,7 @@ std::optional<std::string> Transition(const scenario::Plan& v, SpillModel& s, Af
   UseName(s, plan.name);
   a->local_dirs.insert(plan.local_dirs.begin(), plan.local_dirs.end());
   if (plan.kind == PlanKind::kEager) {
-    if (const int e = BuildDirs(s, plan); e != 0) return CodeName(e);  // Not bound.
+    if (const int e = BuildDirs(s, plan); e != 0) return Outcome(e);  // Not bound.
   }
   const int id = s.next_id++;
   s.plan_names[plan.name] = id;
@@ -137,31 +137,34 @@ std::optional<std::string> Transition(const scenario::Spill& v, SpillModel& s, A
   a->local_dirs.insert(plan.local_dirs.begin(), plan.local_dirs.end());
   if (plan.kind == PlanKind::kDisabled) return std::string("DISABLED");
 
-  if (const int e = BuildOnFirstSpill(s, plan); e != 0) return CodeName(e);
+  if (const int e = BuildOnFirstSpill(s, plan); e != 0) return Outcome(e);
 
   // The manager picks one of its directories at random: the outcome must be the same
-  // whichever it picks.
+  // whichever it picks, and so must the facts of an injected ENOENT or EEXIST.
   bool any_present = false, any_missing = false;
   for (const int id : plan.slots) (s.dirs.at(id).on_disk ? any_present : any_missing) = true;
   if (any_present && any_missing) return std::nullopt;
-  int e = TakeFault(s, OpKind::kCreate);
-  if (e == 0 && any_missing) e = ENOENT;
+  int e = 0;
+  if (plan.slots.size() == 1) {
+    e = CreateIn(s, plan.slots[0]);
+  } else {
+    e = TakeFault(s, OpKind::kCreate);
+    if (e == ENOENT || e == EEXIST) return std::nullopt;
+    if (e == 0 && any_missing) e = ENOENT;
+  }
   if (e == ENOENT && plan.recreate) {
-    // A new directory replaces the missing one. Which one is replaced, whether an
-    // injected ENOENT replaces a directory that is still there, and when the stale
+    // A new directory replaces the missing one. Which one is replaced, and when the stale
     // directory's removal lists it, are not something the model can know.
-    if (!any_missing || plan.slots.size() != 1 || LimitedRulePending(s, OpKind::kList)) {
-      return std::nullopt;
-    }
+    if (plan.slots.size() != 1 || LimitedRulePending(s, OpKind::kList)) return std::nullopt;
     int id = -1;
     if (const int made = MakeSpillDir(s, plan.local_dirs[0], plan.kind != PlanKind::kOsTmp, &id);
         made != 0) {
-      return CodeName(made);
+      return Outcome(made);
     }
     plan.slots[0] = id;
     ++plan.stale_dirs;
     ++s.pending_stale_lists;
-    e = TakeFault(s, OpKind::kCreate);
+    e = CreateIn(s, id);
   }
   if (e != 0) return CodeName(e);
 
@@ -244,10 +247,11 @@ std::optional<std::string> Transition(const scenario::Drop& v, SpillModel& s, Af
   if (--file.refs > 0) return std::string(kOk);
   // The last handle: the bytes and the file leave the accounting, the file is closed and
   // removed. A failed removal leaves it on disk (recorded in the CleanupLog); a file a
-  // cleaner removed fails with ENOENT, which changes nothing.
+  // cleaner removed fails with ENOENT, which changes nothing, and an injected ENOENT
+  // removes it.
   plan.used -= file.size;
   --plan.active;
-  if (TakeFault(s, OpKind::kRemove) == 0 || !file.on_disk) {
+  if (const int e = TakeFault(s, OpKind::kRemove); e == 0 || e == ENOENT || !file.on_disk) {
     file.on_disk = false;
   } else if (file.dir < 0) {
     return std::nullopt;  // Left behind in a directory the model cannot name.
@@ -284,6 +288,8 @@ std::optional<std::string> Transition(const scenario::Fault& v, SpillModel& s, A
     case OpKind::kRemove:
     case OpKind::kRmdir:
     case OpKind::kList:
+    case OpKind::kStat:
+    case OpKind::kSync:
       break;
     default:
       return std::nullopt;
@@ -322,28 +328,7 @@ std::optional<std::string> Transition(const scenario::Clean& v, SpillModel& s, A
   } else {
     return std::nullopt;
   }
-  // A file whose directory the model does not know must be removed with all of its
-  // plan's directories or none of them.
-  for (const auto& [id, f] : s.files) {
-    if (f.dir >= 0 || !f.on_disk) continue;
-    const ModelPlan& plan = s.plans.at(f.plan);
-    const auto n = std::count_if(plan.local_dirs.begin(), plan.local_dirs.end(),
-                                 [&](int index) { return cleaned.count(index) != 0; });
-    if (n != 0 && static_cast<size_t>(n) != plan.local_dirs.size()) return std::nullopt;
-  }
-  std::set<int> removed_dirs;
-  for (auto& [id, d] : s.dirs) {
-    if (!d.on_disk || cleaned.count(d.local_dir) == 0) continue;
-    d.on_disk = false;
-    removed_dirs.insert(id);
-  }
-  for (auto& [id, f] : s.files) {
-    if (!f.on_disk) continue;
-    if (f.dir >= 0 ? removed_dirs.count(f.dir) != 0
-                   : cleaned.count(s.plans.at(f.plan).local_dirs[0]) != 0) {
-      f.on_disk = false;
-    }
-  }
+  if (!RemoveSpillDirsIn(s, cleaned)) return std::nullopt;
   for (const int index : cleaned) {
     if (index == kTmpDir || index < kMaxLocalDirs) a->local_dirs.insert(index);
   }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -287,6 +288,46 @@ std::vector<std::string> Tree(Side& side) {
   RenderTree(side, std::string(kTop), &lines);
   std::sort(lines.begin(), lines.end());
   return lines;
+}
+
+namespace {
+
+// Every path below `dir` that can be reached by listing, symbolic -> real.
+void CollectPaths(Side& side, const std::string& dir, std::map<std::string, std::string>* paths) {
+  StatusOr<std::vector<DirEntry>> entries = side.fs().ListDir(dir);
+  if (!entries.ok()) return;
+  for (const DirEntry& entry : *entries) {
+    const std::string path = JoinPath(dir, entry.name);
+    (*paths)[side.Symbolic(path)] = path;
+    if (entry.type == FileType::kDirectory) CollectPaths(side, path, paths);
+  }
+}
+
+// Removes from `side` (whose paths are `mine`) every path `other` does not hold, outermost
+// first. Returns what failed, or an empty string.
+std::string RemoveMissingFrom(Side& side, const std::map<std::string, std::string>& mine,
+                              const std::map<std::string, std::string>& other) {
+  std::string removed_root;  // The last path removed: what is under it went with it.
+  for (const auto& [symbolic, real] : mine) {
+    if (other.contains(symbolic)) continue;
+    if (!removed_root.empty() && symbolic.starts_with(removed_root + "/")) continue;
+    if (Status removed = side.fs().RemoveTree(real); !removed.ok()) {
+      return "removing " + symbolic + ": " + removed.ToString();
+    }
+    removed_root = symbolic;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string KeepWhatBothKept(Sut& sut) {
+  std::map<std::string, std::string> on_posix, on_mem;
+  CollectPaths(sut.posix(), std::string(kTop), &on_posix);
+  CollectPaths(sut.mem(), std::string(kTop), &on_mem);
+  std::string error = RemoveMissingFrom(sut.posix(), on_posix, on_mem);
+  if (error.empty()) error = RemoveMissingFrom(sut.mem(), on_mem, on_posix);
+  return error;
 }
 
 }  // namespace spillway::differential

@@ -167,6 +167,13 @@ bool SortedByName(const std::vector<DirEntry>& entries);
 // in symbolic-name order, errors included.
 std::vector<std::string> Tree(Side& side);
 
+// After a tree removal that failed part way on both sides: entries are removed in name
+// order and unique names are random on POSIX but seeded in memory, so the two sides may
+// have removed different entries before stopping. Removes from each side what the other
+// no longer holds (below kTop, as far as both can list), so that both hold what both
+// kept. Returns what failed, or an empty string.
+std::string KeepWhatBothKept(Sut& sut);
+
 }  // namespace spillway::differential
 
 #endif  // SPILLWAY_PROPERTY_TESTS_FILE_SYSTEM_DIFFERENTIAL_HARNESS_H_

@@ -11,7 +11,9 @@
 // sides, generators) is in file_system_differential_harness.h; the commands are here.
 //
 // Run as root, Linux skips permission checks, and so does MemFileSystem
-// (enforce_permissions = geteuid() != 0); run as an ordinary user, both enforce them.
+// (enforce_permissions = geteuid() != 0); run as an ordinary user, both enforce them. As
+// root, MemAgreesWithLinuxAsAnUnprivilegedUser runs the property again in a child that
+// has given up root, so that permission errors are compared too.
 //
 // Sequences: kDefaultSequences unless RC_PARAMS sets max_success. Every other RC_PARAMS
 // key (seed, max_size, reproduce, verbose_progress, ...) works as RapidCheck documents.
@@ -20,6 +22,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 #include <rapidcheck/state.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -36,6 +39,7 @@
 #include "file_system_differential_harness.h"
 #include "spillway/vfs/file_system.h"
 #include "spillway/vfs/status.h"
+#include "support/unprivileged_child.h"
 
 namespace spillway::differential {
 namespace {
@@ -176,9 +180,37 @@ class StatusHandleCommand final : public HandleCommand {
 using CreateDirCommand = StatusPathCommand<"CreateDir", &FileSystem::CreateDir>;
 using RemoveFileCommand = StatusPathCommand<"RemoveFile", &FileSystem::RemoveFile>;
 using RemoveDirCommand = StatusPathCommand<"RemoveDir", &FileSystem::RemoveDir>;
-using RemoveTreeCommand = StatusPathCommand<"RemoveTree", &FileSystem::RemoveTree>;
 using CreateFileCommand = OpenPathCommand<"CreateFile", &FileSystem::CreateFile>;
 using OpenForAppendCommand = OpenPathCommand<"OpenForAppend", &FileSystem::OpenForAppend>;
+
+// RemoveTree: compared as any call, except when it fails part way on both sides (a
+// directory it cannot list or empty). Entries go in name order, and unique names sort
+// differently on the two sides, so which entries went first and which blocking path (and
+// call) the error names depend on the order: then the error's code and errno must agree,
+// and each side keeps
+// only what both kept (KeepWhatBothKept), which must then agree in full.
+class RemoveTreeCommand final : public PathCommand {
+ public:
+  using PathCommand::PathCommand;
+  void run(const Model& /*model*/, Sut& sut) const override {
+    const Outcome on_posix = OnSide(sut.posix());
+    const Outcome on_mem = OnSide(sut.mem());
+    RC_LOG() << "RemoveTree(" << path_ << ") -> " << on_posix << " / " << on_mem << "\n";
+    if (on_posix.code == StatusCode::kOk || on_mem.code == StatusCode::kOk) {
+      RC_ASSERT(on_posix == on_mem);
+      return;
+    }
+    RC_ASSERT(on_posix.code == on_mem.code);
+    RC_ASSERT(on_posix.error_number == on_mem.error_number);
+    const std::string error = KeepWhatBothKept(sut);
+    if (!error.empty()) RC_FAIL(error);
+    RC_ASSERT(Tree(sut.posix()) == Tree(sut.mem()));
+  }
+  Outcome Call(Side& side, const std::string& path) const override {
+    return side.Of(side.fs().RemoveTree(path));
+  }
+  void show(std::ostream& os) const override { os << "RemoveTree(" << path_ << ")"; }
+};
 
 class CreateUniqueDirCommand final : public PathCommand {
  public:
@@ -331,7 +363,8 @@ class DropCommand final : public HandleCommand {
 
 // ---- The property -------------------------------------------------------------------
 
-RC_GTEST_PROP(FileSystemDifferentialTest, MemAgreesWithLinux, ()) {
+// One run of the property: a sequence of calls on both sides, which must agree.
+void MemAgreesWithLinux() {
   Sut sut;
   if (!sut.error().empty()) RC_FAIL("cannot set up: " + sut.error());
   rc::state::check(
@@ -344,6 +377,28 @@ RC_GTEST_PROP(FileSystemDifferentialTest, MemAgreesWithLinux, ()) {
           CloseCommand, DropCommand>());
   // Whatever the calls did not look at must agree too.
   RC_ASSERT(Tree(sut.posix()) == Tree(sut.mem()));
+}
+
+RC_GTEST_PROP(FileSystemDifferentialTest, MemAgreesWithLinux, ()) { MemAgreesWithLinux(); }
+
+// Root skips permission checks, so as root the property above never compares EACCES. Here
+// it runs again in a child that has switched to an unprivileged user (as the conformance
+// suite does), where Linux and the MemFileSystem (enforce_permissions = geteuid() != 0)
+// both check permissions. Not root: the property above already checked them.
+TEST(FileSystemDifferentialTest, MemAgreesWithLinuxAsAnUnprivilegedUser) {
+  if (::geteuid() != 0) GTEST_SKIP() << "not root: MemAgreesWithLinux checked permissions";
+  switch (test_support::RunAsUnprivilegedChild([] {
+    return rc::check("MemAgreesWithLinux as an unprivileged user", &MemAgreesWithLinux);
+  })) {
+    case test_support::ChildOutcome::kPassed:
+      return;
+    case test_support::ChildOutcome::kCannotSwitch:
+      GTEST_SKIP() << "cannot switch to uid " << test_support::kUnprivilegedId;
+    case test_support::ChildOutcome::kFailed:
+    case test_support::ChildOutcome::kNoChild:
+      ADD_FAILURE() << "Mem and Linux disagree as uid " << test_support::kUnprivilegedId
+                    << " (printed above)";
+  }
 }
 
 }  // namespace

@@ -19,6 +19,8 @@
 
 #include "spillway/model/spill_model.h"
 #include "spillway/spill/quirks.h"
+#include "spillway/vfs/fault_injecting_file_system.h"
+#include "spillway/vfs/status.h"
 
 extern char** environ;
 
@@ -192,6 +194,34 @@ TEST_F(SimulateTest, ForeverFaultsFailEveryLaterMatchingCall) {
   const uint64_t forever = injected("100");
   EXPECT_GT(once, 0u);
   EXPECT_GT(forever, 3 * once);
+}
+
+// Only faults Linux can produce: over a long seeded run the generator makes no rule the
+// runner refuses (a pair Linux cannot produce is malformed there, which would be a
+// violation), every injected (op, errno) pair is one the op's call can return (the rule
+// engine's table), and the local-dir race (EEXIST from a mkdir) and stat faults occur.
+TEST_F(SimulateTest, InjectsOnlyFaultsLinuxCanProduceIncludingTheRaceAndStat) {
+  const Exit exit =
+      RunSpillway({"simulate", "--seed", "7", "--steps", "5000", "--json", "--out", dir_.string()},
+                  (dir_ / "stdout").string());
+  ASSERT_EQ(exit.code, 0) << exit.output;
+  const nlohmann::json summary = nlohmann::json::parse(exit.output);
+  EXPECT_TRUE(summary["runs"][0]["violation"].is_null()) << summary.dump(2);
+  const nlohmann::json& faults = summary["totals"]["faults_injected"];
+  ASSERT_FALSE(faults.empty());
+  for (const auto& [pair, n] : faults.items()) {
+    const size_t space = pair.find(' ');
+    ASSERT_NE(space, std::string::npos) << pair;
+    const std::optional<OpKind> op = OpKindFromName(pair.substr(0, space));
+    const std::optional<int> error_number = ErrnoFromName(pair.substr(space + 1));
+    ASSERT_TRUE(op.has_value()) << pair;
+    ASSERT_TRUE(error_number.has_value()) << pair;
+    EXPECT_TRUE(OpKindCanReturn(*op, *error_number)) << pair << " cannot happen on Linux";
+  }
+  EXPECT_TRUE(faults.contains("mkdir EEXIST")) << faults.dump();
+  bool stat = false;
+  for (const auto& [pair, n] : faults.items()) stat = stat || pair.starts_with("stat ");
+  EXPECT_TRUE(stat) << faults.dump();
 }
 
 }  // namespace

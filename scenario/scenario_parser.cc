@@ -377,6 +377,8 @@ std::string Fault::Parse(const Words& args) {
   for (size_t i = 2; i < args.size(); ++i) {
     if (std::string err = ParseFaultOption(args[i], &rule, &written); !err.empty()) return err;
   }
+  // Only faults Linux can produce: the op's errnos in the rule engine's table.
+  if (Status allowed = CheckFaultRule(rule); !allowed.ok()) return allowed.message();
   return {};
 }
 

@@ -105,7 +105,7 @@ TEST(ScenarioParserTest, EveryShippedScenarioRoundTrips) {
     SCOPED_TRACE(path.string());
     const std::string text = ReadText(path);
     std::variant<Scenario, ParseError> r = Parse(text, path.string());
-    if (path.filename() == "syntax_error.scen") {
+    if (path.filename().string().starts_with("syntax_error")) {  // scenarios/bad/'s.
       ASSERT_TRUE(std::holds_alternative<ParseError>(r));
       continue;
     }

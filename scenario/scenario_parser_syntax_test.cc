@@ -211,17 +211,45 @@ TEST(ScenarioParserTest, FaultOpsOptionsAndErrnos) {
 
   const std::vector<std::pair<std::string, OpKind>> ops = {
       {"mkdir", OpKind::kMkdir},   {"create", OpKind::kCreate}, {"write", OpKind::kWrite},
-      {"remove", OpKind::kRemove}, {"rmdir", OpKind::kRmdir},   {"list", OpKind::kList}};
+      {"remove", OpKind::kRemove}, {"rmdir", OpKind::kRmdir},   {"list", OpKind::kList},
+      {"stat", OpKind::kStat},     {"sync", OpKind::kSync}};
   for (const auto& [word, op] : ops) {
     EXPECT_EQ(MustParseAs<Fault>("fault " + word + " EIO times=3").rule.op, op) << word;
   }
   ExpectMalformed({
-      {"fault stat EIO", "unknown fault OP"},  // Only the OPs the contract defines.
+      {"fault read EIO", "unknown fault OP"},  // Only the OPs the contract defines.
       {"fault write EWHAT", "unknown errno name"},
       {"fault write EIO times=2 times=3", "twice"},
       {"fault write EIO when=now", "unknown option"},
       {"fault write", "usage"},
   });
+}
+
+TEST(ScenarioParserTest, AFaultLinuxCannotProduceIsMalformedAndNamesTheAllowedErrnos) {
+  EXPECT_EQ(MustParseAs<Fault>("fault remove EACCES").rule.error_number, EACCES);
+  EXPECT_EQ(MustParseAs<Fault>("fault mkdir EEXIST").rule.error_number, EEXIST);
+  EXPECT_EQ(MustParseAs<Fault>("fault stat ENOENT").rule.error_number, ENOENT);
+  EXPECT_EQ(MustParseAs<Fault>("fault any ENOSPC").rule.error_number, ENOSPC);
+  // Each pair below is one its Linux call never returns (unlink(2), rmdir(2), write(2),
+  // opendir(3), stat(2); rename(2)'s EXDEV is no OP's).
+  const std::vector<std::pair<std::string, std::string>> impossible = {
+      {"remove", "ENOSPC"}, {"rmdir", "ENOSPC"}, {"write", "ENOENT"}, {"write", "EACCES"},
+      {"list", "ENOSPC"},   {"stat", "ENOSPC"},  {"any", "EXDEV"}};
+  for (const auto& [op, error] : impossible) {
+    std::string line = "fault ";
+    line.append(op).append(" ").append(error).append(" times=forever");
+    const ParseError e = MustFail(line);
+    std::string says = op;
+    says.append(" cannot fail with ").append(error).append("; it can fail with:");
+    ASSERT_THAT(e.message, HasSubstr(says)) << line;
+    // The message goes on to name the errnos the op can fail with, and only those.
+    const std::string allowed = e.message.substr(e.message.find(says) + says.size());
+    const std::optional<OpKind> kind = OpKindFromName(op);
+    for (const char* name : {"EACCES", "EIO", "ENOENT", "ENOSPC", "EEXIST", "EDQUOT"}) {
+      const bool listed = allowed.find(std::string(" ") + name) != std::string::npos;
+      EXPECT_EQ(listed, OpKindCanReturn(kind, *ErrnoFromName(name))) << e.message << " " << name;
+    }
+  }
 }
 
 TEST(ScenarioParserTest, ExpectErrorNamesAnErrnoLimitOrDisabled) {

@@ -284,7 +284,12 @@ struct Runner::Impl {
       *message = "a fault needs a non-zero errno";
       return StepResult::kMalformed;
     }
-    fs->AddRule(c.rule);
+    // A rule Linux could never honour is malformed here too, not silently dropped (a
+    // command built without the parser, as the simulator's, meets the same check).
+    if (Status added = fs->TryAddRule(c.rule); !added.ok()) {
+      *message = added.message();
+      return StepResult::kMalformed;
+    }
     return StepResult::kOk;
   }
   StepResult Act(const ShortWrite& c, Status*, std::string* message) {

@@ -337,6 +337,43 @@ TEST_P(RunnerTest, QuirksFromTheOptionsActAsIfTheFileOpenedWithThem) {
   EXPECT_EQ(r.code, 0) << r.err;
 }
 
+TEST_P(RunnerTest, AnyMatchesOnlyTheCallsThatCanReturnItsErrno) {
+  // unlink(2), opendir(3) and rmdir(2) never return ENOSPC: the drops remove everything and
+  // the rule is still due for the next mkdir, which can.
+  const RunOutput r =
+      Run("dir /l\n"
+          "plan p /l\n"
+          "spill f p\n"
+          "fault any ENOSPC\n"
+          "drop f\n"
+          "drop p\n"
+          "expect count /l/* 0\n"
+          "plan q /l\n"
+          "spill g q\n"
+          "expect error ENOSPC\n");
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST_P(RunnerTest, AFaultLinuxCannotProduceIsExitCode2NamingTheAllowedErrnos) {
+  const RunOutput r = Run("dir /l\nfault remove ENOSPC\n");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, StartsWith("t.scen:2: remove cannot fail with ENOSPC; it can fail with: "));
+  EXPECT_THAT(r.err, HasSubstr(" EACCES"));
+}
+
+TEST(RunnerStepTest, AFaultRuleLinuxCannotProduceIsMalformed) {
+  auto runner = Runner::Create(RunnerOptions{});
+  ASSERT_TRUE(runner.ok()) << runner.status().ToString();
+  Fault fault;
+  fault.rule.op = OpKind::kRemove;
+  fault.rule.error_number = ENOSPC;
+  std::string message;
+  EXPECT_EQ((*runner)->Step(Command{fault}, &message), StepResult::kMalformed);
+  EXPECT_THAT(message, HasSubstr("remove cannot fail with ENOSPC"));
+  fault.rule.error_number = EACCES;
+  EXPECT_EQ((*runner)->Step(Command{fault}, &message), StepResult::kOk) << message;
+}
+
 TEST(RunnerMemTest, CapacityLimitsTheInMemoryFileSystem) {
   const RunOutput r = RunText(
       "capacity 4\n"

@@ -24,7 +24,8 @@ inline constexpr std::string_view kAnyOpWord = "any";
 // The kinds of call `fault` names (by OpKindName), in the language's order: the one table
 // of them (FaultOps()).
 inline constexpr OpKind kFaultOpKinds[] = {OpKind::kMkdir,  OpKind::kCreate, OpKind::kWrite,
-                                           OpKind::kRemove, OpKind::kRmdir,  OpKind::kList};
+                                           OpKind::kRemove, OpKind::kRmdir,  OpKind::kList,
+                                           OpKind::kStat,   OpKind::kSync};
 // The `expect error` words for a spill manager's own errors.
 inline constexpr std::string_view kLimitWord = "LIMIT";
 inline constexpr std::string_view kDisabledError = "DISABLED";

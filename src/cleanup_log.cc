@@ -1,6 +1,7 @@
 #include "spillway/spill/cleanup_log.h"
 
 #include <cassert>
+#include <cerrno>
 
 namespace spillway {
 
@@ -24,7 +25,9 @@ std::vector<std::string> CleanupLog::left_behind() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::string> paths;
   paths.reserve(failures_.size());
-  for (const Status& failure : failures_) paths.push_back(failure.path());
+  for (const Status& failure : failures_) {
+    if (!failure.IsErrno(ENOENT)) paths.push_back(failure.path());  // Gone: not left behind.
+  }
   return paths;
 }
 

@@ -86,10 +86,28 @@ SpillDir::SpillDir(std::shared_ptr<FileSystem> fs, std::string path,
       path_(std::move(path)),
       cleanup_log_(std::move(cleanup_log)) {}
 
+// NOLINTNEXTLINE(bugprone-exception-escape): *entries (std::get) is read only after ok().
 SpillDir::~SpillDir() {
-  // TempDir's Drop: remove the directory and whatever is left in it. As for files, every
-  // failure is recorded (ENOENT too: a cleaner's removal and a fault look the same).
-  if (Status removed = fs_->RemoveTree(path_); !removed.ok()) cleanup_log_->Record(removed);
+  // TempDir's Drop: remove the directory and what the manager left in it, but never an
+  // entry someone else made (then the directory stays too, ENOTEMPTY). Every failure is
+  // recorded (ENOENT too: the log says what was gone already, cleanup_log.h).
+  StatusOr<std::vector<DirEntry>> entries = fs_->ListDir(path_);
+  if (!entries.ok()) {
+    cleanup_log_->Record(entries.status());
+    return;
+  }
+  for (const DirEntry& entry : *entries) {
+    // No lock: nothing else can reach a directory while it is destroyed.
+    if (!owned_.contains(entry.name)) continue;
+    Status removed = fs_->RemoveFile(JoinPath(path_, entry.name));
+    if (!removed.ok()) cleanup_log_->Record(removed);
+  }
+  if (Status removed = fs_->RemoveDir(path_); !removed.ok()) cleanup_log_->Record(removed);
+}
+
+void SpillDir::Own(std::string name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  owned_.insert(std::move(name));
 }
 
 SpillDirSet::~SpillDirSet() {
@@ -222,6 +240,7 @@ class DiskManager::Core final {
       file = fs_->CreateUniqueFile(dir->path(), prefix);
     }
     if (!file.ok()) return file.status();  // With kCountLeak the count stays raised.
+    dir->Own(BaseName((*file)->path()));
 
     if (!count_leak) accounting_->FileCreated();
     accounting_->CountSpill();

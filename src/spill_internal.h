@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -139,12 +140,17 @@ class SpillDir {
   // filesystem has none). REQUIRES: fs, cleanup_log non-null.
   SpillDir(std::shared_ptr<FileSystem> fs, std::string path,
            std::shared_ptr<CleanupLog> cleanup_log, std::unique_ptr<DirLock> lock = nullptr);
-  ~SpillDir();
+  ~SpillDir();  // NOLINT(bugprone-exception-escape): see its definition.
 
   SpillDir(const SpillDir&) = delete;
   SpillDir& operator=(const SpillDir&) = delete;
 
   const std::string& path() const { return path_; }
+
+  // Records that the manager made the entry `name` in this directory. Only such entries
+  // are removed with it: an entry someone else made here (a racing process) is left, and
+  // then so is the directory. Thread safety: may be called concurrently.
+  void Own(std::string name);
 
  private:
   // Declared first, so that it is destroyed (and the lock released) after the removal.
@@ -152,6 +158,8 @@ class SpillDir {
   const std::shared_ptr<FileSystem> fs_;
   const std::string path_;
   const std::shared_ptr<CleanupLog> cleanup_log_;
+  std::mutex mu_;
+  std::set<std::string> owned_;  // Guarded by mu_ (Own); read unlocked by the destructor.
 };
 
 // The spill directories a manager uses now, one per slot (a local dir, or the temp dir),

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "reproducer.h"
+#include "spillway/vfs/fault_injecting_file_system.h"
 #include "workload.h"
 #include "workload_run.h"
 
@@ -124,7 +125,7 @@ std::string_view FaultModeName(FaultMode mode) {
 }
 
 const std::vector<int>& DefaultErrnos() {
-  static const std::vector<int> kErrnos = {ENOSPC, EIO, ENOENT, EACCES};
+  static const std::vector<int> kErrnos = {ENOSPC, EIO, ENOENT, EACCES, EEXIST};
   return kErrnos;
 }
 
@@ -161,6 +162,10 @@ Status ValidateSweepOptions(const SweepOptions& options) {
     if (error_number <= 0) {
       return Status::InvalidArgument(fmt::format("errno {} cannot be injected", error_number));
     }
+    if (!OpKindCanReturn(std::nullopt, error_number)) {
+      return Status::InvalidArgument(
+          fmt::format("no filesystem call can fail with {} on Linux", ErrnoName(error_number)));
+    }
   }
   if (options.modes.empty()) return Status::InvalidArgument("no fault mode");
   return OkStatus();
@@ -187,7 +192,10 @@ StatusOr<SweepResult> RunSweep(const SweepOptions& options) {
     for (const Finding& finding : run.findings()) {
       SPILLWAY_RETURN_IF_ERROR(log.Add(run, finding, spec));
     }
-    if (!spec.error_number) result.operations = run.report().operations;
+    if (!spec.error_number) {
+      result.operations = run.report().operations;
+      for (int e : options.errnos) result.operations_by_errno[e] = run.OperationsThatCanReturn(e);
+    }
     if (options.on_run) options.on_run(run.report());
     return OkStatus();
   };
@@ -196,7 +204,7 @@ StatusOr<SweepResult> RunSweep(const SweepOptions& options) {
   SPILLWAY_RETURN_IF_ERROR(sweep_one(RunSpec{}));
   for (int error_number : options.errnos) {
     for (FaultMode mode : options.modes) {
-      for (uint64_t op = 1; op <= result.operations; ++op) {
+      for (uint64_t op = 1; op <= result.operations_by_errno[error_number]; ++op) {
         SPILLWAY_RETURN_IF_ERROR(sweep_one(RunSpec{error_number, mode, op}));
       }
     }

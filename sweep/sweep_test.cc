@@ -87,7 +87,13 @@ TEST(SweepTest, CorrectCodeHasNoViolationAndEveryOperationIsSwept) {
   EXPECT_THAT(result->violations, IsEmpty());
   // Creating the directory, the file, a write, closing and removing them: several calls.
   EXPECT_GE(result->operations, 4u);
-  EXPECT_EQ(result->runs, 1 + result->operations * 2 * 2);
+  // Each errno is swept over the calls that can return it: ENOSPC not over the removals.
+  const uint64_t enospc_ops = result->operations_by_errno.at(ENOSPC);
+  const uint64_t eio_ops = result->operations_by_errno.at(EIO);
+  EXPECT_GE(enospc_ops, 3u);  // mkdir, create, write.
+  EXPECT_LT(enospc_ops, eio_ops);
+  EXPECT_EQ(eio_ops, result->operations);  // Every call here reaches the disk.
+  EXPECT_EQ(result->runs, 1 + (enospc_ops + eio_ops) * 2);
   EXPECT_EQ(runs_seen, result->runs);
   // Every faulted run met its fault.
   EXPECT_EQ(faulted_runs_with_fault, result->runs - 1);
@@ -257,10 +263,54 @@ TEST(SweepTest, RejectsAMalformedWorkload) {
   EXPECT_THAT(result.status().message(), HasSubstr("workload:2"));
 }
 
+// The world facts (docs/sweep.md): an injected ENOENT removes what it names, so the acts
+// after it meet a world without it; an injected EEXIST makes the name, so a local dir
+// another plan made first is used and a unique name is retried. Correct code shows no
+// violation, and every fault injected is one its call can return on Linux.
+TEST(SweepTest, FaultsStateFactsThatCorrectCodeCopesWith) {
+  SweepOptions options = SmallOptions(R"(dir /l
+plan p /l
+plan q /m
+spill f p
+write f 8
+spill g q
+spill h p
+write h 4
+drop f
+drop g
+drop h
+drop q
+drop p
+)");
+  options.errnos = {ENOENT, EEXIST, EIO};
+  bool local_dir_race = false;
+  bool stat_fault = false;
+  bool removed = false;
+  options.on_run = [&](const RunReport& run) {
+    for (const InjectedFault& fault : run.injected) {
+      EXPECT_TRUE(OpKindCanReturn(fault.op, fault.error_number))
+          << OpKindName(fault.op) << " " << ErrnoName(fault.error_number);
+      local_dir_race = local_dir_race || (fault.op == OpKind::kMkdir &&
+                                          fault.error_number == EEXIST && fault.path == "/m");
+      stat_fault = stat_fault || fault.op == OpKind::kStat;
+      removed = removed || (fault.op == OpKind::kCreate && fault.error_number == ENOENT);
+    }
+  };
+  StatusOr<SweepResult> result = RunSweep(options);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  for (const Violation& v : result->violations) ADD_FAILURE() << v.message;
+  EXPECT_TRUE(local_dir_race);
+  EXPECT_TRUE(stat_fault);
+  EXPECT_TRUE(removed);
+}
+
 TEST(SweepTest, RejectsEmptyErrnosAndModes) {
   SweepOptions no_errno = SmallOptions(kLimitWorkload);
   no_errno.errnos.clear();
   EXPECT_EQ(RunSweep(no_errno).status().code(), StatusCode::kInvalidArgument);
+  SweepOptions impossible = SmallOptions(kLimitWorkload);
+  impossible.errnos = {EXDEV};  // Only rename(2) returns it.
+  EXPECT_EQ(RunSweep(impossible).status().code(), StatusCode::kInvalidArgument);
   SweepOptions no_mode = SmallOptions(kLimitWorkload);
   no_mode.modes.clear();
   EXPECT_EQ(RunSweep(no_mode).status().code(), StatusCode::kInvalidArgument);

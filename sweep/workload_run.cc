@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <map>
@@ -33,10 +34,21 @@ bool IsRemoval(OpKind op) {
   return op == OpKind::kRemove || op == OpKind::kRmdir || op == OpKind::kList;
 }
 
+bool IsCreation(OpKind op) { return op == OpKind::kMkdir || op == OpKind::kCreate; }
+
 // Whether an injected fault is an answer a caller may act on rather than an error it must
-// report: a stat failing with ENOENT says "it does not exist".
+// report: a stat failing with ENOENT says "it does not exist"; EEXIST on a creation says
+// the name exists (a local dir someone else made is the one wanted; a unique name is
+// retried by the filesystem, which then succeeds).
 bool IsAnswer(const InjectedFault& fault) {
-  return fault.op == OpKind::kStat && fault.error_number == ENOENT;
+  if (fault.bytes_stored > 0) return false;
+  return (fault.op == OpKind::kStat && fault.error_number == ENOENT) ||
+         (IsCreation(fault.op) && fault.error_number == EEXIST);
+}
+
+bool AtOrUnder(const std::string& path, const std::string& root) {
+  return path == root || (path.size() > root.size() && path.starts_with(root) &&
+                          (root == "/" || path[root.size()] == '/'));
 }
 
 Command ExpectOk() { return Command{scenario::ExpectOk{}}; }
@@ -196,6 +208,7 @@ Status WorkloadRun::Execute() {
 
   report_.operations = fs.total_calls();
   report_.faults_injected = all_faults.size();
+  report_.injected = all_faults;
   report_.cleanup_records = runner().cleanup_log()->failure_count();
   if (spec_.error_number) {
     bool met = false;
@@ -230,6 +243,7 @@ void WorkloadRun::RunActOf(const V& verb, const Command& command, int act) {
   run.calls_before = fs.total_calls();
   run.kinds_before = CallsByKind(fs);
   run.key_suffix = fmt::format("|{}", act);
+  if (spec_.error_number == ENOENT) run.paths_before = PathsUnderRoots();
   // What the model predicts, before the act changes it.
   Predict(verb, &run);
   if (run.lazy_check) run.dirs_before = CountSpillDirs(run.lazy_roots);
@@ -241,7 +255,10 @@ void WorkloadRun::RunActOf(const V& verb, const Command& command, int act) {
   const std::vector<InjectedFault> all_faults = fs.injected();
   run.faults.assign(all_faults.begin() + static_cast<long>(run.faults_before), all_faults.end());
   run.act_text = fmt::format("`{}`", command.ToString());
-  CheckOutcome(command, run, Explained(verb, run));
+  FollowFacts(run);
+  // An ENOENT on a path an injected ENOENT removed is the world as it now is.
+  const bool gone = run.outcome.IsErrno(ENOENT) && Gone(run.outcome.path());
+  CheckOutcome(command, run, gone || Explained(verb, run));
   // The model follows the act.
   Follow(verb, run);
   CheckAccounting(run.line, act);
@@ -263,9 +280,10 @@ void WorkloadRun::CheckOutcome(const Command& command, const ActRun& run, bool e
     Add(Check::kFalseSuccess, "false_success" + run.key_suffix,
         fmt::format("{} met {} and reported success", run.act_text, DescribeFault(errors[0])),
         run.line, {ExpectError(ErrnoName(errors[0].error_number))});
-  } else if (run.faults.empty() && !run.outcome.ok() && !explained) {
-    // Without a fault, only LIMIT (for a write that does not fit) and DISABLED (for a
-    // disabled plan) are errors an act may return.
+  } else if (errors.empty() && !run.outcome.ok() && !explained) {
+    // Without a fault (or with only answers), only LIMIT (for a write that does not fit),
+    // DISABLED (for a disabled plan) and ENOENT on what a fault removed are errors an act
+    // may return.
     Add(Check::kUnexplainedError, "unexplained" + run.key_suffix,
         fmt::format("{} failed although no fault was injected during it{}: {}", run.act_text,
                     is_write ? " and its bytes fit under the limit" : "", run.outcome.ToString()),
@@ -511,7 +529,9 @@ void WorkloadRun::CheckFileAccounting(int line, int act, std::vector<std::string
       expects->push_back(Command{scenario::ExpectSize{ref, file.expected}});
     }
     const StatusOr<FileStat> stat = runner().base_fs().Stat(file.path);
-    if (!stat.ok()) {
+    if (Gone(file.path)) {
+      // An injected ENOENT removed it: the manager still counts it, as it must.
+    } else if (!stat.ok()) {
       problems->push_back(fmt::format("file {} is not on disk: {}", ref, stat.status().ToString()));
     } else if (stat->size != file.expected) {
       problems->push_back(fmt::format("file {} holds {} bytes on disk, expected {}", ref,
@@ -530,6 +550,67 @@ std::map<std::string, uint64_t> WorkloadRun::CountSpillDirs(const std::vector<st
     counts[glob] = ExpandGlob(runner().base_fs(), glob).size();
   }
   return counts;
+}
+
+}  // namespace spillway::sweep::internal
+
+namespace spillway::sweep::internal {
+
+uint64_t WorkloadRun::OperationsThatCanReturn(int error_number) const {
+  uint64_t operations = 0;
+  for (int i = 0; i < kOpKindCount; ++i) {
+    const auto kind = static_cast<OpKind>(i);
+    if (OpKindCanReturn(kind, error_number)) operations += runner_->fs().calls(kind);
+  }
+  return operations;
+}
+
+std::set<std::string> WorkloadRun::PathsUnderRoots() {
+  FileSystem& base = runner().base_fs();
+  std::vector<std::string> roots = workload_.local_dirs;
+  roots.push_back(base.TempDir());
+  std::set<std::string> paths;
+  for (const std::string& root : roots) {
+    if (base.Exists(root)) paths.insert(root);
+    std::string glob = root;
+    for (int depth = 0; depth < 3; ++depth) {
+      glob = JoinPath(glob, "*");
+      for (std::string& path : ExpandGlob(base, glob)) paths.insert(std::move(path));
+    }
+  }
+  return paths;
+}
+
+void WorkloadRun::FollowFacts(const ActRun& run) {
+  FileSystem& base = runner().base_fs();
+  for (const InjectedFault& fault : run.faults) {
+    if (fault.bytes_stored > 0) continue;
+    if (fault.error_number == EEXIST && IsCreation(fault.op)) {
+      // A racing process made an entry there (the path of a unique creation is its
+      // directory; a named one's entry is the path itself, a root, never a leftover).
+      ++foreign_[fault.path];
+    } else if (fault.error_number == ENOENT) {
+      // The fault removed fault.path with everything under it: what was there before the
+      // act and is not now is gone, and so is fault.path if the act made it (a lazy plan's
+      // spill dir) and it is not there now. A root (a local dir, the temp dir) is never
+      // gone as a whole: a named mkdir of a local dir fails on that path but removes its
+      // parent, and what was in a root is followed path by path.
+      for (const std::string& path : run.paths_before) {
+        if (AtOrUnder(path, fault.path) && !base.Exists(path)) gone_.insert(path);
+      }
+      const bool root = fault.path == base.TempDir() ||
+                        std::find(workload_.local_dirs.begin(), workload_.local_dirs.end(),
+                                  fault.path) != workload_.local_dirs.end();
+      if (!root && !base.Exists(fault.path)) gone_.insert(fault.path);
+    }
+  }
+}
+
+bool WorkloadRun::Gone(const std::string& path) const {
+  for (const std::string& root : gone_) {
+    if (AtOrUnder(path, root)) return true;
+  }
+  return false;
 }
 
 }  // namespace spillway::sweep::internal

@@ -60,6 +60,10 @@ class WorkloadRun final {
   // cannot be set up). REQUIRES: called once.
   Status Execute();
 
+  // Of the run's filesystem calls, those of a kind that can fail with `error_number`: the
+  // operations an `any` rule of that errno counts. REQUIRES: Execute() ran.
+  uint64_t OperationsThatCanReturn(int error_number) const;
+
   const std::vector<Line>& lines() const { return lines_; }
   const std::vector<Finding>& findings() const { return findings_; }
   RunReport& report() { return report_; }
@@ -98,6 +102,8 @@ class WorkloadRun final {
     std::vector<std::string> lazy_roots;
     std::map<std::string, uint64_t> dirs_before;
     bool fits = true;  // A write's bytes fit under its plan's limit.
+    // In a run that injects ENOENT: every path under the roots before the act.
+    std::set<std::string> paths_before;
     // Outcome.
     Status outcome;
     std::vector<InjectedFault> faults;  // Injected during the act.
@@ -162,6 +168,12 @@ class WorkloadRun final {
                            std::vector<scenario::Command>* expects);
   void CheckFileAccounting(int line, int act, std::vector<std::string>* problems,
                            std::vector<scenario::Command>* expects);
+  // The world facts injected faults made true (docs/sweep.md): the paths an injected
+  // ENOENT removed, and the entries an injected EEXIST made for a racing process.
+  void FollowFacts(const ActRun& run);
+  bool Gone(const std::string& path) const;
+  // Every path under the local dirs and the temp dir (three levels), the roots included.
+  std::set<std::string> PathsUnderRoots();
   void CheckLeftovers();
   std::map<std::string, uint64_t> CountSpillDirs(const std::vector<std::string>& roots);
 
@@ -175,7 +187,9 @@ class WorkloadRun final {
   RunReport report_;
   std::map<std::string, PlanModel> plans_;
   std::vector<FileModel> files_;
-  std::map<std::string, size_t> file_ids_;  // Bound file reference -> index in files_.
+  std::map<std::string, size_t> file_ids_;   // Bound file reference -> index in files_.
+  std::set<std::string> gone_;               // Paths an injected ENOENT removed.
+  std::map<std::string, uint64_t> foreign_;  // Directory -> entries racing processes made.
 };
 
 // `expect count GLOB N`: the line a reproducer places where a count went wrong.

@@ -20,6 +20,8 @@
 namespace spillway {
 namespace {
 
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
 using ::testing::SizeIs;
 
 // ---------------------------------------------------------------------------------------
@@ -165,6 +167,57 @@ TEST_F(DiskManagerTest, NothingIsRecordedWhenEverythingIsRemoved) {
   dm.reset();
   EXPECT_EQ(log->failure_count(), 0u);
   EXPECT_EQ(Count("/local*/*"), 0u);
+}
+
+// ---------------------------------------------------------------------------------------
+// What a fault states is true: gone objects are not left behind, foreign entries stay
+
+TEST_F(DiskManagerTest, ARemovalThatFindsTheFileGoneIsRecordedButNotLeftBehind) {
+  ASSERT_OK_AND_ASSIGN(auto dm, BuildDirectories(1));
+  ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, dm->CreateTempFile("Testing"));
+  const std::string path = file->path();
+  fs_->AddRule(Fail(OpKind::kRemove, ENOENT, path));
+  file.reset();
+  EXPECT_FALSE(mem_->Exists(path));
+  ASSERT_THAT(dm->cleanup_log()->failures(), SizeIs(1));
+  EXPECT_TRUE(dm->cleanup_log()->failures()[0].IsErrno(ENOENT));
+  EXPECT_THAT(dm->cleanup_log()->left_behind(), IsEmpty());
+  dm.reset();
+  EXPECT_EQ(Count("/local0/*"), 0u);
+}
+
+TEST_F(DiskManagerTest, AForeignFileFromARacingCreateIsNeverRemoved) {
+  ASSERT_OK_AND_ASSIGN(auto dm, BuildDirectories(1));
+  const std::string dir = dm->spill_dirs()[0];
+  const std::shared_ptr<CleanupLog> log = dm->cleanup_log();
+  fs_->AddRule(Fail(OpKind::kCreate, EEXIST));
+  ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, dm->CreateTempFile("Testing"));
+  const std::string ours = file->path();
+  const std::vector<std::string> both = ExpandGlob(*mem_, dir + "/*");
+  ASSERT_THAT(both, SizeIs(2));
+  const std::string foreign = both[0] == ours ? both[1] : both[0];
+  file.reset();
+  dm.reset();
+  EXPECT_FALSE(mem_->Exists(ours));
+  EXPECT_TRUE(mem_->Exists(foreign));
+  EXPECT_TRUE(mem_->Exists(dir));  // Not empty: it stays, and says so.
+  EXPECT_THAT(log->left_behind(), ElementsAre(dir));
+  EXPECT_TRUE(log->failures()[0].IsErrno(ENOTEMPTY));
+}
+
+TEST_F(DiskManagerTest, AForeignDirFromARacingMkdirIsNeverRemoved) {
+  fs_->AddRule(Fail(OpKind::kMkdir, EEXIST, "/local0"));
+  ASSERT_OK_AND_ASSIGN(auto dm, BuildDirectories(1));
+  const std::string ours = dm->spill_dirs()[0];
+  ASSERT_EQ(Count("/local0/datafusion-*"), 2u);  // Ours, and the racing process's.
+  ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, dm->CreateTempFile("Testing"));
+  EXPECT_EQ(ParentPath(file->path()), ours);
+  file.reset();
+  const std::shared_ptr<CleanupLog> log = dm->cleanup_log();
+  dm.reset();
+  EXPECT_FALSE(mem_->Exists(ours));
+  EXPECT_EQ(Count("/local0/datafusion-*"), 1u);
+  EXPECT_EQ(log->failure_count(), 0u);
 }
 }  // namespace
 }  // namespace spillway

@@ -97,13 +97,13 @@ class EachKindTest : public FaultInjectingFileSystemTest,
 
 TEST_P(EachKindTest, ARuleForOneKindFailsExactlyThoseCallsWithTheirOpAndPath) {
   const OpKind kind = GetParam();
-  fs_.AddRule(Rule(kind, EACCES, 0, std::nullopt));
+  fs_.AddRule(Rule(kind, EIO, 0, std::nullopt));
   std::vector<InjectedFault> expected_faults;
   for (const Action& action : Actions()) {
     Status status = action.run();
     if (action.kind == kind) {
-      EXPECT_EQ(status, Status::FromErrno(EACCES, action.op, action.path));
-      expected_faults.push_back(InjectedFault{kind, action.path, EACCES, 0});
+      EXPECT_EQ(status, Status::FromErrno(EIO, action.op, action.path));
+      expected_faults.push_back(InjectedFault{kind, action.path, EIO, 0});
     } else {
       EXPECT_TRUE(status.ok()) << OpKindName(action.kind) << ": " << status.ToString();
     }
@@ -136,9 +136,9 @@ TEST_P(EachKindTest, AFailedCallLeavesTheTargetAsItWas) {
 }
 
 TEST_P(EachKindTest, AnAnyRuleFailsEveryKind) {
-  fs_.AddRule(Rule(std::nullopt, ENOSPC, 0, std::nullopt));
+  fs_.AddRule(Rule(std::nullopt, EIO, 0, std::nullopt));
   for (const Action& action : Actions()) {
-    EXPECT_EQ(action.run(), Status::FromErrno(ENOSPC, action.op, action.path));
+    EXPECT_EQ(action.run(), Status::FromErrno(EIO, action.op, action.path));
   }
   EXPECT_EQ(fs_.injected().size(), Actions().size());
 }

@@ -22,6 +22,8 @@
 namespace spillway {
 namespace {
 
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
 using ::testing::SizeIs;
 using ::testing::StartsWith;
 
@@ -279,9 +281,14 @@ TEST_F(PlanDiskManagerTest, RecreatePolicyMakesANewSpillDirAfterACleanerRemovedI
   EXPECT_OK(SpillWriter(*first).Write("old handle"));  // Unlinked, still writable.
 
   first.reset();
-  // The cleaner's removals show up as ENOENT for the old file and the old directory.
-  EXPECT_THAT(plan->cleanup_log()->left_behind(), SizeIs(2));
-  EXPECT_EQ(plan->cleanup_log()->left_behind()[1], old_dir);
+  // The cleaner's removals show up as ENOENT for the old file and the old directory, and
+  // neither is left behind: both are gone.
+  const std::vector<Status> failures = plan->cleanup_log()->failures();
+  ASSERT_THAT(failures, SizeIs(2));
+  EXPECT_TRUE(failures[0].IsErrno(ENOENT));
+  EXPECT_TRUE(failures[1].IsErrno(ENOENT));
+  EXPECT_EQ(failures[1].path(), old_dir);
+  EXPECT_THAT(plan->cleanup_log()->left_behind(), IsEmpty());
   plan.reset();
   EXPECT_TRUE(mem_->Exists(ParentPath(second.path())));
 }
@@ -295,18 +302,21 @@ TEST_F(PlanDiskManagerTest, CleanupFailuresAreRecordedWithTheirPaths) {
   ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, plan->CreateTempFile("sort"));
   const std::string path = file->path();
   const std::string dir = ParentPath(path);
-  // The file cannot be removed: not by its own cleanup, and not by its directory's tree
-  // removal, which stops there and leaves the directory.
+  // The file cannot be removed: not by its own cleanup, and not by its directory's
+  // removal, which then cannot remove the directory either.
   fs_->AddRule(Fail(OpKind::kRemove, EPERM, path, std::nullopt));
   file.reset();
   plan.reset();
   EXPECT_TRUE(mem_->Exists(path));
   const std::vector<Status> failures = log->failures();
-  ASSERT_THAT(failures, SizeIs(2));
+  ASSERT_THAT(failures, SizeIs(3));
   EXPECT_TRUE(failures[0].IsErrno(EPERM));
   EXPECT_EQ(failures[0].path(), path);  // The file's own removal.
   EXPECT_TRUE(failures[1].IsErrno(EPERM));
-  EXPECT_EQ(failures[1].path(), path);           // The directory's tree removal stopped there.
+  EXPECT_EQ(failures[1].path(), path);  // The directory's removal tried it again.
+  EXPECT_TRUE(failures[2].IsErrno(ENOTEMPTY));
+  EXPECT_EQ(failures[2].path(), dir);
+  EXPECT_THAT(log->left_behind(), ElementsAre(path, path, dir));
   EXPECT_EQ(Count("/local*/datafusion-*"), 1u);  // The other local dir's went.
   EXPECT_TRUE(mem_->Exists(dir));
 }

@@ -116,10 +116,14 @@ void PrintText(const sweep::SweepOptions& options, const sweep::SweepResult& res
               ErrnoList(options.errnos).c_str(), ModeList(options.modes).c_str());
   std::printf("operations: %llu (the run without a fault)\n",
               static_cast<unsigned long long>(result.operations));
-  std::printf("runs: %llu (1 without a fault + %llu operations x %zu errno%s x %zu mode%s)\n",
-              static_cast<unsigned long long>(result.runs),
-              static_cast<unsigned long long>(result.operations), options.errnos.size(),
-              options.errnos.size() == 1 ? "" : "s", options.modes.size(),
+  // Each errno is swept over the operations whose call can fail with it.
+  std::string per_errno;
+  for (int e : options.errnos) {
+    per_errno += fmt::format("{}{} {}", per_errno.empty() ? "" : " + ", ErrnoName(e),
+                             result.operations_by_errno.at(e));
+  }
+  std::printf("runs: %llu (1 without a fault + (%s) operations x %zu mode%s)\n",
+              static_cast<unsigned long long>(result.runs), per_errno.c_str(), options.modes.size(),
               options.modes.size() == 1 ? "" : "s");
   if (result.violations.empty()) {
     std::printf("violations: 0\n");
@@ -152,6 +156,9 @@ void PrintJson(const sweep::SweepOptions& options, const sweep::SweepResult& res
     json["modes"].push_back(std::string(sweep::FaultModeName(m)));
   }
   json["operations"] = result.operations;
+  for (const auto& [e, operations] : result.operations_by_errno) {
+    json["operations_by_errno"][ErrnoName(e)] = operations;
+  }
   json["runs"] = result.runs;
   json["runs_with_violations"] = result.runs_with_violations;
   json["scenario_files"] = result.scenario_files;

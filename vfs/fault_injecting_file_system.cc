@@ -17,27 +17,33 @@ namespace {
 // Each kind's name is also the op of a Status for a failed call of that kind, as the real
 // filesystems report it ("list", not "opendir"). The kinds of the rule engine's table
 // (fault_rules.h) take its names; size (a stat of an open file) and chmod are this
-// filesystem's own.
+// filesystem's own. `errno_op` is the engine's row of errnos the kind may fail with: size
+// is a stat (fstat(2)); chmod is not an engine op, so its errnos are listed here.
 struct OpKindInfo {
   OpKind kind;
   std::optional<FaultOp> table_op;
   std::string_view own_name;
+  std::optional<FaultOp> errno_op;
 };
 
+// chmod(2), without EFAULT and EBADF (a bad argument): the kind the engine has no row for.
+constexpr int kChmodErrnos[] = {EACCES, EIO,     ELOOP, ENAMETOOLONG, ENOENT,
+                                ENOMEM, ENOTDIR, EPERM, EROFS};
+
 constexpr std::array<OpKindInfo, kOpKindCount> kOpKinds = {{
-    {OpKind::kMkdir, FaultOp::kMkdir, {}},
-    {OpKind::kCreate, FaultOp::kCreate, {}},
-    {OpKind::kOpen, FaultOp::kOpen, {}},
-    {OpKind::kWrite, FaultOp::kWrite, {}},
-    {OpKind::kSync, FaultOp::kSync, {}},
-    {OpKind::kSize, std::nullopt, "size"},
-    {OpKind::kClose, FaultOp::kClose, {}},
-    {OpKind::kRead, FaultOp::kRead, {}},
-    {OpKind::kList, FaultOp::kList, {}},
-    {OpKind::kStat, FaultOp::kStat, {}},
-    {OpKind::kRemove, FaultOp::kRemove, {}},
-    {OpKind::kRmdir, FaultOp::kRmdir, {}},
-    {OpKind::kChmod, std::nullopt, "chmod"},
+    {OpKind::kMkdir, FaultOp::kMkdir, {}, FaultOp::kMkdir},
+    {OpKind::kCreate, FaultOp::kCreate, {}, FaultOp::kCreate},
+    {OpKind::kOpen, FaultOp::kOpen, {}, FaultOp::kOpen},
+    {OpKind::kWrite, FaultOp::kWrite, {}, FaultOp::kWrite},
+    {OpKind::kSync, FaultOp::kSync, {}, FaultOp::kSync},
+    {OpKind::kSize, std::nullopt, "size", FaultOp::kStat},
+    {OpKind::kClose, FaultOp::kClose, {}, FaultOp::kClose},
+    {OpKind::kRead, FaultOp::kRead, {}, FaultOp::kRead},
+    {OpKind::kList, FaultOp::kList, {}, FaultOp::kList},
+    {OpKind::kStat, FaultOp::kStat, {}, FaultOp::kStat},
+    {OpKind::kRemove, FaultOp::kRemove, {}, FaultOp::kRemove},
+    {OpKind::kRmdir, FaultOp::kRmdir, {}, FaultOp::kRmdir},
+    {OpKind::kChmod, std::nullopt, "chmod", std::nullopt},
 }};
 
 size_t Index(OpKind kind) { return static_cast<size_t>(kind); }
@@ -58,6 +64,34 @@ std::string_view OpKindName(OpKind kind) {
   return info.table_op.has_value() ? FaultOpName(*info.table_op) : info.own_name;
 }
 
+bool OpKindCanReturn(std::optional<OpKind> kind, int error_number) {
+  if (!kind.has_value()) {
+    for (const OpKindInfo& info : kOpKinds) {
+      if (OpKindCanReturn(info.kind, error_number)) return true;
+    }
+    return false;
+  }
+  const OpKindInfo& info = kOpKinds[Index(*kind)];
+  if (info.errno_op.has_value()) {
+    return FaultOpCanReturn(static_cast<uint8_t>(*info.errno_op), error_number);
+  }
+  return std::find(std::begin(kChmodErrnos), std::end(kChmodErrnos), error_number) !=
+         std::end(kChmodErrnos);
+}
+
+Status CheckFaultRule(const FaultRule& rule) {
+  if (rule.error_number != 0 && OpKindCanReturn(rule.op, rule.error_number)) return OkStatus();
+  const char* symbol = ErrnoSymbol(rule.error_number);
+  std::string message(rule.op.has_value() ? OpKindName(*rule.op) : "any");
+  message += " cannot fail with ";
+  message += symbol != nullptr ? std::string(symbol) : std::to_string(rule.error_number);
+  message += "; it can fail with:";
+  for (int e = 1; e < 4096; ++e) {
+    if (OpKindCanReturn(rule.op, e)) message += std::string(" ") + ErrnoSymbol(e);
+  }
+  return Status::InvalidArgument(message);
+}
+
 std::optional<OpKind> OpKindFromName(std::string_view name) {
   for (const OpKindInfo& info : kOpKinds) {
     if (OpKindName(info.kind) == name) return info.kind;
@@ -72,7 +106,6 @@ class FaultInjectingFileSystem::State {
   explicit State(uint64_t seed) : rng_(seed) {}
 
   void AddRule(const FaultRule& rule) {
-    assert(rule.error_number != 0);
     assert(rule.path_glob.size() < kFaultGlobCapacity);
     // The engine matches op codes; this filesystem's codes are its OpKind values.
     FaultRuleSpec spec;
@@ -132,15 +165,22 @@ class FaultInjectingFileSystem::State {
   }
 
   // Counts a call of `kind` on `path` and decides its fate: OK lets it through, anything
-  // else is the error to return instead of calling the target.
-  Status Check(OpKind kind, const std::string& path) {
+  // else is the error to return instead of calling the target. *through_any (if given) is
+  // set when a rule or random fault for every kind ("any") chose the error.
+  Status Check(OpKind kind, const std::string& path, bool* through_any = nullptr) {
     std::lock_guard<std::mutex> lock(mu_);
     ++calls_[Index(kind)];
     const FaultDecision decision =
         DecideFault(rules_.data(), rule_counters_.data(), rules_.size(), static_cast<uint8_t>(kind),
-                    path, /*seed=*/0, &rule_draws_);
+                    path, /*seed=*/0, &rule_draws_, &AnyRuleMatches);
+    if (through_any != nullptr) {
+      *through_any = decision.rule >= 0 ? rules_[decision.rule].op_code == kFaultAnyOp
+                                        : !random_op_.has_value();
+    }
     if (decision.rule >= 0) return InjectLocked(kind, path, decision.error_number);
-    if (random_one_in_ != 0 && (!random_op_.has_value() || *random_op_ == kind)) {
+    // A random fault, like an "any" rule, only reaches the calls that can return its errno.
+    if (random_one_in_ != 0 && (!random_op_.has_value() || *random_op_ == kind) &&
+        OpKindCanReturn(kind, random_error_)) {
       // Plain modulo rather than a distribution: mt19937_64's output is fixed by the
       // standard, so a seed replays the same faults with any standard library.
       if (rng_() % random_one_in_ == 0) return InjectLocked(kind, path, random_error_);
@@ -171,6 +211,11 @@ class FaultInjectingFileSystem::State {
     std::string path_glob;
     uint64_t bytes = 0;
   };
+
+  // The engine's filter for "any" rules; op codes here are OpKind values.
+  static bool AnyRuleMatches(uint8_t op_code, int error_number) {
+    return OpKindCanReturn(static_cast<OpKind>(op_code), error_number);
+  }
 
   // REQUIRES: mu_ held.
   Status InjectLocked(OpKind kind, const std::string& path, int error_number) {
@@ -244,7 +289,16 @@ FaultInjectingFileSystem::FaultInjectingFileSystem(std::shared_ptr<FileSystem> t
 
 FaultInjectingFileSystem::~FaultInjectingFileSystem() = default;
 
-void FaultInjectingFileSystem::AddRule(const FaultRule& rule) { state_->AddRule(rule); }
+void FaultInjectingFileSystem::AddRule(const FaultRule& rule) {
+  // A rule Linux could not honour is rejected: it would never fire on a real system.
+  if (CheckFaultRule(rule).ok()) state_->AddRule(rule);
+}
+
+Status FaultInjectingFileSystem::TryAddRule(const FaultRule& rule) {
+  SPILLWAY_RETURN_IF_ERROR(CheckFaultRule(rule));
+  state_->AddRule(rule);
+  return OkStatus();
+}
 
 void FaultInjectingFileSystem::SetRandomFaults(std::optional<OpKind> op, int error_number,
                                                uint32_t one_in) {
@@ -279,26 +333,47 @@ StatusOr<std::unique_ptr<WritableFile>> FaultInjectingFileSystem::Wrap(
   return std::unique_ptr<WritableFile>(std::make_unique<File>(state_, std::move(*file)));
 }
 
+Status FaultInjectingFileSystem::Removed(const std::string& path, Status fault) {
+  // ENOENT states that the object is gone: remove it, and all under it, as a cleaner would.
+  if (fault.IsErrno(ENOENT) && path != "/") (void)target().RemoveTree(path);
+  return fault;
+}
+
 Status FaultInjectingFileSystem::CreateDir(const std::string& path) {
-  SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kMkdir, path));
-  return target().CreateDir(path);
+  Status fault = state_->Check(OpKind::kMkdir, path);
+  if (fault.ok()) return target().CreateDir(path);
+  if (fault.IsErrno(EEXIST)) (void)target().CreateDir(path);  // A racing process made it.
+  return Removed(ParentPath(path), std::move(fault));
 }
 
 StatusOr<std::string> FaultInjectingFileSystem::CreateUniqueDir(const std::string& parent,
                                                                 std::string_view prefix) {
-  SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kMkdir, parent));
+  Status fault = state_->Check(OpKind::kMkdir, parent);
+  if (fault.IsErrno(EEXIST)) {
+    // Another process took the name first; mkdtemp(3) tries another name and succeeds.
+    (void)target().CreateUniqueDir(parent, prefix);
+    return target().CreateUniqueDir(parent, prefix);
+  }
+  if (!fault.ok()) return Removed(parent, std::move(fault));
   return target().CreateUniqueDir(parent, prefix);
 }
 
 StatusOr<std::unique_ptr<WritableFile>> FaultInjectingFileSystem::CreateFile(
     const std::string& path) {
-  SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kCreate, path));
-  return Wrap(target().CreateFile(path));
+  Status fault = state_->Check(OpKind::kCreate, path);
+  if (fault.ok()) return Wrap(target().CreateFile(path));
+  if (fault.IsErrno(EEXIST)) (void)target().CreateFile(path);  // Made, and closed again.
+  return Removed(ParentPath(path), std::move(fault));
 }
 
 StatusOr<std::unique_ptr<WritableFile>> FaultInjectingFileSystem::CreateUniqueFile(
     const std::string& dir, std::string_view prefix) {
-  SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kCreate, dir));
+  Status fault = state_->Check(OpKind::kCreate, dir);
+  if (fault.IsErrno(EEXIST)) {
+    (void)target().CreateUniqueFile(dir, prefix);  // The racing process's file.
+    return Wrap(target().CreateUniqueFile(dir, prefix));
+  }
+  if (!fault.ok()) return Removed(dir, std::move(fault));
   return Wrap(target().CreateUniqueFile(dir, prefix));
 }
 
@@ -314,22 +389,28 @@ StatusOr<std::string> FaultInjectingFileSystem::ReadFile(const std::string& path
 }
 
 StatusOr<std::vector<DirEntry>> FaultInjectingFileSystem::ListDir(const std::string& path) {
-  SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kList, path));
+  Status fault = state_->Check(OpKind::kList, path);
+  if (!fault.ok()) return Removed(path, std::move(fault));
   return target().ListDir(path);
 }
 
 StatusOr<FileStat> FaultInjectingFileSystem::Stat(const std::string& path) {
-  SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kStat, path));
-  return target().Stat(path);
+  bool through_any = false;
+  Status fault = state_->Check(OpKind::kStat, path, &through_any);
+  if (fault.ok()) return target().Stat(path);
+  // A stat rule's ENOENT is only an answer; through "any" it is a fact.
+  return through_any ? Removed(path, std::move(fault)) : fault;
 }
 
 Status FaultInjectingFileSystem::RemoveFile(const std::string& path) {
-  SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kRemove, path));
+  Status fault = state_->Check(OpKind::kRemove, path);
+  if (!fault.ok()) return Removed(path, std::move(fault));
   return target().RemoveFile(path);
 }
 
 Status FaultInjectingFileSystem::RemoveDir(const std::string& path) {
-  SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kRmdir, path));
+  Status fault = state_->Check(OpKind::kRmdir, path);
+  if (!fault.ok()) return Removed(path, std::move(fault));
   return target().RemoveDir(path);
 }
 
@@ -345,7 +426,8 @@ Status FaultInjectingFileSystem::RemoveTreeGated(const std::string& path,
     const OpKind kind = step == TreeStep::kList     ? OpKind::kList
                         : step == TreeStep::kRemove ? OpKind::kRemove
                                                     : OpKind::kRmdir;
-    SPILLWAY_RETURN_IF_ERROR(state_->Check(kind, p));
+    // An injected ENOENT makes its fact true (the object is gone) before it is returned.
+    if (Status fault = state_->Check(kind, p); !fault.ok()) return Removed(p, std::move(fault));
     return gate != nullptr ? gate(step, p) : OkStatus();
   });
 }

@@ -293,10 +293,15 @@ bool ParseFaultRule(std::string_view text, FaultRuleSpec* rule, char* error,
 }
 
 FaultDecision DecideFault(const FaultRuleSpec* rules, FaultRuleCounters* counters, size_t count,
-                          uint8_t op_code, std::string_view path, uint64_t seed, uint64_t* draws) {
+                          uint8_t op_code, std::string_view path, uint64_t seed, uint64_t* draws,
+                          FaultAnyFilter any_matches) {
   for (size_t i = 0; i < count; ++i) {
     const FaultRuleSpec& rule = rules[i];
     if (rule.op_code != kFaultAnyOp && rule.op_code != op_code) continue;
+    if (rule.op_code == kFaultAnyOp && any_matches != nullptr &&
+        !any_matches(op_code, rule.error_number)) {
+      continue;
+    }
     if (rule.path_glob[0] != '\0' && !FaultGlobMatch(rule.path_glob, path)) continue;
     std::atomic_ref<uint64_t> matched(counters[i].matched);
     std::atomic_ref<uint64_t> failed(counters[i].failed);

@@ -19,12 +19,11 @@ Status RemoveTreeByParts(FileSystem& fs, const std::string& path, const TreeStep
   }
   for (const DirEntry& entry : *entries) {
     const std::string child = JoinPath(path, entry.name);
-    if (entry.type == FileType::kDirectory) {
-      SPILLWAY_RETURN_IF_ERROR(RemoveTreeByParts(fs, child, gate));
-      continue;
-    }
-    SPILLWAY_RETURN_IF_ERROR(pass(TreeStep::kRemove, child));
-    SPILLWAY_RETURN_IF_ERROR(fs.RemoveFile(child));
+    Status removed = entry.type == FileType::kDirectory ? RemoveTreeByParts(fs, child, gate)
+                                                        : pass(TreeStep::kRemove, child);
+    if (removed.ok() && entry.type != FileType::kDirectory) removed = fs.RemoveFile(child);
+    // A child that is already gone is what the removal wanted (as rm -rf).
+    if (!removed.ok() && !removed.IsErrno(ENOENT)) return removed;
   }
   SPILLWAY_RETURN_IF_ERROR(pass(TreeStep::kRmdir, path));
   return fs.RemoveDir(path);

@@ -471,6 +471,8 @@ class PosixFileSystem final : public FileSystem {
     Status status;
     for (const DirEntry& entry : entries) {
       status = RemoveEntry(fd, entry, JoinPath(path, entry.name), gate);
+      // A child that is already gone is what the removal wanted (as rm -rf).
+      if (status.IsErrno(ENOENT)) status = OkStatus();
       if (!status.ok()) break;
     }
     ::close(fd);

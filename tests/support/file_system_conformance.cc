@@ -1,9 +1,6 @@
 // The conformance suite's fixture, and its one instantiation over both filesystems.
 #include "support/file_system_conformance.h"
 
-#include <grp.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -83,30 +80,20 @@ void FileSystemConformanceTest::RunWithPermissionChecks(const std::function<void
   }
   ASSERT_FALSE(ec) << temp_dir_->path() << ": " << ec.message();
 
-  constexpr int kCannotGiveUpRoot = 77;
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0) << "fork: " << std::strerror(errno);
-  if (pid == 0) {
-    if (::setgroups(0, nullptr) != 0 || ::setgid(id) != 0 || ::setuid(id) != 0) {
-      std::fprintf(stderr, "cannot switch to uid %u: %s\n", id, std::strerror(errno));
-      std::fflush(nullptr);
-      ::_exit(kCannotGiveUpRoot);
-    }
+  switch (test_support::RunAsUnprivilegedChild([&body] {
     body();
-    std::fflush(nullptr);
-    // _exit: the child must not run the parent's exit handlers or gtest's teardown.
-    ::_exit(::testing::Test::HasFailure() ? 1 : 0);
+    return !::testing::Test::HasFailure();
+  })) {
+    case test_support::ChildOutcome::kPassed:
+      return;
+    case test_support::ChildOutcome::kCannotSwitch:
+      GTEST_SKIP() << "running as root and cannot switch to uid " << id
+                   << ": Linux bypasses permission checks for root";
+    case test_support::ChildOutcome::kFailed:
+    case test_support::ChildOutcome::kNoChild:
+      ADD_FAILURE() << "the checks failed as uid " << id
+                    << " (the child's failures are printed above)";
   }
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid) << "waitpid: " << std::strerror(errno);
-  ASSERT_TRUE(WIFEXITED(status)) << "the unprivileged child did not exit (status " << status << ")";
-  if (WEXITSTATUS(status) == kCannotGiveUpRoot) {
-    GTEST_SKIP() << "running as root and cannot switch to uid " << id
-                 << ": Linux bypasses permission checks for root";
-  }
-  EXPECT_EQ(WEXITSTATUS(status), 0)
-      << "the checks failed as uid " << id << " (the child's failures are printed above)";
 }
 
 std::optional<FileType> FileSystemConformanceTest::TypeOf(const std::string& path) {

@@ -26,6 +26,7 @@
 #include "spillway/vfs/status.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
+#include "support/unprivileged_child.h"
 
 namespace spillway {
 
@@ -54,9 +55,6 @@ inline void PrintTo(FsKind kind, std::ostream* os) {
 
 // Creates `path` holding `contents` and closes it.
 Status WriteNewFile(FileSystem& fs, const std::string& path, std::string_view contents);
-
-// The user and group a root test process switches to for permission checks ("nobody").
-inline constexpr unsigned kUnprivilegedId = 65534;
 
 }  // namespace test_support
 

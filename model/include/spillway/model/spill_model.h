@@ -15,7 +15,7 @@
 // - a plan's directories (the first spill of a lazy plan, the build of an eager one): per
 //   local dir a stat, a mkdir of the local dir when it is missing, a mkdir of the
 //   "datafusion-*" directory; when one fails, the directories made so far are removed (a
-//   list and an rmdir each, in order) and the error is returned;
+//   list, a remove per file made in it, an rmdir) and the error is returned;
 // - a spill: a create in one of the plan's directories; with missing_dir=recreate an
 //   ENOENT there makes a new directory in the same local dir (stat, mkdir) and creates
 //   again;
@@ -26,8 +26,15 @@
 // - the drop of a file's last handle: its bytes leave used_disk_space and the active-file
 //   count, and one remove of the file;
 // - once a plan and every file it made are gone: its directories are removed together, in
-//   order, each as a tree (a list, a remove per file left in it, an rmdir); a failed
+//   order, each as a list, a remove per file its manager made there, an rmdir; a failed
 //   removal leaves the path behind, recorded in the CleanupLog.
+// Faults state facts that the fault injector makes true first (docs/scenarios.md): an
+// injected ENOENT removes what the call names (a create's spill directory, a unique
+// mkdir's local dir, a removal's path) with everything in it; an injected EEXIST on a
+// unique name leaves a racing process's entry there and the call succeeds; on the mkdir of
+// a missing local dir it makes the dir, which the manager accepts. A stat rule's ENOENT
+// only says the local dir is missing. The generator draws only errnos the call can return
+// on Linux (OpKindCanReturn).
 // The printed expectations cover what a line changes; after every line every invariant is
 // checked too (CheckInvariants), through the same `expect` lines where the language has
 // one, and a violation names the line that does not hold.
@@ -130,7 +137,10 @@ struct ModelRule {
 // One "datafusion-*" spill directory a manager made.
 struct ModelDir {
   int local_dir = 0;    // Index (kTmpDir for the temp dir).
-  bool on_disk = true;  // False once removed (by its manager or by a cleaner).
+  bool on_disk = true;  // False once removed (by its manager, a cleaner or a fault).
+  // Files a racing process made in it (an injected EEXIST): no manager removes them, so
+  // the directory stays too.
+  int foreign_files = 0;
 };
 
 // One spill file (all clones of it share it).
@@ -190,7 +200,11 @@ struct SpillModel {
   NameSet used_names;                     // Every name ever bound, dropped or failed.
   int plan_counter = 0;                   // For fresh names p0, p1, ...
   int file_counter = 0;                   // For fresh names f0, f1, ...
-  bool root_exists[kMaxLocalDirs] = {};
+  // Which local dirs exist; [kTmpDir] is the temp dir, which only a fault removes.
+  bool root_exists[kMaxLocalDirs + 1] = {};
+  // Spill-directory-named directories a racing process made in each local dir (an
+  // injected EEXIST on a unique mkdir), which no manager removes; [kTmpDir] in /tmp.
+  int foreign_dirs[kMaxLocalDirs + 1] = {};
   std::vector<ModelRule> rules;
   // Whether `capacity` is enforced: by the in-memory filesystem, not by a real disk.
   bool enforce_capacity = true;
@@ -204,8 +218,11 @@ struct SpillModel {
   uint64_t MemBytes() const;
   // "datafusion-*" directories on disk in local dir `local_dir`.
   uint64_t SpillDirCount(int local_dir) const;
-  // Spill files on disk under the local dirs (tmp == false) or under /tmp (tmp == true).
+  // Files on disk in spill directories under the local dirs (tmp == false) or under /tmp
+  // (tmp == true): the managers' and the foreign ones.
   uint64_t SpillFileCount(bool tmp) const;
+  // Of those, the managers' spill files.
+  uint64_t ManagedFileCount(bool tmp) const;
 };
 
 // The state before any command, on the filesystem `fs` runs on.

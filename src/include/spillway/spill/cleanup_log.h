@@ -6,6 +6,11 @@
 // all of them, so it can be read after everything has been dropped. A caller may give
 // several managers one log.
 //
+// A removal that finds the object already gone (ENOENT: a tmp cleaner, or an injected
+// ENOENT, which the fault injector makes true first) is recorded, since the manager did
+// not remove it itself and someone should be able to see that; but it is not left
+// behind: left_behind() lists only the paths of the other failures, which still exist.
+//
 // Thread safety: all methods may be called concurrently.
 #ifndef SPILLWAY_SPILL_CLEANUP_LOG_H_
 #define SPILLWAY_SPILL_CLEANUP_LOG_H_
@@ -29,7 +34,8 @@ class CleanupLog {
   uint64_t failure_count() const;
   // The failures, in the order recorded.
   std::vector<Status> failures() const;
-  // The paths left behind, in the order recorded (a path may appear more than once).
+  // The paths left behind, in the order recorded (a path may appear more than once): those
+  // of the failures other than ENOENT.
   std::vector<std::string> left_behind() const;
 
  private:

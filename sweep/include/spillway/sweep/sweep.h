@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,18 +22,21 @@
 
 #include "spillway/scenario/scenario.h"
 #include "spillway/spill/quirks.h"
+#include "spillway/vfs/fault_injecting_file_system.h"
 #include "spillway/vfs/status.h"
 
 namespace spillway::sweep {
 
-// kTransient: operation n fails once (`fault any E after=n-1 times=1`).
+// kTransient: operation n fails once (`fault any E after=n-1 times=1`). The operations
+// are counted as `any` counts them: only the calls whose kind can fail with E on Linux.
 // kPersistent: operation n and every later one fail (`... times=forever`).
 enum class FaultMode { kTransient, kPersistent };
 
 // "transient", "persistent".
 std::string_view FaultModeName(FaultMode mode);
 
-// ENOSPC, EIO, ENOENT, EACCES: what a spill path meets on a real disk.
+// ENOSPC, EIO, ENOENT, EACCES: what a spill path meets on a real disk; EEXIST: another
+// process creating the same name first.
 const std::vector<int>& DefaultErrnos();
 
 // The reference workload, as scenario text: several plans (lazy, eager, over the temp dir,
@@ -104,6 +108,7 @@ struct RunReport {
   uint64_t acts_skipped = 0;  // Acts on a name whose plan or spill had failed.
   uint64_t cleanup_records = 0;
   std::vector<std::string> violations;  // "check: message", every one this run found.
+  std::vector<InjectedFault> injected;  // Every fault injected, in order.
 };
 
 struct SweepOptions {
@@ -129,8 +134,10 @@ struct SweepOptions {
 };
 
 struct SweepResult {
-  uint64_t operations = 0;  // K: the filesystem operations of the run without a fault.
-  uint64_t runs = 0;        // Including the run without a fault.
+  uint64_t operations = 0;  // The filesystem operations of the run without a fault.
+  // K for each errno: of those operations, the ones whose call can fail with it.
+  std::map<int, uint64_t> operations_by_errno;
+  uint64_t runs = 0;  // Including the run without a fault.
   uint64_t runs_with_violations = 0;
   // Distinct violations, in the order first seen.
   std::vector<Violation> violations;

@@ -24,6 +24,25 @@
 // operation table has no size or chmod: here they are kinds of their own (size is the
 // engine's stat of an open file; chmod is never faulted by `spillway inject`).
 //
+// Only faults Linux can produce. Each kind may fail only with an errno its Linux call can
+// return: the rule engine's per-operation table (fault_rules.h), where size is a stat
+// (fstat(2)) and chmod has its own row (chmod(2)). CheckFaultRule() refuses any other
+// pair, AddRule() drops such a rule, an "any" rule matches only the calls whose kind can
+// return its errno (the others neither count nor fail), and random faults reach only
+// those calls too.
+//
+// Faults that state a fact make it true, on the target, before the call fails:
+// - ENOENT on remove, rmdir or list removes the path with everything under it, as a tmp
+//   cleaner would; on mkdir or create it removes the directory the entry is made in (the
+//   parent of a named entry, the `parent`/`dir` argument of a unique one); on stat only
+//   through "any" (a stat rule's ENOENT is an answer, not a fact). "/" is never removed.
+// - EEXIST on a named mkdir or create first creates the name (an empty directory, or an
+//   empty file that is closed at once), as a racing process would. On a unique name
+//   (CreateUniqueDir, CreateUniqueFile) the racing process's entry is made under another
+//   unique name and the creation then retries, as mkdtemp(3) does, and succeeds: the call
+//   returns the target's answer. Entries made this way belong to no caller.
+// The facts are made outside the counters: they are not counted and never fail.
+//
 // Order of checks for one call: the rules, in the order added; then the random faults;
 // then, for an Append, the pending short writes.
 //
@@ -67,6 +86,8 @@ inline constexpr int kOpKindCount = 13;
 // "remove", "rmdir", "chmod".
 std::string_view OpKindName(OpKind kind);
 std::optional<OpKind> OpKindFromName(std::string_view name);
+// True when a call of `kind` can fail with `error_number` on Linux (nullopt: some kind can).
+bool OpKindCanReturn(std::optional<OpKind> kind, int error_number);
 
 struct FaultRule {
   // The kind of call to fail; nullopt matches every kind ("any").
@@ -82,6 +103,10 @@ struct FaultRule {
   std::string path_glob;
   friend bool operator==(const FaultRule&, const FaultRule&) = default;
 };
+
+// OK when Linux can fail a call of rule.op with rule.error_number; otherwise
+// InvalidArgument naming the errnos it can fail with.
+Status CheckFaultRule(const FaultRule& rule);
 
 struct InjectedFault {
   OpKind op;
@@ -103,10 +128,13 @@ class FaultInjectingFileSystem final : public FileSystemWrapper {
   // counted no more than `after` calls it lets them through, then it is due and fails the
   // next `times` matching calls (every later one when times is nullopt), then it is spent.
   // The first rule that is due fails the call, and the rules after it do not see it.
-  // REQUIRES: rule.error_number != 0.
+  // A rule CheckFaultRule() refuses is not added (Linux could never produce it).
   void AddRule(const FaultRule& rule);
+  // As AddRule, but returns CheckFaultRule()'s InvalidArgument for a rule it refuses.
+  Status TryAddRule(const FaultRule& rule);
   // Fails each call of kind `op` (every kind when nullopt) that no rule failed with
-  // probability 1/`one_in`, with `error_number`. Each such call draws once from a
+  // probability 1/`one_in`, with `error_number`, if its kind can return that errno
+  // (OpKindCanReturn; the other calls neither draw nor fail). Each such call draws once from a
   // std::mt19937_64 seeded with the constructor's seed, so the same seed and the same
   // sequence of calls give the same faults. one_in == 0 turns random faults off; one_in
   // == 1 fails every such call. Replaces an earlier setting; the generator is not
@@ -173,6 +201,8 @@ class FaultInjectingFileSystem final : public FileSystemWrapper {
   // The WritableFile wrapper. Defined in the .cc file.
   class File;
 
+  // Makes an injected ENOENT's fact true (removes `path`'s tree), then returns `fault`.
+  Status Removed(const std::string& path, Status fault);
   // Wraps a file the target returned (an error passes through unchanged).
   StatusOr<std::unique_ptr<WritableFile>> Wrap(StatusOr<std::unique_ptr<WritableFile>> file);
 

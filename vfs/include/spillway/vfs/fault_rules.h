@@ -105,8 +105,13 @@ struct FaultDecision {
 // matching calls, so concurrent decisions on the same counters are exact without a lock
 // (the order in which concurrent calls reach a later rule is theirs). REQUIRES: when a
 // rule has a probability below 1, the caller serialises decisions (e.g. FaultLock).
+// `any_matches`, when given, says whether an "any" rule matches a call of `op_code` that
+// it would fail with `error_number` (a rule that does not match neither counts nor fails
+// the call); nullptr: an "any" rule matches every call.
+using FaultAnyFilter = bool (*)(uint8_t op_code, int error_number);
 FaultDecision DecideFault(const FaultRuleSpec* rules, FaultRuleCounters* counters, size_t count,
-                          uint8_t op_code, std::string_view path, uint64_t seed, uint64_t* draws);
+                          uint8_t op_code, std::string_view path, uint64_t seed, uint64_t* draws,
+                          FaultAnyFilter any_matches = nullptr);
 
 // True when deciding `rules` needs FaultLock (some rule has a probability below 1).
 bool FaultRulesNeedLock(const FaultRuleSpec* rules, size_t count);

@@ -213,7 +213,8 @@ class FileSystem {
 // ListDir per directory, one RemoveFile per file or symlink, one RemoveDir per directory,
 // each asked of `gate` first (when not null) as RemoveTreeGated describes. Each step looks
 // its full path up again, so a directory swapped for a symlink between its listing and
-// the removal of its entries is followed: use it only where that cannot happen.
+// the removal of its entries is followed: use it only where that cannot happen. A child
+// that is already gone (ENOENT) is passed over, as by rm -rf.
 Status RemoveTreeByParts(FileSystem& fs, const std::string& path,
                          const TreeStepGate& gate = nullptr);
 
