@@ -150,7 +150,8 @@ StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManager::Make(
     std::lock_guard<std::mutex> lock(plan->mu_);
     StatusOr<std::shared_ptr<DiskManager>> cached = cache->GetOrBuild(
         SharedManagerCache::Key{reinterpret_cast<uintptr_t>(plan->shared_->fs.get()), o.local_dirs,
-                                o.max_temp_directory_size, o.limit_config_key, o.quirks.ToString()},
+                                o.max_temp_directory_size, o.limit_config_key, o.quirks.ToString(),
+                                o.layout, o.failover},
         [&]() {
           DiskManagerOptions inner = plan->InnerOptionsLocked(o.max_temp_directory_size);
           inner.missing_dir = MissingDirPolicy::kFail;
@@ -195,6 +196,8 @@ DiskManagerOptions PlanDiskManager::InnerOptionsLocked(uint64_t limit) const {
   inner.max_temp_directory_size = limit;
   inner.limit_config_key = o.limit_config_key;
   inner.missing_dir = o.missing_dir;
+  inner.layout = o.layout;
+  inner.failover = o.failover;
   inner.quirks = WithoutPlanLevel(o.quirks);
   inner.seed = o.seed;
   inner.cleanup_log = OwnLogLocked();

@@ -33,6 +33,8 @@ class SharedManagerCache {
     uint64_t limit = 0;
     std::string limit_config_key;
     std::string quirks;  // Quirks::ToString().
+    SpillDirLayout layout = SpillDirLayout::kAll;
+    bool failover = false;
     friend auto operator<=>(const Key&, const Key&) = default;
   };
 
