@@ -42,6 +42,9 @@ std::string FaultOpName(const std::optional<OpKind>& op);
 // The name of a MissingDirPolicy or PlanMode as written after `missing_dir=` / `mode=`.
 std::string_view MissingDirName(MissingDirPolicy policy);
 std::string_view PlanModeName(PlanMode mode);
+// The value of `layout=` and `failover=`.
+std::string_view LayoutName(SpillDirLayout layout);
+std::string_view FailoverName(bool failover);
 
 }  // namespace spillway::scenario::internal
 
