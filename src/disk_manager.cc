@@ -89,6 +89,7 @@ SpillDir::SpillDir(std::shared_ptr<FileSystem> fs, std::string path,
       cleanup_log_(std::move(cleanup_log)) {}
 
 SpillDir::~SpillDir() {
+  if (abandoned_.load()) return;  // kFailoverLeak: forgotten, not removed.
   // TempDir's Drop: remove the directory and whatever is left in it. As for files, every
   // failure is recorded (ENOENT too: a cleaner's removal and a fault look the same).
   if (Status removed = fs_->RemoveTree(path_); !removed.ok()) cleanup_log_->Record(removed);
@@ -332,7 +333,12 @@ class DiskManager::Core final {
       if (!dir.ok()) return dir.status();
       file = fs_->CreateUniqueFile((*dir)->path(), prefix);
     }
-    if (!file.ok()) return file.status();
+    if (!file.ok()) {
+      if (options_.failover && accounting_->quirks().Has(Quirk::kFailoverLeak)) {
+        ForgetDir(slot, *dir);
+      }
+      return file.status();
+    }
     return Placed{std::move(*dir), std::move(*file)};
   }
 
@@ -340,12 +346,19 @@ class DiskManager::Core final {
   StatusOr<std::shared_ptr<SpillDir>> DirOfSlot(size_t slot) {
     std::lock_guard<std::mutex> lock(mu_);
     if (dirs_->dirs[slot] == nullptr) {
-      StatusOr<std::shared_ptr<SpillDir>> made = MakeSpillDir(
+      StatusOr<std::shared_ptr<SpillDir>> fresh = MakeSpillDir(
           fs_, dirs_->parents[slot], SpillDirKind::kLocalDir, accounting_->cleanup_log());
-      if (!made.ok()) return made.status();
-      dirs_->dirs[slot] = std::move(*made);
+      if (!fresh.ok()) return fresh.status();
+      dirs_->dirs[slot] = std::move(*fresh);
     }
     return dirs_->dirs[slot];
+  }
+
+  // The kFailoverLeak quirk: empties `slot` if it still holds `dir`, and abandons `dir`.
+  void ForgetDir(size_t slot, const std::shared_ptr<SpillDir>& dir) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (dirs_->dirs[slot] == dir) dirs_->dirs[slot] = nullptr;
+    dir->Abandon();
   }
 
   // Failover: a slot whose file was created is no longer avoided; one that failed with an

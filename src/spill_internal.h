@@ -132,7 +132,8 @@ class SpillAccounting {
 // lives it holds the directory's advisory lock (if the filesystem has locks), released
 // only after the removal, so that ReapOrphans (reap.h) never takes it for an orphan.
 //
-// Thread safety: immutable after construction.
+// Thread safety: immutable after construction, but for Abandon, which may be called
+// concurrently with anything but the destructor.
 class SpillDir {
  public:
   // Takes ownership of the existing directory `path`, and of its lock (null when the
@@ -146,12 +147,17 @@ class SpillDir {
 
   const std::string& path() const { return path_; }
 
+  // The kFailoverLeak quirk: destroying this leaves the directory on disk (the lock is
+  // still released).
+  void Abandon() { abandoned_.store(true); }
+
  private:
   // Declared first, so that it is destroyed (and the lock released) after the removal.
   const std::unique_ptr<DirLock> lock_;
   const std::shared_ptr<FileSystem> fs_;
   const std::string path_;
   const std::shared_ptr<CleanupLog> cleanup_log_;
+  std::atomic<bool> abandoned_{false};
 };
 
 // The spill directories a manager uses now, one per slot (a local dir, or the temp dir),
