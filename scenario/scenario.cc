@@ -50,10 +50,6 @@ std::string_view MissingDirName(MissingDirPolicy policy) {
 
 std::string_view PlanModeName(PlanMode mode) { return mode == PlanMode::kLazy ? "lazy" : "eager"; }
 
-std::string_view LayoutName(SpillDirLayout layout) {
-  return layout == SpillDirLayout::kAll ? "all" : "each";
-}
-
 std::string_view FailoverName(bool failover) { return failover ? "on" : "off"; }
 
 }  // namespace internal
@@ -89,7 +85,7 @@ std::vector<std::string> Dictionary() {
     words.push_back(fmt::format("missing_dir={}", internal::MissingDirName(policy)));
   }
   for (const SpillDirLayout layout : {SpillDirLayout::kAll, SpillDirLayout::kEach}) {
-    words.push_back(fmt::format("layout={}", internal::LayoutName(layout)));
+    words.push_back(fmt::format("layout={}", SpillDirLayoutName(layout)));
   }
   for (const bool failover : {true, false}) {
     words.push_back(fmt::format("failover={}", internal::FailoverName(failover)));
@@ -143,7 +139,7 @@ std::vector<std::string> Plan::Args() const {
     out.push_back(fmt::format("missing_dir={}", internal::MissingDirName(spec.missing_dir)));
   }
   if (spec.layout_written || spec.layout != SpillDirLayout::kAll) {
-    out.push_back(fmt::format("layout={}", internal::LayoutName(spec.layout)));
+    out.push_back(fmt::format("layout={}", SpillDirLayoutName(spec.layout)));
   }
   if (spec.failover_written || spec.failover) {
     out.push_back(fmt::format("failover={}", internal::FailoverName(spec.failover)));

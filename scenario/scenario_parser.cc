@@ -245,8 +245,8 @@ std::string ParsePlanOption(std::string_view word, PlanSpec* spec) {
                        &spec->mode);
   }
   if (key == "layout") {
-    return ParseChoice(key, value, SpillDirLayout::kAll, SpillDirLayout::kEach,
-                       internal::LayoutName, &spec->layout);
+    return ParseChoice(key, value, SpillDirLayout::kAll, SpillDirLayout::kEach, SpillDirLayoutName,
+                       &spec->layout);
   }
   if (key == "failover") {
     return ParseChoice(key, value, true, false, internal::FailoverName, &spec->failover);

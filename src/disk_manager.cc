@@ -152,6 +152,10 @@ using internal::SpillDirSet;
 using internal::SpillFileAccess;
 using internal::SpillFileState;
 
+std::string_view SpillDirLayoutName(SpillDirLayout layout) {
+  return layout == SpillDirLayout::kAll ? "all" : "each";
+}
+
 bool IsLocalDirUnhealthy(const Status& error) {
   return error.IsErrno(ENOSPC) || error.IsErrno(EDQUOT) || error.IsErrno(EIO) ||
          error.IsErrno(EROFS);

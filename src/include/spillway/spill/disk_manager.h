@@ -64,6 +64,9 @@ enum class SpillDirLayout {
   kEach,
 };
 
+// "all" or "each", as the scenario option `layout=` spells it.
+std::string_view SpillDirLayoutName(SpillDirLayout layout);
+
 // The errnos after which a failover manager avoids a local dir for later files, until
 // every other local dir has failed too: a full, over-quota, failing or read-only disk.
 bool IsLocalDirUnhealthy(const Status& error);
