@@ -25,6 +25,7 @@ namespace {
 
 constexpr int kThreads = 8;
 constexpr int kFilesPerThread = 6;
+constexpr size_t kFiles = size_t{kThreads} * kFilesPerThread;
 
 class PlanDiskManagerLayoutConcurrencyTest : public ::testing::TestWithParam<bool> {
  protected:
@@ -74,7 +75,7 @@ TEST_P(PlanDiskManagerLayoutConcurrencyTest, ConcurrentFirstSpillsMakeOneDirPerL
     fs_->ResetCounters();
     ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, Options(seed)));
     std::vector<SpillFile> files = SpillFromEveryThread(*plan);
-    EXPECT_EQ(files.size(), size_t{kThreads * kFilesPerThread});
+    EXPECT_EQ(files.size(), kFiles);
     for (const std::string& dir : local_dirs_) {
       EXPECT_LE(ExpandGlob(*mem_, dir + "/datafusion-*").size(), 1u) << dir;
     }
@@ -91,9 +92,9 @@ TEST_P(PlanDiskManagerLayoutConcurrencyTest, FullLocalDirsArePassedOverByEveryTh
   fs_->AddRule(Fail(OpKind::kMkdir, EIO, "/local2", std::nullopt));
   std::vector<SpillFile> files = SpillFromEveryThread(*plan);
   if (GetParam()) {
-    EXPECT_EQ(files.size(), size_t{kThreads * kFilesPerThread});  // None failed.
+    EXPECT_EQ(files.size(), kFiles);  // None failed.
   } else {
-    EXPECT_LT(files.size(), size_t{kThreads * kFilesPerThread});  // Some chose a bad dir.
+    EXPECT_LT(files.size(), kFiles);  // Some chose a bad dir.
   }
   for (const SpillFile& file : files) {
     EXPECT_THAT(file.path(), ::testing::AnyOf(::testing::StartsWith("/local1/"),
