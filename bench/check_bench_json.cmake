@@ -5,7 +5,9 @@
 # {"results": [{"mode", "fs", "dirs", "threads", "ns_per_plan", "fs_calls_per_plan",
 # "plans_per_s", ...}, ...]}, one result per mode, local dir count and thread count asked
 # for; a lazy plan that never spills makes exactly 0 filesystem calls and an eager one
-# more than 0 (properties of the code, not timings); and the private directory is gone.
+# more than 0 (properties of the code, not timings); a lazy plan's first spill makes one
+# mkdir and one create with layout=each, and one mkdir per local dir with layout=all
+# ("first_spill": one entry per local dir count); and the private directory is gone.
 # The bad-input check wants exit code 2 and a one-line error for each malformed command.
 cmake_minimum_required(VERSION 3.25)
 
@@ -128,6 +130,32 @@ foreach(i RANGE ${last})
   endif()
   if(mode STREQUAL "eager" AND NOT fs_calls_per_plan GREATER 0)
     fail("an eager plan made ${fs_calls_per_plan} filesystem calls (${key}), want > 0")
+  endif()
+endforeach()
+
+string(JSON count ERROR_VARIABLE json_error LENGTH "${out}" first_spill)
+if(json_error OR NOT count EQUAL 2)
+  fail("\"first_spill\" should have 2 entries (2 dir counts): ${json_error}")
+endif()
+foreach(i RANGE 1)
+  foreach(field dirs all_ns each_ns all_over_each all_mkdirs each_mkdirs all_creates
+          each_creates all_fs_calls each_fs_calls)
+    string(JSON ${field} GET "${out}" first_spill ${i} ${field})
+  endforeach()
+  list(GET dirs_asked ${i} want_dirs)
+  if(NOT dirs EQUAL want_dirs)
+    fail("first_spill[${i}].dirs is ${dirs}, want ${want_dirs}")
+  endif()
+  if(NOT each_mkdirs EQUAL 1 OR NOT each_creates EQUAL 1)
+    fail("layout=each's first spill over ${dirs} dirs made ${each_mkdirs} mkdirs and "
+         "${each_creates} creates, want 1 and 1")
+  endif()
+  if(NOT all_mkdirs EQUAL dirs OR NOT all_creates EQUAL 1)
+    fail("layout=all's first spill over ${dirs} dirs made ${all_mkdirs} mkdirs and "
+         "${all_creates} creates, want ${dirs} and 1")
+  endif()
+  if(NOT all_ns GREATER 0 OR NOT each_ns GREATER 0 OR NOT all_over_each GREATER 0)
+    fail("first_spill[${i}]: all_ns=${all_ns} each_ns=${each_ns}")
   endif()
 endforeach()
 

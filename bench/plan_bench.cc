@@ -12,6 +12,7 @@
 //   the counter's lock is never in the timed path.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstddef>
@@ -182,6 +183,50 @@ void BM_FirstSpill(benchmark::State& state, Mode mode, FsKind kind) {
   }
 }
 
+// A lazy plan's first spill with layout=all (Comet's: a spill directory in every local
+// dir) and with layout=each (one, where the file lands), measured side by side: every
+// iteration runs one of each, alternating which goes first, and times them separately.
+// Reports all_ns and each_ns (per first spill), all_over_each (their ratio), and the
+// mkdirs and creates of one first spill of each (counted in a separate pass).
+// range(0): local dirs.
+void BM_FirstSpillAllVsEach(benchmark::State& state, FsKind kind) {
+  StatusOr<BenchFs*> env = GetBenchFs(kind);
+  if (!env.ok()) return Fail(state, env.status());
+  const std::shared_ptr<FileSystem>& fs = (*env)->fs;
+  const std::vector<std::string> dirs = FirstLocalDirs(**env, static_cast<int>(state.range(0)));
+  const FirstSpillWorkload all(dirs, SpillDirLayout::kAll);
+  const FirstSpillWorkload each(dirs, SpillDirLayout::kEach);
+  StatusOr<PlanDiskManagerFactory> all_factory = all.Factory(fs);
+  StatusOr<PlanDiskManagerFactory> each_factory = each.Factory(fs);
+  if (!all_factory.ok() || !each_factory.ok()) {
+    return Fail(state, all_factory.ok() ? each_factory.status() : all_factory.status());
+  }
+  std::chrono::duration<double, std::nano> all_ns{0}, each_ns{0};
+  bool all_first = true;
+  for (auto _ : state) {
+    for (const bool run_all : {all_first, !all_first}) {
+      const Clock::time_point start = Clock::now();
+      Status s = RunFirstSpill(run_all ? *all_factory : *each_factory);
+      (run_all ? all_ns : each_ns) += Clock::now() - start;
+      if (!s.ok()) return Fail(state, s);
+    }
+    all_first = !all_first;
+  }
+  const double n = std::max<double>(1, static_cast<double>(state.iterations()));
+  state.counters["all_ns"] = all_ns.count() / n;
+  state.counters["each_ns"] = each_ns.count() / n;
+  state.counters["all_over_each"] = all_ns.count() / std::max(each_ns.count(), 1.0);
+  for (const auto& [name, workload] : {std::pair{"all", &all}, std::pair{"each", &each}}) {
+    StatusOr<FirstSpillCalls> calls = CountFirstSpillCalls(fs, *workload);
+    if (!calls.ok()) return Fail(state, calls.status());
+    state.counters[std::string(name) + "_mkdirs"] = calls->mkdir;
+    state.counters[std::string(name) + "_creates"] = calls->create;
+    state.counters[std::string(name) + "_fs_calls"] = calls->total;
+  }
+  Status left = CheckNothingLeft(**env, static_cast<int>(state.range(0)));
+  if (!left.ok()) return Fail(state, left);
+}
+
 // Steady state: a plan that has spilled already creates a spill file and drops it.
 // range(0): local dirs. Each thread has a plan of its own.
 void BM_SpillFileCreateDrop(benchmark::State& state, Mode mode, FsKind kind) {
@@ -245,6 +290,9 @@ BENCHMARK_CAPTURE(BM_FirstSpill, eager_posix, Mode::kEager, FsKind::kPosix)->App
 BENCHMARK_CAPTURE(BM_FirstSpill, lazy_posix, Mode::kLazy, FsKind::kPosix)->Apply(PlanArgs);
 BENCHMARK_CAPTURE(BM_FirstSpill, eager_mem, Mode::kEager, FsKind::kMem)->Apply(PlanArgs);
 BENCHMARK_CAPTURE(BM_FirstSpill, lazy_mem, Mode::kLazy, FsKind::kMem)->Apply(PlanArgs);
+
+BENCHMARK_CAPTURE(BM_FirstSpillAllVsEach, posix, FsKind::kPosix)->Apply(PlanArgs);
+BENCHMARK_CAPTURE(BM_FirstSpillAllVsEach, mem, FsKind::kMem)->Apply(PlanArgs);
 
 BENCHMARK_CAPTURE(BM_SpillFileCreateDrop, eager_posix, Mode::kEager, FsKind::kPosix)
     ->Apply(PlanThreadArgs);

@@ -32,6 +32,36 @@ StatusOr<std::shared_ptr<SpillManager>> PlanWorkload::Build(
   return std::shared_ptr<SpillManager>(std::move(*m));
 }
 
+FirstSpillWorkload::FirstSpillWorkload(const std::vector<std::string>& local_dirs,
+                                       SpillDirLayout layout) {
+  options.local_dirs = local_dirs;
+  options.layout = layout;
+}
+
+StatusOr<PlanDiskManagerFactory> FirstSpillWorkload::Factory(
+    const std::shared_ptr<FileSystem>& fs) const {
+  return PlanDiskManagerFactory::Create(fs, options);
+}
+
+Status RunFirstSpill(const PlanDiskManagerFactory& factory) {
+  StatusOr<std::shared_ptr<PlanDiskManager>> plan = factory.NewPlan();
+  if (!plan.ok()) return plan.status();
+  StatusOr<SpillFile> file = (*plan)->CreateTempFile("sort");
+  return file.status();
+}
+
+StatusOr<FirstSpillCalls> CountFirstSpillCalls(const std::shared_ptr<FileSystem>& fs,
+                                               const FirstSpillWorkload& workload) {
+  auto counter = std::make_shared<FaultInjectingFileSystem>(fs);
+  StatusOr<PlanDiskManagerFactory> factory = workload.Factory(counter);
+  if (!factory.ok()) return factory.status();
+  for (uint64_t i = 0; i < kCountedUnits; ++i) SPILLWAY_RETURN_IF_ERROR(RunFirstSpill(*factory));
+  const auto per_spill = [](uint64_t calls) { return static_cast<double>(calls) / kCountedUnits; };
+  return FirstSpillCalls{per_spill(counter->calls(OpKind::kMkdir)),
+                         per_spill(counter->calls(OpKind::kCreate)),
+                         per_spill(counter->total_calls())};
+}
+
 StatusOr<double> CountCallsPerUnit(
     const std::shared_ptr<FileSystem>& fs,
     const std::function<Status(const std::shared_ptr<FileSystem>&)>& unit) {

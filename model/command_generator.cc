@@ -145,8 +145,24 @@ struct Generator<scenario::Plan> : Weighted<10> {
       spec.missing_dir = MissingDirPolicy::kRecreate;
       spec.missing_dir_written = true;
     }
+    if (spec.dirs_kind == scenario::DirsKind::kList) PickPlacement(chooser, &spec);
     return plan;
   }
+
+  // Mostly Comet's layout=all without failover (0, what shrinking goes to); otherwise
+  // layout=each, failover=on, or both.
+  static void PickPlacement(Chooser& chooser, scenario::PlanSpec* spec) {
+    const uint64_t placement = chooser.Pick(kPlacements);
+    if (placement == 1 || placement == 3) {
+      spec->layout = SpillDirLayout::kEach;
+      spec->layout_written = true;
+    }
+    if (placement == 2 || placement == 3) {
+      spec->failover = true;
+      spec->failover_written = true;
+    }
+  }
+  static constexpr uint64_t kPlacements = 6;
 
   // One local dir, or two neighbours: a small menu, so that plans often share their dirs
   // (and, with the same limit, a manager under the shared_limit quirk).

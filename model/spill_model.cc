@@ -53,6 +53,7 @@ constexpr std::pair<Quirk, InvariantKind> kQuirkInvariants[] = {
     {Quirk::kEagerDirs, InvariantKind::kDirsBeforeFirstSpill},
     {Quirk::kSharedLimit, InvariantKind::kCrossPlanVisibility},
     {Quirk::kOuterAccounting, InvariantKind::kOuterAccounting},
+    {Quirk::kFailoverLeak, InvariantKind::kSpillDirs},
 };
 
 }  // namespace
@@ -327,13 +328,24 @@ int MakeSpillDir(SpillModel& s, int local_dir, bool create_parent, int* dir_id) 
 
 int BuildDirs(SpillModel& s, ModelPlan& plan) {
   std::vector<int> made;
+  int first_error = 0;
   for (const int local_dir : plan.local_dirs) {
     int id = -1;
-    if (const int e = MakeSpillDir(s, local_dir, /*create_parent=*/true, &id); e != 0) {
-      for (const int m : made) RemoveDirTree(s, m);
-      return e;
+    if (plan.each) {
+      made.push_back(id);  // Made by the first file that lands there.
+      continue;
     }
-    made.push_back(id);
+    if (const int e = MakeSpillDir(s, local_dir, /*create_parent=*/true, &id); e != 0) {
+      if (first_error == 0) first_error = e;
+      if (!plan.failover) {
+        for (const int m : made) RemoveDirTree(s, m);
+        return e;
+      }
+    }
+    made.push_back(id);  // -1 for a failover build's failed slot.
+  }
+  if (!plan.each && std::count(made.begin(), made.end(), -1) == std::ssize(made)) {
+    return first_error;  // Every local dir failed: nothing was made.
   }
   plan.slots = std::move(made);
   plan.built = true;
@@ -342,7 +354,9 @@ int BuildDirs(SpillModel& s, ModelPlan& plan) {
 
 void MaybeFinish(SpillModel& s, ModelPlan& plan) {
   if (plan.bound || plan.active != 0 || !plan.built || plan.finished) return;
-  for (const int id : plan.slots) RemoveDirTree(s, id);
+  for (const int id : plan.slots) {
+    if (id >= 0) RemoveDirTree(s, id);
+  }
   s.pending_stale_lists -= plan.stale_dirs;
   plan.stale_dirs = 0;
   plan.finished = true;

@@ -337,6 +337,55 @@ expect count /l*/datafusion-*/* 1
 )");
 }
 
+// layout=each makes a local dir's directory when a file lands there, and keeps it when
+// the create in it fails; failover=on goes on to the next local dir, and the spill fails
+// with the first error only when every one failed. Every directory made goes with the
+// plan and its files.
+TEST(SpillModelTest, PredictsLayoutEachAndFailover) {
+  ExpectPredictions(R"(dir /l0
+dir /l1
+plan p /l0,/l1 layout=each failover=on
+fault create ENOSPC
+spill f p
+plan q /l1 layout=each failover=on
+fault mkdir EIO
+spill g q
+drop p
+drop f
+)",
+                    R"(dir /l0
+dir /l1
+plan p /l0,/l1 layout=each failover=on
+expect ok
+expect count /l0/datafusion-* 0
+expect count /l1/datafusion-* 0
+fault create ENOSPC
+spill f p
+expect ok
+expect files p 1
+expect count /l0/datafusion-* 1
+expect count /l1/datafusion-* 1
+plan q /l1 layout=each failover=on
+expect ok
+expect count /l1/datafusion-* 1
+fault mkdir EIO
+spill g q
+expect error EIO
+expect files q 0
+expect count /l1/datafusion-* 1
+drop p
+expect ok
+expect count /l0/datafusion-* 1
+expect count /l1/datafusion-* 1
+expect count /l*/datafusion-*/* 1
+drop f
+expect ok
+expect count /l0/datafusion-* 0
+expect count /l1/datafusion-* 0
+expect count /l*/datafusion-*/* 0
+)");
+}
+
 TEST(SpillModelTest, RejectsLinesWhoseOutcomeIsNotPredictable) {
   const Program p = ProgramFromLines(Lines(R"(plan p /l0,/l1
 spill f p
@@ -352,6 +401,18 @@ clean /l0/datafusion-*
 )"));
   ASSERT_EQ(without_files.commands.size(), 4u);
   EXPECT_EQ(MakeCommand(Lines("spill g p")[0], without_files.state), nullptr);
+
+  // layout=each over two local dirs: one spill makes the directory of one of them, which
+  // one the model cannot know; with every create failing over, both.
+  const Program each = ProgramFromLines(Lines(R"(dir /l0
+dir /l1
+plan p /l0,/l1 layout=each failover=on
+)"));
+  ASSERT_EQ(each.commands.size(), 3u);
+  EXPECT_EQ(MakeCommand(Lines("spill f p")[0], each.state), nullptr);
+  SpillModel state = each.state;
+  MakeCommand(Lines("fault create EIO times=2")[0], state)->Apply(state);
+  EXPECT_NE(MakeCommand(Lines("spill f p")[0], state), nullptr);
 }
 
 // Names are never bound twice, nor used after drop; unknown names are not commands.

@@ -81,6 +81,8 @@ std::optional<std::string> Transition(const scenario::Plan& v, SpillModel& s, Af
   plan.name = v.name;
   plan.limit = spec.limit;
   plan.recreate = spec.missing_dir == MissingDirPolicy::kRecreate;
+  plan.each = spec.layout == SpillDirLayout::kEach;
+  plan.failover = spec.failover;
   switch (spec.dirs_kind) {
     case scenario::DirsKind::kList:
       plan.kind = spec.mode == scenario::PlanMode::kEager ? PlanKind::kEager : PlanKind::kLazy;
@@ -128,6 +130,92 @@ int BuildOnFirstSpill(SpillModel& s, ModelPlan& plan) {
   return e;
 }
 
+// missing_dir=recreate after an ENOENT in the one slot of `plan`: a new directory
+// replaces the missing one (an injected ENOENT has removed it), and the create is tried
+// again. When the stale directory's removal lists it is not something the model can know
+// while a limited list rule is pending (nullopt).
+std::optional<int> Recreate(SpillModel& s, ModelPlan& plan) {
+  if (plan.slots.size() != 1 || LimitedRulePending(s, OpKind::kList)) return std::nullopt;
+  int id = -1;
+  if (const int made = MakeSpillDir(s, plan.local_dirs[0], plan.kind != PlanKind::kOsTmp, &id);
+      made != 0) {
+    return made;
+  }
+  plan.slots[0] = id;
+  ++plan.stale_dirs;
+  ++s.pending_stale_lists;
+  return CreateIn(s, id);
+}
+
+// A spill's file in a plan whose every slot has a directory: a create in one chosen at
+// random, and with failover one in each of the others in turn until one succeeds (the
+// rules match every path, so which slot comes first changes nothing). Returns the
+// outcome's errno (the first failure's) and, on success, the file's directory in *dir
+// (-1 when the plan has several); nullopt when the outcome depends on the choice, as the
+// facts of an injected ENOENT or EEXIST do with several directories.
+std::optional<int> CreateInMadeDirs(SpillModel& s, ModelPlan& plan, int* dir) {
+  bool any_present = false, any_missing = false;
+  for (const int id : plan.slots) (s.dirs.at(id).on_disk ? any_present : any_missing) = true;
+  if (any_present && any_missing) return std::nullopt;
+  const bool one = plan.slots.size() == 1;
+  const size_t attempts = plan.failover ? plan.slots.size() : 1;
+  int first = 0;
+  for (size_t i = 0; i < attempts; ++i) {
+    int e = 0;
+    if (one) {
+      e = CreateIn(s, plan.slots[0]);
+    } else {
+      e = TakeFault(s, OpKind::kCreate);
+      if (e == ENOENT || e == EEXIST) return std::nullopt;
+      if (e == 0 && any_missing) e = ENOENT;
+    }
+    if (e == ENOENT && plan.recreate) {
+      const std::optional<int> again = Recreate(s, plan);
+      if (!again.has_value()) return std::nullopt;
+      e = *again;
+    }
+    if (e == 0) {
+      *dir = one ? plan.slots[0] : -1;
+      return 0;
+    }
+    if (first == 0) first = e;
+  }
+  return first;
+}
+
+// A layout=each spill's file in a plan whose slots have no directory yet: each attempt
+// makes its slot's directory (stat, mkdir), which stays even if the create in it fails;
+// with failover, attempts go on through the other slots. Predictable only when the
+// attempts make every slot's directory or none (or the plan has one local dir), and, for
+// several local dirs, when all of them exist. Returns as CreateInMadeDirs.
+std::optional<int> CreateInNewDirs(SpillModel& s, ModelPlan& plan, int* dir) {
+  const size_t n = plan.slots.size();
+  for (const int local_dir : plan.local_dirs) {
+    if (n > 1 && !s.root_exists[local_dir]) return std::nullopt;
+  }
+  const size_t attempts = plan.failover ? n : 1;
+  size_t made = 0;
+  int first = 0;
+  bool created = false;
+  for (size_t i = 0; i < attempts && !created; ++i) {
+    int id = -1;
+    int e = MakeSpillDir(s, plan.local_dirs[made], /*create_parent=*/true, &id);
+    if (e == 0) {
+      plan.slots[made++] = id;  // Local dirs in order: only all or none is predicted.
+      e = CreateIn(s, id);
+    }
+    // missing_dir=recreate replaces a new directory whose create failed with ENOENT:
+    // which slot ends up with which directory is not something the model can know.
+    if (e == ENOENT && plan.recreate) return std::nullopt;
+    created = e == 0;
+    if (first == 0) first = e;
+  }
+  if (made != 0 && made != n) return std::nullopt;
+  if (!created) return first;
+  *dir = n == 1 ? plan.slots[0] : -1;
+  return 0;
+}
+
 std::optional<std::string> Transition(const scenario::Spill& v, SpillModel& s, Affected* a) {
   const std::optional<int> plan_id = BoundPlan(s, v.plan);
   if (!Fresh(s, v.file) || !plan_id.has_value()) return std::nullopt;
@@ -139,38 +227,22 @@ std::optional<std::string> Transition(const scenario::Spill& v, SpillModel& s, A
 
   if (const int e = BuildOnFirstSpill(s, plan); e != 0) return Outcome(e);
 
-  // The manager picks one of its directories at random: the outcome must be the same
-  // whichever it picks, and so must the facts of an injected ENOENT or EEXIST.
-  bool any_present = false, any_missing = false;
-  for (const int id : plan.slots) (s.dirs.at(id).on_disk ? any_present : any_missing) = true;
-  if (any_present && any_missing) return std::nullopt;
-  int e = 0;
-  if (plan.slots.size() == 1) {
-    e = CreateIn(s, plan.slots[0]);
-  } else {
-    e = TakeFault(s, OpKind::kCreate);
-    if (e == ENOENT || e == EEXIST) return std::nullopt;
-    if (e == 0 && any_missing) e = ENOENT;
+  // The manager picks one of its slots at random: the outcome must be the same whichever
+  // it picks.
+  const auto unmade = std::count(plan.slots.begin(), plan.slots.end(), -1);
+  int dir = -1;
+  std::optional<int> e;
+  if (unmade == 0) {
+    e = CreateInMadeDirs(s, plan, &dir);
+  } else if (unmade == std::ssize(plan.slots)) {
+    e = CreateInNewDirs(s, plan, &dir);
   }
-  if (e == ENOENT && plan.recreate) {
-    // A new directory replaces the missing one. Which one is replaced, and when the stale
-    // directory's removal lists it, are not something the model can know.
-    if (plan.slots.size() != 1 || LimitedRulePending(s, OpKind::kList)) return std::nullopt;
-    int id = -1;
-    if (const int made = MakeSpillDir(s, plan.local_dirs[0], plan.kind != PlanKind::kOsTmp, &id);
-        made != 0) {
-      return Outcome(made);
-    }
-    plan.slots[0] = id;
-    ++plan.stale_dirs;
-    ++s.pending_stale_lists;
-    e = CreateIn(s, id);
-  }
-  if (e != 0) return CodeName(e);
+  if (!e.has_value()) return std::nullopt;  // Also: some slots made, some not.
+  if (*e != 0) return CodeName(*e);
 
   ModelFile file;
   file.plan = *plan_id;
-  file.dir = plan.slots.size() == 1 ? plan.slots[0] : -1;
+  file.dir = dir;
   file.refs = 1;
   const int id = s.next_id++;
   s.files[id] = std::move(file);

@@ -50,6 +50,8 @@ std::string_view MissingDirName(MissingDirPolicy policy) {
 
 std::string_view PlanModeName(PlanMode mode) { return mode == PlanMode::kLazy ? "lazy" : "eager"; }
 
+std::string_view FailoverName(bool failover) { return failover ? "on" : "off"; }
+
 }  // namespace internal
 
 using internal::FormatSize;
@@ -57,7 +59,8 @@ using internal::FormatSize;
 bool PlanSpec::operator==(const PlanSpec& other) const {
   return dirs_kind == other.dirs_kind &&
          (dirs_kind != DirsKind::kList || local_dirs == other.local_dirs) && mode == other.mode &&
-         limit == other.limit && missing_dir == other.missing_dir;
+         limit == other.limit && missing_dir == other.missing_dir && layout == other.layout &&
+         failover == other.failover;
 }
 
 bool IsExpect(const Verb& verb) {
@@ -80,6 +83,12 @@ std::vector<std::string> Dictionary() {
   }
   for (const MissingDirPolicy policy : {MissingDirPolicy::kFail, MissingDirPolicy::kRecreate}) {
     words.push_back(fmt::format("missing_dir={}", internal::MissingDirName(policy)));
+  }
+  for (const SpillDirLayout layout : {SpillDirLayout::kAll, SpillDirLayout::kEach}) {
+    words.push_back(fmt::format("layout={}", SpillDirLayoutName(layout)));
+  }
+  for (const bool failover : {true, false}) {
+    words.push_back(fmt::format("failover={}", internal::FailoverName(failover)));
   }
   for (const std::string_view option : {"limit=", "after=", "times=", "path="}) {
     words.emplace_back(option);
@@ -128,6 +137,12 @@ std::vector<std::string> Plan::Args() const {
   }
   if (spec.missing_dir_written || spec.missing_dir != MissingDirPolicy::kFail) {
     out.push_back(fmt::format("missing_dir={}", internal::MissingDirName(spec.missing_dir)));
+  }
+  if (spec.layout_written || spec.layout != SpillDirLayout::kAll) {
+    out.push_back(fmt::format("layout={}", SpillDirLayoutName(spec.layout)));
+  }
+  if (spec.failover_written || spec.failover) {
+    out.push_back(fmt::format("failover={}", internal::FailoverName(spec.failover)));
   }
   return out;
 }

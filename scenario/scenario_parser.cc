@@ -229,9 +229,13 @@ std::string ParsePlanOption(std::string_view word, PlanSpec* spec) {
   bool* written = key == "mode"          ? &spec->mode_written
                   : key == "limit"       ? &spec->limit_written
                   : key == "missing_dir" ? &spec->missing_dir_written
+                  : key == "layout"      ? &spec->layout_written
+                  : key == "failover"    ? &spec->failover_written
                                          : nullptr;
   if (written == nullptr) {
-    return fmt::format("unknown option {} for plan (mode=, limit=, missing_dir=)", Quote(word));
+    return fmt::format(
+        "unknown option {} for plan (mode=, limit=, missing_dir=, layout=, failover=)",
+        Quote(word));
   }
   if (*written) return fmt::format("{}= given twice", key);
   *written = true;
@@ -239,6 +243,13 @@ std::string ParsePlanOption(std::string_view word, PlanSpec* spec) {
   if (key == "mode") {
     return ParseChoice(key, value, PlanMode::kLazy, PlanMode::kEager, internal::PlanModeName,
                        &spec->mode);
+  }
+  if (key == "layout") {
+    return ParseChoice(key, value, SpillDirLayout::kAll, SpillDirLayout::kEach, SpillDirLayoutName,
+                       &spec->layout);
+  }
+  if (key == "failover") {
+    return ParseChoice(key, value, true, false, internal::FailoverName, &spec->failover);
   }
   return ParseChoice(key, value, MissingDirPolicy::kFail, MissingDirPolicy::kRecreate,
                      internal::MissingDirName, &spec->missing_dir);
@@ -333,11 +344,16 @@ std::string Plan::Parse(const Words& args) {
   for (size_t i = 2; i < args.size(); ++i) {
     if (std::string err = ParsePlanOption(args[i], &spec); !err.empty()) return err;
   }
-  if (spec.mode == PlanMode::kEager && spec.dirs_kind != DirsKind::kList) {
-    return fmt::format(
-        "mode=eager needs a list of local dirs, not {}",
-        spec.dirs_kind == DirsKind::kOsTmp ? internal::kOsTmpWord : internal::kDisabledWord);
+  if (spec.dirs_kind == DirsKind::kList) return {};
+  const std::string_view dirs =
+      spec.dirs_kind == DirsKind::kOsTmp ? internal::kOsTmpWord : internal::kDisabledWord;
+  if (spec.mode == PlanMode::kEager) {
+    return fmt::format("mode=eager needs a list of local dirs, not {}", dirs);
   }
+  if (spec.layout != SpillDirLayout::kAll) {
+    return fmt::format("layout=each needs a list of local dirs, not {}", dirs);
+  }
+  if (spec.failover) return fmt::format("failover=on needs a list of local dirs, not {}", dirs);
   return {};
 }
 

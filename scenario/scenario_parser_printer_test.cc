@@ -44,6 +44,9 @@ TEST(ScenarioParserTest, PrintsCommandsInTheirShortestForm) {
             "plan p /l0 mode=lazy limit=1K");
   EXPECT_EQ(MustParseOne("plan p os_tmp missing_dir=recreate").ToString(),
             "plan p os_tmp missing_dir=recreate");
+  EXPECT_EQ(MustParseOne("plan p /l0 failover=off layout=each").ToString(),
+            "plan p /l0 layout=each failover=off");
+  EXPECT_EQ(MustParseOne("plan p /l0 layout=all").ToString(), "plan p /l0 layout=all");
   EXPECT_EQ(MustParseOne("capacity 3145728").ToString(), "capacity 3M");
   EXPECT_EQ(MustParseOne("write f 1025").ToString(), "write f 1025");
   EXPECT_EQ(MustParseOne("spill f p").ToString(), "spill f p");

@@ -87,6 +87,8 @@ void Fill(Plan* v) {
     spec.local_dirs =
         *rc::gen::nonEmpty(rc::gen::container<std::vector<std::string>>(GenPath(kDirChars)));
     spec.mode = *rc::gen::element(PlanMode::kLazy, PlanMode::kEager);
+    spec.layout = *rc::gen::element(SpillDirLayout::kAll, SpillDirLayout::kEach);
+    spec.failover = *rc::gen::arbitrary<bool>();
   }
   spec.limit =
       *rc::gen::oneOf(rc::gen::just(kDefaultMaxTempDirectorySize), rc::gen::arbitrary<uint64_t>());
@@ -208,39 +210,40 @@ RC_GTEST_PROP(ScenarioParserProperty, ArbitraryFullRangeBytes, ()) {
 
 // Words of the language shuffled together: reaches far more of the parser than bytes.
 RC_GTEST_PROP(ScenarioParserProperty, TokenSoup, ()) {
-  static const std::vector<std::string> kTokens = {"capacity",   "dir",
-                                                   "file",       "plan",
-                                                   "quirk",      "spill",
-                                                   "write",      "clone",
-                                                   "drop",       "set_limit",
-                                                   "fault",      "short_write",
-                                                   "clean",      "expect",
-                                                   "ok",         "error",
-                                                   "used",       "files",
-                                                   "size",       "count",
-                                                   "exists",     "missing",
-                                                   "p",          "f",
-                                                   "g",          "/",
-                                                   "/l0",        "/l0,/l1",
-                                                   "/l*/d-*",    "os_tmp",
-                                                   "disabled",   "mode=eager",
-                                                   "mode=lazy",  "limit=10",
-                                                   "limit=1G",   "missing_dir=recreate",
-                                                   "after=1",    "times=forever",
-                                                   "times=2",    "path=/l0/*",
-                                                   "mkdir",      "create",
-                                                   "remove",     "rmdir",
-                                                   "list",       "any",
-                                                   "ENOENT",     "EIO",
-                                                   "LIMIT",      "DISABLED",
-                                                   "write_leak", "shared_limit",
-                                                   "0",          "8",
-                                                   "1K",         "18446744073709551616",
-                                                   "#",          "\n",
-                                                   "\n",         "\n",
-                                                   "=",          ",",
-                                                   "..",         "/./",
-                                                   "\t",         "\r"};
+  static const std::vector<std::string> kTokens = {"capacity",    "dir",
+                                                   "file",        "plan",
+                                                   "quirk",       "spill",
+                                                   "write",       "clone",
+                                                   "drop",        "set_limit",
+                                                   "fault",       "short_write",
+                                                   "clean",       "expect",
+                                                   "ok",          "error",
+                                                   "used",        "files",
+                                                   "size",        "count",
+                                                   "exists",      "missing",
+                                                   "p",           "f",
+                                                   "g",           "/",
+                                                   "/l0",         "/l0,/l1",
+                                                   "/l*/d-*",     "os_tmp",
+                                                   "disabled",    "mode=eager",
+                                                   "mode=lazy",   "limit=10",
+                                                   "limit=1G",    "missing_dir=recreate",
+                                                   "layout=each", "failover=on",
+                                                   "after=1",     "times=forever",
+                                                   "times=2",     "path=/l0/*",
+                                                   "mkdir",       "create",
+                                                   "remove",      "rmdir",
+                                                   "list",        "any",
+                                                   "ENOENT",      "EIO",
+                                                   "LIMIT",       "DISABLED",
+                                                   "write_leak",  "shared_limit",
+                                                   "0",           "8",
+                                                   "1K",          "18446744073709551616",
+                                                   "#",           "\n",
+                                                   "\n",          "\n",
+                                                   "=",           ",",
+                                                   "..",          "/./",
+                                                   "\t",          "\r"};
   // And every word the language knows, from its table.
   static const std::vector<std::string> kAllTokens = [] {
     std::vector<std::string> all = kTokens;

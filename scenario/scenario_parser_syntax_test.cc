@@ -163,6 +163,9 @@ TEST(ScenarioParserTest, DefaultsAreThoseOfTheContract) {
   EXPECT_EQ(plan.limit, uint64_t{100} << 30);
   EXPECT_EQ(plan.missing_dir, MissingDirPolicy::kFail);
   EXPECT_FALSE(plan.limit_written || plan.mode_written || plan.missing_dir_written);
+  EXPECT_EQ(plan.layout, SpillDirLayout::kAll);
+  EXPECT_FALSE(plan.failover);
+  EXPECT_FALSE(plan.layout_written || plan.failover_written);
 
   const FaultRule fault = MustParseAs<Fault>("fault create ENOENT").rule;
   EXPECT_EQ(fault.op, OpKind::kCreate);
@@ -189,7 +192,21 @@ TEST(ScenarioParserTest, PlanDirsAndOptions) {
   EXPECT_TRUE(eager.mode_written && eager.limit_written && eager.missing_dir_written);
 
   EXPECT_EQ(MustParseAs<Plan>("plan p os_tmp mode=lazy").spec.mode, PlanMode::kLazy);
+  const PlanSpec each = MustParseAs<Plan>("plan p /a,/b failover=on layout=each").spec;
+  EXPECT_EQ(each.layout, SpillDirLayout::kEach);
+  EXPECT_TRUE(each.failover);
+  EXPECT_TRUE(each.layout_written && each.failover_written);
+  const PlanSpec all = MustParseAs<Plan>("plan p /a layout=all failover=off").spec;
+  EXPECT_EQ(all.layout, SpillDirLayout::kAll);
+  EXPECT_FALSE(all.failover);
+  EXPECT_EQ(MustParseAs<Plan>("plan p os_tmp layout=all failover=off").spec.dirs_kind,
+            DirsKind::kOsTmp);
   ExpectMalformed({
+      {"plan p os_tmp layout=each", "layout=each needs a list"},
+      {"plan p disabled failover=on", "failover=on needs a list"},
+      {"plan p /a layout=some", "bad layout"},
+      {"plan p /a failover=yes", "bad failover"},
+      {"plan p /a failover=on failover=on", "twice"},
       {"plan p os_tmp mode=eager", "mode=eager"},
       {"plan p disabled mode=eager", "mode=eager"},
       {"plan p /a mode=sometimes", "mode"},

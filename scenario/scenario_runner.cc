@@ -163,6 +163,8 @@ struct Runner::Impl {
       o.max_temp_directory_size = spec.limit;
       o.limit_config_key = std::string(internal::kCometLimitKey);
       o.missing_dir = spec.missing_dir;
+      o.layout = spec.layout;
+      o.failover = spec.failover;
       o.quirks = quirks;
       o.seed = seed;
       o.cleanup_log = cleanup_log;
@@ -186,6 +188,8 @@ struct Runner::Impl {
     }
     o.max_temp_directory_size = spec.limit;
     o.missing_dir = spec.missing_dir;
+    o.layout = spec.layout;
+    o.failover = spec.failover;
     o.quirks = quirks;
     o.seed = seed;
     o.cleanup_log = cleanup_log;

@@ -3,6 +3,8 @@
 // (spill_internal.h).
 #include "spillway/spill/disk_manager.h"
 
+#include <fmt/format.h>
+
 #include <atomic>
 #include <cassert>
 #include <cerrno>
@@ -88,6 +90,7 @@ SpillDir::SpillDir(std::shared_ptr<FileSystem> fs, std::string path,
 
 // NOLINTNEXTLINE(bugprone-exception-escape): *entries (std::get) is read only after ok().
 SpillDir::~SpillDir() {
+  if (abandoned_.load()) return;  // kFailoverLeak: forgotten, not removed.
   // TempDir's Drop: remove the directory and what the manager left in it, but never an
   // entry someone else made (then the directory stays too, ENOTEMPTY). Every failure is
   // recorded (ENOENT too: the log says what was gone already, cleanup_log.h).
@@ -167,6 +170,40 @@ using internal::SpillDirSet;
 using internal::SpillFileAccess;
 using internal::SpillFileState;
 
+std::string_view SpillDirLayoutName(SpillDirLayout layout) {
+  return layout == SpillDirLayout::kAll ? "all" : "each";
+}
+
+bool IsLocalDirUnhealthy(const Status& error) {
+  return error.IsErrno(ENOSPC) || error.IsErrno(EDQUOT) || error.IsErrno(EIO) ||
+         error.IsErrno(EROFS);
+}
+
+namespace {
+
+// A local dir a failover spill could not use, and why.
+struct LocalDirFailure {
+  std::string local_dir;
+  Status error;
+};
+
+// The error of a failover spill that no local dir could take: the first failure's code,
+// errno, op and path, with a message that names every local dir tried and its errno.
+// REQUIRES: !failures.empty().
+Status AllLocalDirsFailed(const std::vector<LocalDirFailure>& failures) {
+  std::string message = failures.front().error.message() + "; every local dir failed:";
+  for (const LocalDirFailure& failure : failures) {
+    const Status& error = failure.error;
+    message += fmt::format(
+        " {} ({}),", failure.local_dir,
+        error.error_number() != 0 ? ErrnoName(error.error_number()) : StatusCodeName(error.code()));
+  }
+  message.pop_back();  // The last comma.
+  return failures.front().error.WithMessage(message);
+}
+
+}  // namespace
+
 // ---------------------------------------------------------------------------------------
 // DiskManager::Core: everything a DiskManager is. DiskManager is a handle to it.
 
@@ -181,20 +218,34 @@ class DiskManager::Core final {
         accounting_(std::move(accounting)),
         rng_(seed) {}
 
-  // kDirectories: makes one spill directory per local dir. On a failure the directories
-  // made so far are dropped, which removes them (failures recorded), and the error is
-  // returned.
+  // kDirectories: sets up one slot per local dir. kAll makes every slot's directory now:
+  // without failover, on a failure the directories made so far are dropped (which
+  // removes them, failures recorded) and the error is returned; with failover, a slot
+  // whose directory failed stays empty (avoided if IsLocalDirUnhealthy) unless every one
+  // failed. kEach makes none.
   Status CreateLocalDirs() {
-    std::vector<std::shared_ptr<SpillDir>> made;
-    for (const std::string& local_dir : options_.local_dirs) {
-      StatusOr<std::shared_ptr<SpillDir>> dir =
-          MakeSpillDir(fs_, local_dir, SpillDirKind::kLocalDir, accounting_->cleanup_log());
-      if (!dir.ok()) return dir.status();  // `made` goes out of scope: removed.
-      made.push_back(std::move(*dir));
+    const size_t n = options_.local_dirs.size();
+    std::vector<std::shared_ptr<SpillDir>> made(n);
+    std::vector<bool> avoided(n, false);
+    if (options_.layout == SpillDirLayout::kAll) {
+      std::vector<LocalDirFailure> failures;
+      for (size_t slot = 0; slot < n; ++slot) {
+        StatusOr<std::shared_ptr<SpillDir>> dir = MakeSpillDir(
+            fs_, options_.local_dirs[slot], SpillDirKind::kLocalDir, accounting_->cleanup_log());
+        if (dir.ok()) {
+          made[slot] = std::move(*dir);
+          continue;
+        }
+        if (!options_.failover) return dir.status();  // `made` goes out of scope: removed.
+        avoided[slot] = IsLocalDirUnhealthy(dir.status());
+        failures.push_back({options_.local_dirs[slot], dir.status()});
+      }
+      if (failures.size() == n) return AllLocalDirsFailed(failures);
     }
     std::lock_guard<std::mutex> lock(mu_);
     dirs_->dirs = std::move(made);
     dirs_->parents = options_.local_dirs;
+    avoided_ = std::move(avoided);
     return OkStatus();
   }
 
@@ -209,43 +260,29 @@ class DiskManager::Core final {
       case DiskManagerMode::kDirectories:
         break;
     }
-
-    size_t slot = 0;
-    std::shared_ptr<SpillDir> dir;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (dirs_->dirs.empty()) {
-        // kOsTmpDirectory creates its one directory on the first file (kDirectories made
-        // its directories in Build, so dirs_ is never empty there).
-        SPILLWAY_RETURN_IF_ERROR(CreateOsTmpDirLocked());
-      }
-      // Plain modulo rather than a distribution: mt19937_64's output is fixed by the
-      // standard, so a seed picks the same directories with any standard library.
-      slot = rng_() % dirs_->dirs.size();
-      dir = dirs_->dirs[slot];
-    }
+    StatusOr<std::vector<size_t>> slots = SlotsToTry();
+    if (!slots.ok()) return slots.status();
 
     const std::string prefix = EscapeForTempFileNamePrefix(description);
     const bool count_leak = accounting_->quirks().Has(Quirk::kCountLeak);
     if (count_leak) accounting_->FileCreated();  // Counted before the file exists.
 
-    StatusOr<std::unique_ptr<WritableFile>> file = fs_->CreateUniqueFile(dir->path(), prefix);
-    if (!file.ok() && file.status().IsErrno(ENOENT) &&
-        options_.missing_dir == MissingDirPolicy::kRecreate) {
-      // The spill directory was removed from outside. Put a new one in its slot and try
-      // once more; files already made keep the old SpillDir alive through their handles.
-      StatusOr<std::shared_ptr<SpillDir>> fresh = ReplaceDir(slot, dir);
-      if (!fresh.ok()) return fresh.status();
-      dir = std::move(*fresh);
-      file = fs_->CreateUniqueFile(dir->path(), prefix);
+    std::vector<LocalDirFailure> failures;
+    for (const size_t slot : *slots) {
+      StatusOr<Placed> placed = CreateInSlot(slot, prefix);
+      if (options_.failover) MarkSlot(slot, placed.status());
+      if (placed.ok()) {
+        placed->dir->Own(BaseName(placed->file->path()));
+        if (!count_leak) accounting_->FileCreated();
+        accounting_->CountSpill();
+        return SpillFileAccess::Make(std::make_shared<SpillFileState>(
+            accounting_, std::move(placed->dir), dirs_, fs_, std::move(placed->file)));
+      }
+      // With kCountLeak the count stays raised.
+      if (!options_.failover) return placed.status();
+      failures.push_back({options_.local_dirs[slot], placed.status()});
     }
-    if (!file.ok()) return file.status();  // With kCountLeak the count stays raised.
-    dir->Own(BaseName((*file)->path()));
-
-    if (!count_leak) accounting_->FileCreated();
-    accounting_->CountSpill();
-    return SpillFileAccess::Make(std::make_shared<SpillFileState>(accounting_, std::move(dir),
-                                                                  dirs_, fs_, std::move(*file)));
+    return AllLocalDirsFailed(failures);
   }
 
   Status SetMaxTempDirectorySize(uint64_t bytes) {
@@ -260,7 +297,9 @@ class DiskManager::Core final {
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<std::string> paths;
     paths.reserve(dirs_->dirs.size());
-    for (const std::shared_ptr<SpillDir>& dir : dirs_->dirs) paths.push_back(dir->path());
+    for (const std::shared_ptr<SpillDir>& dir : dirs_->dirs) {
+      if (dir != nullptr) paths.push_back(dir->path());
+    }
     return paths;
   }
 
@@ -271,6 +310,87 @@ class DiskManager::Core final {
   const SpillAccounting& accounting() const { return *accounting_; }
 
  private:
+  // A new file and the spill directory it is in.
+  struct Placed {
+    std::shared_ptr<SpillDir> dir;
+    std::unique_ptr<WritableFile> file;
+  };
+
+  // The slots a new file tries, in order: one chosen at random and, with failover, every
+  // other one after it in turn, those not avoided first. kOsTmpDirectory makes its one
+  // directory here, on the first file.
+  StatusOr<std::vector<size_t>> SlotsToTry() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (dirs_->dirs.empty()) {
+      // kOsTmpDirectory's first file (kDirectories has a slot per local dir from Build).
+      SPILLWAY_RETURN_IF_ERROR(CreateOsTmpDirLocked());
+    }
+    // Plain modulo rather than a distribution: mt19937_64's output is fixed by the
+    // standard, so a seed picks the same directories with any standard library.
+    const size_t n = dirs_->dirs.size();
+    const size_t chosen = rng_() % n;
+    if (!options_.failover) return std::vector<size_t>{chosen};
+    std::vector<size_t> slots;
+    slots.reserve(n);
+    for (const bool avoided : {false, true}) {
+      for (size_t i = 0; i < n; ++i) {
+        const size_t slot = (chosen + i) % n;
+        if (avoided_[slot] == avoided) slots.push_back(slot);
+      }
+    }
+    return slots;
+  }
+
+  // Creates a file in `slot`'s spill directory, making the directory first when the slot
+  // has none (kEach, or a directory that failed under failover). With kRecreate, an
+  // ENOENT (the directory was removed from outside) puts a new directory in the slot and
+  // creates once more; files already made keep the old SpillDir alive through their
+  // handles.
+  StatusOr<Placed> CreateInSlot(size_t slot, const std::string& prefix) {
+    StatusOr<std::shared_ptr<SpillDir>> dir = DirOfSlot(slot);
+    if (!dir.ok()) return dir.status();
+    StatusOr<std::unique_ptr<WritableFile>> file = fs_->CreateUniqueFile((*dir)->path(), prefix);
+    if (!file.ok() && file.status().IsErrno(ENOENT) &&
+        options_.missing_dir == MissingDirPolicy::kRecreate) {
+      dir = ReplaceDir(slot, *dir);
+      if (!dir.ok()) return dir.status();
+      file = fs_->CreateUniqueFile((*dir)->path(), prefix);
+    }
+    if (!file.ok()) {
+      if (options_.failover && accounting_->quirks().Has(Quirk::kFailoverLeak)) {
+        ForgetDir(slot, *dir);
+      }
+      return file.status();
+    }
+    return Placed{std::move(*dir), std::move(*file)};
+  }
+
+  // The spill directory in `slot`, made now if it has none.
+  StatusOr<std::shared_ptr<SpillDir>> DirOfSlot(size_t slot) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (dirs_->dirs[slot] == nullptr) {
+      StatusOr<std::shared_ptr<SpillDir>> fresh = MakeSpillDir(
+          fs_, dirs_->parents[slot], SpillDirKind::kLocalDir, accounting_->cleanup_log());
+      if (!fresh.ok()) return fresh.status();
+      dirs_->dirs[slot] = std::move(*fresh);
+    }
+    return dirs_->dirs[slot];
+  }
+
+  // The kFailoverLeak quirk: empties `slot` if it still holds `dir`, and abandons `dir`.
+  void ForgetDir(size_t slot, const std::shared_ptr<SpillDir>& dir) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (dirs_->dirs[slot] == dir) dirs_->dirs[slot] = nullptr;
+    dir->Abandon();
+  }
+
+  // Failover: a slot whose file was created is no longer avoided; one that failed with an
+  // unhealthy errno is avoided from now on.
+  void MarkSlot(size_t slot, const Status& outcome) {
+    std::lock_guard<std::mutex> lock(mu_);
+    avoided_[slot] = !outcome.ok() && IsLocalDirUnhealthy(outcome);
+  }
+
   // REQUIRES: mu_ held, mode kOsTmpDirectory, no directory yet.
   Status CreateOsTmpDirLocked() {
     const std::string parent = fs_->TempDir();
@@ -279,6 +399,7 @@ class DiskManager::Core final {
     if (!dir.ok()) return dir.status();
     dirs_->dirs.push_back(std::move(*dir));
     dirs_->parents.push_back(parent);
+    avoided_.push_back(false);
     return OkStatus();
   }
 
@@ -288,7 +409,7 @@ class DiskManager::Core final {
   StatusOr<std::shared_ptr<SpillDir>> ReplaceDir(size_t slot,
                                                  const std::shared_ptr<SpillDir>& stale) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (dirs_->dirs[slot] != stale) return dirs_->dirs[slot];
+    if (dirs_->dirs[slot] != stale && dirs_->dirs[slot] != nullptr) return dirs_->dirs[slot];
     StatusOr<std::shared_ptr<SpillDir>> fresh =
         MakeSpillDir(fs_, dirs_->parents[slot],
                      options_.mode == DiskManagerMode::kDirectories ? SpillDirKind::kLocalDir
@@ -308,8 +429,11 @@ class DiskManager::Core final {
   // The spill directories, one per slot: a local dir's (kDirectories), or the temp dir's
   // once the first file needed it (kOsTmpDirectory). Its contents are guarded by mu_;
   // files only hold it, to keep the directories alive.
+  // A slot's directory is null until made (kEach; a failed one under failover).
   const std::shared_ptr<SpillDirSet> dirs_ = std::make_shared<SpillDirSet>();
   std::mt19937_64 rng_;  // Guarded by mu_.
+  // Failover: the slots that later files try last, one per slot. Guarded by mu_.
+  std::vector<bool> avoided_;
 };
 
 namespace {
@@ -322,6 +446,9 @@ Status ValidateOptions(const DiskManagerOptions& options) {
   }
   if (!directories && !options.local_dirs.empty()) {
     return Status::InvalidArgument("local dirs are only used in kDirectories mode");
+  }
+  if (!directories && (options.layout != SpillDirLayout::kAll || options.failover)) {
+    return Status::InvalidArgument("layout and failover are only used in kDirectories mode");
   }
   if (custom && options.factory == nullptr) {
     return Status::InvalidArgument("kCustom mode needs a TempFileFactory");
@@ -456,6 +583,16 @@ DiskManagerBuilder& DiskManagerBuilder::WithLimitConfigKey(std::string key) {
 
 DiskManagerBuilder& DiskManagerBuilder::WithMissingDirPolicy(MissingDirPolicy policy) {
   options_.missing_dir = policy;
+  return *this;
+}
+
+DiskManagerBuilder& DiskManagerBuilder::WithLayout(SpillDirLayout layout) {
+  options_.layout = layout;
+  return *this;
+}
+
+DiskManagerBuilder& DiskManagerBuilder::WithFailover(bool failover) {
+  options_.failover = failover;
   return *this;
 }
 

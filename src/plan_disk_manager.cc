@@ -173,6 +173,8 @@ DiskManagerOptions PlanDiskManager::InnerOptionsLocked(uint64_t limit) const {
   inner.max_temp_directory_size = limit;
   inner.limit_config_key = o.limit_config_key;
   inner.missing_dir = o.missing_dir;
+  inner.layout = o.layout;
+  inner.failover = o.failover;
   inner.quirks = WithoutPlanLevel(o.quirks);
   inner.seed = o.seed;
   inner.cleanup_log = OwnLogLocked();
@@ -193,7 +195,7 @@ StatusOr<std::shared_ptr<DiskManager>> PlanDiskManager::BuildInnerLocked(uint64_
   StatusOr<std::shared_ptr<DiskManager>> cached = cache->GetOrBuild(
       SharedManagerCache::Key{reinterpret_cast<uintptr_t>(shared_->fs.get()), o.local_dirs,
                               o.max_temp_directory_size, o.limit_config_key, o.missing_dir,
-                              o.quirks.ToString()},
+                              o.quirks.ToString(), o.layout, o.failover},
       [&]() {
         return DiskManager::Build(shared_->fs, InnerOptionsLocked(o.max_temp_directory_size));
       });

@@ -20,6 +20,7 @@ constexpr std::array kQuirkNames = {
     QuirkEntry{Quirk::kEagerDirs, "eager_dirs"},
     QuirkEntry{Quirk::kSharedLimit, "shared_limit"},
     QuirkEntry{Quirk::kOuterAccounting, "outer_accounting"},
+    QuirkEntry{Quirk::kFailoverLeak, "failover_leak"},
 };
 
 }  // namespace

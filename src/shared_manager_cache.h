@@ -34,6 +34,8 @@ class SharedManagerCache {
     std::string limit_config_key;
     MissingDirPolicy missing_dir = MissingDirPolicy::kFail;
     std::string quirks;  // Quirks::ToString().
+    SpillDirLayout layout = SpillDirLayout::kAll;
+    bool failover = false;
     friend auto operator<=>(const Key&, const Key&) = default;
   };
 

@@ -133,7 +133,8 @@ class SpillAccounting {
 // lives it holds the directory's advisory lock (if the filesystem has locks), released
 // only after the removal, so that ReapOrphans (reap.h) never takes it for an orphan.
 //
-// Thread safety: immutable after construction.
+// Thread safety: immutable after construction, but for Abandon, which may be called
+// concurrently with anything but the destructor.
 class SpillDir {
  public:
   // Takes ownership of the existing directory `path`, and of its lock (null when the
@@ -151,6 +152,9 @@ class SpillDir {
   // are removed with it: an entry someone else made here (a racing process) is left, and
   // then so is the directory. Thread safety: may be called concurrently.
   void Own(std::string name);
+  // The kFailoverLeak quirk: destroying this leaves the directory on disk (the lock is
+  // still released).
+  void Abandon() { abandoned_.store(true); }
 
  private:
   // Declared first, so that it is destroyed (and the lock released) after the removal.
@@ -160,6 +164,7 @@ class SpillDir {
   const std::shared_ptr<CleanupLog> cleanup_log_;
   std::mutex mu_;
   std::set<std::string> owned_;  // Guarded by mu_ (Own); read unlocked by the destructor.
+  std::atomic<bool> abandoned_{false};
 };
 
 // The spill directories a manager uses now, one per slot (a local dir, or the temp dir),

@@ -29,7 +29,7 @@ using ::testing::ElementsAre;
 // Names
 
 TEST(QuirksTest, EveryQuirkHasANameThatMapsBack) {
-  EXPECT_EQ(AllQuirks().size(), 6u);
+  EXPECT_EQ(AllQuirks().size(), 7u);
   for (Quirk q : AllQuirks()) {
     const std::optional<Quirk> back = QuirkFromName(QuirkName(q));
     ASSERT_TRUE(back.has_value()) << QuirkName(q);
@@ -37,15 +37,16 @@ TEST(QuirksTest, EveryQuirkHasANameThatMapsBack) {
   }
   EXPECT_EQ(QuirkName(Quirk::kWriteLeak), "write_leak");
   EXPECT_EQ(QuirkName(Quirk::kOuterAccounting), "outer_accounting");
+  EXPECT_EQ(QuirkName(Quirk::kFailoverLeak), "failover_leak");
   EXPECT_EQ(QuirkFromName("no_rollback"), Quirk::kNoRollback);
   EXPECT_EQ(QuirkFromName("NO_ROLLBACK"), std::nullopt);
   EXPECT_EQ(QuirkFromName(""), std::nullopt);
 }
 
 TEST(QuirksTest, AllQuirksAreInDeclarationOrder) {
-  EXPECT_THAT(AllQuirks(),
-              ElementsAre(Quirk::kWriteLeak, Quirk::kNoRollback, Quirk::kCountLeak,
-                          Quirk::kEagerDirs, Quirk::kSharedLimit, Quirk::kOuterAccounting));
+  EXPECT_THAT(AllQuirks(), ElementsAre(Quirk::kWriteLeak, Quirk::kNoRollback, Quirk::kCountLeak,
+                                       Quirk::kEagerDirs, Quirk::kSharedLimit,
+                                       Quirk::kOuterAccounting, Quirk::kFailoverLeak));
 }
 
 TEST(QuirksTest, SetsCombineAndPrintInDeclarationOrder) {
@@ -64,7 +65,8 @@ TEST(QuirksTest, SetsCombineAndPrintInDeclarationOrder) {
   Quirks all;
   for (Quirk q : AllQuirks()) all = all.With(q);
   EXPECT_EQ(all.ToString(),
-            "write_leak,no_rollback,count_leak,eager_dirs,shared_limit,outer_accounting");
+            "write_leak,no_rollback,count_leak,eager_dirs,shared_limit,outer_accounting,"
+            "failover_leak");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -274,6 +276,28 @@ TEST_F(QuirkBehaviourTest, EagerDirsFailsAPlanThatNeverSpillsOnAnUnusableLocalDi
 
   ASSERT_OK_AND_ASSIGN(auto lazy, PlanDiskManager::Create(fs_, PlanOptions(Quirks())));
   EXPECT_TRUE(lazy->CreateTempFile("sort").status().IsErrno(EACCES));  // At its first spill.
+}
+
+// kFailoverLeak. A layout=each, failover=on plan's first file cannot be created in the
+// spill directory made for it (ENOSPC), goes to the other local dir, and is dropped with
+// the plan.
+TEST_F(QuirkBehaviourTest, FailoverLeakLeavesTheDirectoryAFailedCreateWasMadeIn) {
+  for (const bool quirk : {true, false}) {
+    SCOPED_TRACE(quirk ? "failover_leak" : "fixed");
+    PlanDiskManagerOptions options = PlanOptions(quirk ? Quirks(Quirk::kFailoverLeak) : Quirks());
+    options.layout = SpillDirLayout::kEach;
+    options.failover = true;
+    fs_->AddRule(Fail(OpKind::kCreate, ENOSPC, "/local*/datafusion-*", 1));
+    {
+      ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
+      ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
+      EXPECT_EQ(Count("/local*/datafusion-*"), 2u);  // The failed dir's and the file's.
+    }
+    EXPECT_EQ(Count("/local*/datafusion-*"), quirk ? 1u : 0u);
+    for (const std::string& left : ExpandGlob(*mem_, "/local*/datafusion-*")) {
+      ASSERT_OK(mem_->RemoveTree(left));
+    }
+  }
 }
 
 // kSharedLimit. Two plans with the same local dirs and a 10-byte limit each write 8 bytes.

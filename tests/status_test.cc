@@ -41,6 +41,18 @@ TEST(StatusTest, FromErrnoKeepsTheErrnoTheOpAndThePath) {
   EXPECT_EQ(status.message(), std::strerror(ENOTDIR));
 }
 
+TEST(StatusTest, WithMessageReplacesOnlyTheMessage) {
+  const Status status = Status::FromErrno(ENOSPC, "create", "/local0/datafusion-x/f");
+  const Status renamed = status.WithMessage("full; and more");
+  EXPECT_EQ(renamed.message(), "full; and more");
+  EXPECT_EQ(renamed.code(), status.code());
+  EXPECT_TRUE(renamed.IsErrno(ENOSPC));
+  EXPECT_EQ(renamed.op(), "create");
+  EXPECT_EQ(renamed.path(), "/local0/datafusion-x/f");
+  const Status plain = Status::InvalidArgument("bad").WithMessage("worse");
+  EXPECT_EQ(plain, Status::InvalidArgument("worse"));
+}
+
 TEST(StatusTest, ToStringNamesTheOpThePathAndTheErrno) {
   const Status status = Status::FromErrno(ENOENT, "mkdir", "/local0/datafusion-x");
   const std::string text = status.ToString();

@@ -13,6 +13,10 @@
 // the clock and the scheduler not to matter.
 // Filesystem calls per plan are counted in a separate single-threaded pass over a
 // FaultInjectingFileSystem, never in the timed one.
+// Then, for every local dir count, a lazy plan's first spill (a plan, one spill file,
+// both dropped) with layout=all (Comet's: a spill directory in every local dir) against
+// layout=each (one, where the file lands): single-threaded batches, the two layouts
+// interleaved in the same way, and their mkdirs, creates and calls per first spill.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/statfs.h>
@@ -62,6 +66,8 @@ constexpr std::chrono::milliseconds kSettleTime{20};
 // Bounds on the plans per thread of a batch sized by time (--batch-ms).
 constexpr uint64_t kMaxEagerPlans = 100000;
 constexpr uint64_t kMaxLazyPlans = 100000000;
+// Bound on the first spills of a batch sized by time.
+constexpr uint64_t kMaxFirstSpills = 1000000;
 
 struct BenchFlags {
   std::vector<int> dirs{1, 4, 8};
@@ -89,6 +95,15 @@ struct ConfigResult {
   int threads = 0;
   ModeResult eager;
   ModeResult lazy;
+};
+
+// A lazy plan's first spill, layout=all against layout=each, at one local dir count.
+struct FirstSpillResult {
+  int dirs = 0;
+  std::vector<double> all_ns;  // Per first spill, one sample per repetition.
+  std::vector<double> each_ns;
+  bench::FirstSpillCalls all_calls;
+  bench::FirstSpillCalls each_calls;
 };
 
 double Median(std::vector<double> v) {
@@ -314,6 +329,65 @@ StatusOr<ConfigResult> MeasureConfig(const BenchArea& area, int dirs, int thread
   return result;
 }
 
+// Runs `count` first spills from `factory`; returns the wall time per first spill.
+StatusOr<double> TimeFirstSpills(const PlanDiskManagerFactory& factory, uint64_t count) {
+  const Clock::time_point start = Clock::now();
+  for (uint64_t i = 0; i < count; ++i) SPILLWAY_RETURN_IF_ERROR(bench::RunFirstSpill(factory));
+  const double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+  return ns / static_cast<double>(count);
+}
+
+// First spills per batch: --plans if given, else as many as last about `batch_s` (growing
+// warm-up batches, not recorded, as SizeBatch).
+StatusOr<uint64_t> SizeFirstSpillBatch(const PlanDiskManagerFactory& factory,
+                                       const BenchFlags& flags) {
+  if (flags.plans > 0) return static_cast<uint64_t>(flags.plans);
+  const double batch_s = flags.batch_ms / 1000.0;
+  for (uint64_t n = 1;; n = std::min(n * 4, kMaxFirstSpills)) {
+    StatusOr<double> ns = TimeFirstSpills(factory, n);
+    if (!ns.ok()) return ns.status();
+    const double s = *ns * static_cast<double>(n) / 1e9;
+    if (s >= batch_s / 10 || n >= kMaxFirstSpills) {
+      const double scaled = static_cast<double>(n) * batch_s / std::max(s, 1e-9);
+      return std::clamp<uint64_t>(static_cast<uint64_t>(scaled), 1, kMaxFirstSpills);
+    }
+  }
+}
+
+StatusOr<FirstSpillResult> MeasureFirstSpill(const BenchArea& area, int dirs,
+                                             const BenchFlags& flags) {
+  const bench::FirstSpillWorkload all(area.LocalDirs(dirs), SpillDirLayout::kAll);
+  const bench::FirstSpillWorkload each(area.LocalDirs(dirs), SpillDirLayout::kEach);
+  StatusOr<PlanDiskManagerFactory> all_factory = all.Factory(area.fs());
+  if (!all_factory.ok()) return all_factory.status();
+  StatusOr<PlanDiskManagerFactory> each_factory = each.Factory(area.fs());
+  if (!each_factory.ok()) return each_factory.status();
+  StatusOr<uint64_t> all_n = SizeFirstSpillBatch(*all_factory, flags);
+  if (!all_n.ok()) return all_n.status();
+  StatusOr<uint64_t> each_n = SizeFirstSpillBatch(*each_factory, flags);
+  if (!each_n.ok()) return each_n.status();
+
+  FirstSpillResult result;
+  result.dirs = dirs;
+  for (int rep = 0; rep < flags.repetitions; ++rep) {
+    for (const bool run_all : {rep % 2 == 0, rep % 2 != 0}) {
+      area.Settle();
+      StatusOr<double> ns =
+          TimeFirstSpills(run_all ? *all_factory : *each_factory, run_all ? *all_n : *each_n);
+      if (!ns.ok()) return ns.status();
+      (run_all ? result.all_ns : result.each_ns).push_back(*ns);
+    }
+  }
+  StatusOr<bench::FirstSpillCalls> all_calls = bench::CountFirstSpillCalls(area.fs(), all);
+  if (!all_calls.ok()) return all_calls.status();
+  StatusOr<bench::FirstSpillCalls> each_calls = bench::CountFirstSpillCalls(area.fs(), each);
+  if (!each_calls.ok()) return each_calls.status();
+  result.all_calls = *all_calls;
+  result.each_calls = *each_calls;
+  SPILLWAY_RETURN_IF_ERROR(area.CheckNothingLeft());
+  return result;
+}
+
 // The 1-minute load average, or -1 when /proc/loadavg cannot be read.
 double LoadAverage() {
   std::ifstream in("/proc/loadavg");
@@ -377,6 +451,37 @@ nlohmann::ordered_json ResultJson(const ConfigResult& c, Mode mode, const std::s
       {"ns_per_plan_max", *max_ns},
       {"plans_per_thread_per_batch", r.plans_per_thread},
   };
+}
+
+nlohmann::ordered_json FirstSpillJson(const FirstSpillResult& r) {
+  return {
+      {"dirs", r.dirs},
+      {"all_ns", Median(r.all_ns)},
+      {"each_ns", Median(r.each_ns)},
+      {"all_over_each", Median(r.all_ns) / Median(r.each_ns)},
+      {"all_mkdirs", r.all_calls.mkdir},
+      {"each_mkdirs", r.each_calls.mkdir},
+      {"all_creates", r.all_calls.create},
+      {"each_creates", r.each_calls.create},
+      {"all_fs_calls", r.all_calls.total},
+      {"each_fs_calls", r.each_calls.total},
+  };
+}
+
+void PrintFirstSpillTable(const std::vector<FirstSpillResult>& results) {
+  std::printf(
+      "\nA lazy plan's first spill (plan, one file, both dropped), layout=all (Comet's) "
+      "against\nlayout=each, batches interleaved; medians. mkdirs, creates and fs calls per "
+      "first spill.\n\n");
+  std::printf("%5s %12s %12s %9s %11s %12s %12s %13s %14s %15s\n", "dirs", "all ns", "each ns",
+              "all/each", "all mkdirs", "each mkdirs", "all creates", "each creates",
+              "all fs calls", "each fs calls");
+  for (const FirstSpillResult& r : results) {
+    std::printf("%5d %12.0f %12.0f %8.1fx %11.2f %12.2f %12.2f %13.2f %14.2f %15.2f\n", r.dirs,
+                Median(r.all_ns), Median(r.each_ns), Median(r.all_ns) / Median(r.each_ns),
+                r.all_calls.mkdir, r.each_calls.mkdir, r.all_calls.create, r.each_calls.create,
+                r.all_calls.total, r.each_calls.total);
+  }
 }
 
 void PrintTable(const std::vector<ConfigResult>& results, const std::string& header,
@@ -445,14 +550,16 @@ int PosixTarget(const BenchFlags& flags, BenchTarget* target) {
 
 // The results as one JSON document on stdout.
 void PrintBenchJson(const BenchFlags& flags, const std::vector<ConfigResult>& results,
-                    const std::string& fs_type, const std::string& where, double load_before,
-                    double load_after) {
+                    const std::vector<FirstSpillResult>& first_spills, const std::string& fs_type,
+                    const std::string& where, double load_before, double load_after) {
   nlohmann::ordered_json out;
   out["results"] = nlohmann::ordered_json::array();
   for (const ConfigResult& c : results) {
     out["results"].push_back(ResultJson(c, Mode::kEager, flags.fs));
     out["results"].push_back(ResultJson(c, Mode::kLazy, flags.fs));
   }
+  out["first_spill"] = nlohmann::ordered_json::array();
+  for (const FirstSpillResult& r : first_spills) out["first_spill"].push_back(FirstSpillJson(r));
   out["machine"] = {{"nproc", std::thread::hardware_concurrency()},
                     {"cpu", CpuModel()},
                     {"kernel", Kernel()},
@@ -463,6 +570,34 @@ void PrintBenchJson(const BenchFlags& flags, const std::vector<ConfigResult>& re
   out["repetitions"] = flags.repetitions;
   out["batch_ms"] = flags.batch_ms;
   std::printf("%s\n", out.dump(2).c_str());
+}
+
+// Measures every configuration, then every first spill; returns 0, or 1 after printing
+// what failed.
+int MeasureAll(const BenchArea& area, const BenchFlags& flags, std::vector<ConfigResult>* results,
+               std::vector<FirstSpillResult>* first_spills) {
+  std::map<int, std::pair<double, double>> calls_by_dirs;
+  for (int dirs : flags.dirs) {
+    for (int threads : flags.threads) {
+      StatusOr<ConfigResult> r = MeasureConfig(area, dirs, threads, flags, calls_by_dirs);
+      if (!r.ok()) {
+        std::fprintf(stderr, "spillway bench: %d dirs, %d threads: %s\n", dirs, threads,
+                     r.status().ToString().c_str());
+        return 1;
+      }
+      results->push_back(std::move(*r));
+    }
+  }
+  for (int dirs : flags.dirs) {
+    StatusOr<FirstSpillResult> r = MeasureFirstSpill(area, dirs, flags);
+    if (!r.ok()) {
+      std::fprintf(stderr, "spillway bench: first spill, %d dirs: %s\n", dirs,
+                   r.status().ToString().c_str());
+      return 1;
+    }
+    first_spills->push_back(std::move(*r));
+  }
+  return 0;
 }
 
 int RunBench(const BenchFlags& flags) {
@@ -490,24 +625,16 @@ int RunBench(const BenchFlags& flags) {
 
   const double load_before = LoadAverage();
   std::vector<ConfigResult> results;
-  std::map<int, std::pair<double, double>> calls_by_dirs;
-  for (int dirs : flags.dirs) {
-    for (int threads : flags.threads) {
-      StatusOr<ConfigResult> r = MeasureConfig(**area, dirs, threads, flags, calls_by_dirs);
-      if (!r.ok()) {
-        std::fprintf(stderr, "spillway bench: %d dirs, %d threads: %s\n", dirs, threads,
-                     r.status().ToString().c_str());
-        return 1;
-      }
-      results.push_back(std::move(*r));
-    }
+  std::vector<FirstSpillResult> first_spills;
+  if (const int failed = MeasureAll(**area, flags, &results, &first_spills); failed != 0) {
+    return failed;
   }
   const double load_after = LoadAverage();
   const std::string where = (*area)->base();
   area->reset();  // Removes the private directory before reporting.
 
   if (flags.json) {
-    PrintBenchJson(flags, results, target.fs_type, where, load_before, load_after);
+    PrintBenchJson(flags, results, first_spills, target.fs_type, where, load_before, load_after);
   } else {
     PrintTable(results,
                fmt::format("{} filesystem{} ({}); {} CPUs, {}, {}; load average {:.2f} before, "
@@ -516,6 +643,7 @@ int RunBench(const BenchFlags& flags) {
                            std::thread::hardware_concurrency(), CpuModel(), Kernel(), load_before,
                            load_after),
                flags);
+    PrintFirstSpillTable(first_spills);
   }
   return 0;
 }
@@ -527,7 +655,8 @@ void AddBenchCommand(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "bench",
       "Measure building and dropping a plan's disk manager, eager (spill directories at "
-      "build) against lazy (at the first spill), side by side");
+      "build) against lazy (at the first spill), and a lazy plan's first spill with "
+      "layout=all against layout=each, side by side");
   cmd->add_option("--dirs", flags->dirs, "Local dir counts to measure, comma-separated")
       ->delimiter(',')
       ->check(CLI::Range(1, 64))
@@ -542,7 +671,8 @@ void AddBenchCommand(CLI::App& app, int& exit_code) {
                   "Directory to work in (posix; default $SPILLWAY_BENCH_DIR, else the "
                   "system temp dir); a private directory is made there and removed");
   cmd->add_option("--plans", flags->plans,
-                  "Eager plans per thread per batch (default: as many as fill --batch-ms)")
+                  "Eager plans per thread per batch, and first spills per batch (default: as "
+                  "many as fill --batch-ms)")
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--lazy-plans", flags->lazy_plans,
                   "Lazy plans per thread per batch (default: as many as fill --batch-ms)")

@@ -112,6 +112,13 @@ Status Status::InvalidArgument(std::string_view message) {
   return Status(StatusCode::kInvalidArgument, message);
 }
 
+Status Status::WithMessage(std::string_view message) const {
+  assert(!ok());
+  Status s = *this;
+  s.message_ = std::string(message);
+  return s;
+}
+
 std::string Status::ToString() const {
   if (ok()) return "OK";
   if (error_number_ != 0) {

@@ -57,6 +57,32 @@ StatusOr<double> CountCallsPerUnit(
     const std::shared_ptr<FileSystem>& fs,
     const std::function<Status(const std::shared_ptr<FileSystem>&)>& unit);
 
+// A lazy plan's first spill under each layout of its spill directories (layout=all,
+// Comet's: a directory in every local dir; layout=each: one where the file lands): what
+// `spillway bench` and BM_FirstSpillAllVsEach put side by side.
+struct FirstSpillWorkload {
+  FirstSpillWorkload(const std::vector<std::string>& local_dirs, SpillDirLayout layout);
+
+  // The executor's factory on `fs`. Errors: as PlanDiskManagerFactory.
+  StatusOr<PlanDiskManagerFactory> Factory(const std::shared_ptr<FileSystem>& fs) const;
+
+  PlanDiskManagerOptions options;
+};
+
+// One first spill: a new plan from `factory`, one spill file, then both dropped (which
+// removes what they made). Errors: those of the plan or the spill.
+Status RunFirstSpill(const PlanDiskManagerFactory& factory);
+
+// FileSystem calls one first spill makes, counted over a FaultInjectingFileSystem (never in
+// a timed path) and averaged over kCountedUnits first spills.
+struct FirstSpillCalls {
+  double mkdir = 0;   // Directories made (spill directories; missing local dirs too).
+  double create = 0;  // Files created.
+  double total = 0;   // Every call: stats, locks and removals included.
+};
+StatusOr<FirstSpillCalls> CountFirstSpillCalls(const std::shared_ptr<FileSystem>& fs,
+                                               const FirstSpillWorkload& workload);
+
 // Checks that every directory in `local_dirs` is empty: every plan removed its spill
 // directories when it was dropped. Errors: kInvalidArgument naming what was left behind,
 // or the error listing a directory.

@@ -15,10 +15,15 @@
 // - a plan's directories (the first spill of a lazy plan, the build of an eager one): per
 //   local dir a stat, a mkdir of the local dir when it is missing, a mkdir of the
 //   "datafusion-*" directory; when one fails, the directories made so far are removed (a
-//   list, a remove per file made in it, an rmdir) and the error is returned;
+//   list, a remove per file made in it, an rmdir) and the error is returned (with
+//   failover=on, the build goes on and fails only when every local dir failed). With
+//   layout=each the build makes nothing;
 // - a spill: a create in one of the plan's directories; with missing_dir=recreate an
 //   ENOENT there makes a new directory in the same local dir (stat, mkdir) and creates
-//   again;
+//   again. With layout=each a slot without a directory first makes one (stat, mkdir),
+//   which stays in the slot even when the create then fails. With failover=on a failed
+//   attempt goes on to the plan's next slot until one succeeds or every one failed (the
+//   first error is the outcome);
 // - a write: nothing when the bytes would take used_disk_space over the limit (LIMIT),
 //   else one append: an injected fault stores nothing, a pending short write stores its
 //   bytes then fails with EIO, a full in-memory filesystem stores what fits then fails
@@ -41,8 +46,9 @@
 //
 // A spill file goes into one of its plan's local dirs at random, so where the model cannot
 // know the outcome (for instance a tmp cleaner removing one of a two-dir plan's spill
-// directories while it holds files) the command is not valid in that state and is not
-// generated (see SpillCommand::IsValid).
+// directories while it holds files, or a layout=each spill that makes the directories of
+// some of a plan's local dirs but not all) the command is not valid in that state and is
+// not generated (see SpillCommand::IsValid).
 //
 // Thread safety: a SpillModel and its commands are values; distinct models may be used
 // from different threads. A SpillSut is driven by one thread. GenerateCommand may run in
@@ -162,14 +168,18 @@ struct ModelPlan {
   PlanKind kind = PlanKind::kLazy;
   std::vector<int> local_dirs;  // Indexes, as written (kTmpDir for os_tmp).
   uint64_t limit = 0;
-  bool recreate = false;   // missing_dir=recreate.
-  bool bound = true;       // The plan's name is bound (not dropped).
-  bool built = false;      // Its directories were made (slots is filled).
-  bool finished = false;   // Its directories were removed (plan and files gone).
-  std::vector<int> slots;  // Directory ids, one per local dir, once built.
-  int stale_dirs = 0;      // Directories replaced after a cleaner removed them.
-  uint64_t used = 0;       // Sum of its live files' sizes.
-  uint64_t active = 0;     // Its live files.
+  bool recreate = false;  // missing_dir=recreate.
+  bool each = false;      // layout=each: a slot's directory is made by its first file.
+  bool failover = false;  // failover=on.
+  bool bound = true;      // The plan's name is bound (not dropped).
+  bool built = false;     // Its directories were made (slots is filled).
+  bool finished = false;  // Its directories were removed (plan and files gone).
+  // Directory ids, one per local dir, once built; -1 for a slot whose directory is not
+  // made (layout=each before a file lands there, or a failover build's failed slot).
+  std::vector<int> slots;
+  int stale_dirs = 0;   // Directories replaced after a cleaner removed them.
+  uint64_t used = 0;    // Sum of its live files' sizes.
+  uint64_t active = 0;  // Its live files.
 };
 
 // A set of scenario names, cheap to copy when they are the generated "p<N>" and "f<N>".

@@ -49,6 +49,12 @@ struct PlanSpec {
   MissingDirPolicy missing_dir = MissingDirPolicy::kFail;
   // Which options were written, so ToString() prints what was written.
   bool mode_written = false, limit_written = false, missing_dir_written = false;
+  // Beyond upstream: where the spill directories go and whether files fail over (kList
+  // only; `layout=` and `failover=` with os_tmp or disabled are malformed).
+  SpillDirLayout layout = SpillDirLayout::kAll;
+  bool layout_written = false;
+  bool failover = false;
+  bool failover_written = false;
 
   // The same plan: the *_written flags are ignored, and so are local_dirs unless kList.
   bool operator==(const PlanSpec& other) const;
@@ -101,7 +107,8 @@ struct File {
 struct Plan {
   static constexpr std::string_view kWord = "plan";
   static constexpr std::string_view kUsage =
-      "plan NAME DIRS [mode=lazy|eager] [limit=SIZE] [missing_dir=fail|recreate]";
+      "plan NAME DIRS [mode=lazy|eager] [limit=SIZE] [missing_dir=fail|recreate] "
+      "[layout=all|each] [failover=on|off]";
   static constexpr bool kIsExpect = false;
   std::string name;
   PlanSpec spec;

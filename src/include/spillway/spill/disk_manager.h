@@ -5,7 +5,10 @@
 //   FileSystem's TempDir(), created on the first spill file.
 // - kDirectories: one "datafusion-XXXXXX" directory in each local dir, created when the
 //   manager is built (a missing local dir is created first, one level deep, as upstream).
-//   Each new file goes into one of them, chosen at random.
+//   Each new file goes into one of them, chosen at random. Beyond upstream (both off by
+//   default): SpillDirLayout::kEach makes a local dir's directory only when the first
+//   file lands there, and `failover` tries a file that cannot be created in its local dir
+//   in the others in turn.
 // - kDisabled: CreateTempFile fails with a disabled error (IsDisabled, spill_status.h),
 //   naming what was being spilled.
 // - kCustom: every file comes from a caller-supplied TempFileFactory, and is counted and
@@ -50,6 +53,24 @@ enum class DiskManagerMode { kOsTmpDirectory, kDirectories, kDisabled, kCustom }
 // in the same local dir and goes on (files made before stay valid through their handles).
 enum class MissingDirPolicy { kFail, kRecreate };
 
+// Where a kDirectories manager makes its spill directories.
+enum class SpillDirLayout {
+  // DataFusion (and Comet's first spill): one in every local dir, all made when the
+  // manager is built, although each file lands in only one of them.
+  kAll,
+  // A local dir's spill directory is made when the first file lands there: building the
+  // manager touches nothing, and its first file makes one directory, whatever the number
+  // of local dirs.
+  kEach,
+};
+
+// "all" or "each", as the scenario option `layout=` spells it.
+std::string_view SpillDirLayoutName(SpillDirLayout layout);
+
+// The errnos after which a failover manager avoids a local dir for later files, until
+// every other local dir has failed too: a full, over-quota, failing or read-only disk.
+bool IsLocalDirUnhealthy(const Status& error);
+
 // DataFusion's DEFAULT_MAX_SPILL_MERGE_FAN_IN: no cap.
 inline constexpr size_t kDefaultMaxSpillMergeFanIn = 0;
 // The prefix of the spill directory DataFusion makes in each local dir (kDirectories).
@@ -86,6 +107,18 @@ struct DiskManagerOptions {
   // The configuration key a limit error tells the user to raise.
   std::string limit_config_key = std::string(kDataFusionLimitKey);
   MissingDirPolicy missing_dir = MissingDirPolicy::kFail;
+  // kDirectories only (any other mode rejects a non-default value): when each local dir's
+  // spill directory is made. kAll is upstream's behaviour.
+  SpillDirLayout layout = SpillDirLayout::kAll;
+  // kDirectories only (any other mode rejects true). False, as upstream: a file that
+  // cannot be created in its local dir fails the spill. True: the file (or, under kAll,
+  // the build's spill directory) is tried in the other local dirs in turn, starting after
+  // the chosen one, those not avoided first (IsLocalDirUnhealthy); the spill fails only
+  // when every local dir fails, with the first error's code, errno, op and path, and a
+  // message naming every local dir and its errno. Under kAll, a build whose directory
+  // fails in some local dirs succeeds with the others; those are retried, one directory
+  // each, by the files that land there.
+  bool failover = false;
   Quirks quirks;
   // Seeds the choice of local dir for each file; nullopt draws a seed at random.
   std::optional<uint64_t> seed;
@@ -98,8 +131,9 @@ struct DiskManagerOptions {
 
 class DiskManager final : public SpillManager {
  public:
-  // Builds a manager over `fs`. In kDirectories mode this creates the spill directories;
-  // if one fails, those already made are removed and the error (errno and path) returned.
+  // Builds a manager over `fs`. In kDirectories mode with the kAll layout this creates the
+  // spill directories; if one fails, those already made are removed and the error (errno
+  // and path) returned (with failover, only when every one fails; see the options).
   // Errors: kInvalidArgument (options inconsistent with the mode, a bad path), an errno
   // Status.
   // REQUIRES: fs != nullptr.
@@ -128,7 +162,8 @@ class DiskManager final : public SpillManager {
   // Files created, bytes written and peak usage since the manager was built (kCustom:
   // zeros, as for used_disk_space).
   SpillMetrics metrics() const;
-  // The spill directories that exist now (kOsTmpDirectory: none before the first file).
+  // The spill directories that exist now, in local dir order (kOsTmpDirectory: none
+  // before the first file; kEach: those of the local dirs a file has landed in).
   std::vector<std::string> spill_dirs() const;
 
  private:
@@ -156,6 +191,8 @@ class DiskManagerBuilder {
   DiskManagerBuilder& WithMaxSpillMergeFanIn(size_t files);
   DiskManagerBuilder& WithLimitConfigKey(std::string key);
   DiskManagerBuilder& WithMissingDirPolicy(MissingDirPolicy policy);
+  DiskManagerBuilder& WithLayout(SpillDirLayout layout);
+  DiskManagerBuilder& WithFailover(bool failover);
   DiskManagerBuilder& WithQuirks(Quirks quirks);
   DiskManagerBuilder& WithSeed(uint64_t seed);
   DiskManagerBuilder& WithCleanupLog(std::shared_ptr<CleanupLog> log);

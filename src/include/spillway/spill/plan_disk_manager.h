@@ -47,6 +47,12 @@ struct PlanDiskManagerOptions {
   // Comet passes "spark.comet.maxTempDirectorySize".
   std::string limit_config_key = std::string(kDataFusionLimitKey);
   MissingDirPolicy missing_dir = MissingDirPolicy::kFail;
+  // Beyond upstream: where the plan's spill directories are made and whether a file fails
+  // over to other local dirs (DiskManagerOptions in disk_manager.h). kAll, as Comet: the
+  // first spill makes one in every local dir. kEach: the first spill makes one mkdir.
+  SpillDirLayout layout = SpillDirLayout::kAll;
+  // False, as Comet.
+  bool failover = false;
   Quirks quirks;
   std::optional<uint64_t> seed;
   std::shared_ptr<CleanupLog> cleanup_log;

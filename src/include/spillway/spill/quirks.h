@@ -3,7 +3,8 @@
 // spillway is a reference for correct spill behaviour, and a correct reference is only
 // convincing when its tests can be shown to catch the known ways to get it wrong. Each
 // quirk turns on one defect found in Apache DataFusion or in the first version of Apache
-// DataFusion Comet PR #7066, reproduced faithfully, so that a property test, a sweep or a
+// DataFusion Comet PR #7066 (or, for spillway's own features beyond upstream, the likely
+// way to get one wrong), reproduced faithfully, so that a property test, a sweep or a
 // scenario can demonstrate that it notices.
 #ifndef SPILLWAY_SPILL_QUIRKS_H_
 #define SPILLWAY_SPILL_QUIRKS_H_
@@ -47,6 +48,12 @@ enum class Quirk : uint32_t {
   // reports used_disk_space() == 0 and never checks its own limit; the inner manager holds
   // the accounting.
   kOuterAccounting = 1u << 5,
+  // Not an upstream defect: the way spillway's own failover (failover=on) would most
+  // easily be got wrong. When a file cannot be created in a local dir's spill directory,
+  // the slot is emptied so that a later file makes a fresh directory there, but the old
+  // directory is forgotten rather than removed: it stays on disk after the plan and its
+  // files are gone (its lock is released, so only a reaper ever removes it).
+  kFailoverLeak = 1u << 6,
 };
 
 // A set of quirks. Thread safety: a value; safe to copy and read concurrently.
@@ -71,7 +78,7 @@ class Quirks {
 // Every quirk, in declaration order.
 const std::vector<Quirk>& AllQuirks();
 // "write_leak", "no_rollback", "count_leak", "eager_dirs", "shared_limit",
-// "outer_accounting".
+// "outer_accounting", "failover_leak".
 std::string_view QuirkName(Quirk q);
 std::optional<Quirk> QuirkFromName(std::string_view name);
 // Prints QuirkName(q), so that test frameworks show a quirk parameter by name.

@@ -74,6 +74,9 @@ class [[nodiscard]] Status {
   const std::string& op() const { return op_; }
   const std::string& path() const { return path_; }
   const std::string& message() const { return message_; }
+  // This status with `message` in place of its message; code, errno, op and path kept.
+  // REQUIRES: !ok().
+  Status WithMessage(std::string_view message) const;
 
   // One line for people. An errno status: "mkdir /local0/datafusion-x: No such file or
   // directory (ENOENT)"; any other error: "INVALID_ARGUMENT: <message>"; "OK".
