@@ -97,6 +97,16 @@ template <>
 struct Generator<scenario::ExpectExists> : NotGenerated {};
 template <>
 struct Generator<scenario::ExpectMissing> : NotGenerated {};
+template <>
+struct Generator<scenario::ExpectSpilled> : NotGenerated {};
+template <>
+struct Generator<scenario::ExpectSpills> : NotGenerated {};
+template <>
+struct Generator<scenario::Budget> : NotGenerated {};
+template <>
+struct Generator<scenario::Crash> : NotGenerated {};
+template <>
+struct Generator<scenario::Reap> : NotGenerated {};
 
 // An entry generated whenever `Can` holds, with weight kBaseWeight.
 template <int kWeight>

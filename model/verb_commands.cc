@@ -59,6 +59,21 @@ struct NotModeled {};
 [[maybe_unused]] NotModeled Transition(const scenario::ExpectMissing&, SpillModel&, Affected*) {
   return {};
 }
+[[maybe_unused]] NotModeled Transition(const scenario::ExpectSpilled&, SpillModel&, Affected*) {
+  return {};
+}
+[[maybe_unused]] NotModeled Transition(const scenario::ExpectSpills&, SpillModel&, Affected*) {
+  return {};
+}
+[[maybe_unused]] NotModeled Transition(const scenario::Budget&, SpillModel&, Affected*) {
+  return {};
+}
+[[maybe_unused]] NotModeled Transition(const scenario::Crash&, SpillModel&, Affected*) {
+  return {};
+}
+[[maybe_unused]] NotModeled Transition(const scenario::Reap&, SpillModel&, Affected*) {
+  return {};
+}
 
 std::optional<std::string> Transition(const scenario::Dir& v, SpillModel& s, Affected* a) {
   const int index = LocalDirIndex(v.path);
