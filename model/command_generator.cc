@@ -44,11 +44,19 @@ const T& PickOne(Chooser& chooser, const std::vector<T>& values) {
 constexpr uint64_t kLimits[] = {kDefaultMaxTempDirectorySize, 16, 64, 256, 4096, 1};
 constexpr uint64_t kCapacities[] = {uint64_t{1} << 30, 0, 64, 256};
 constexpr int kErrnos[] = {EIO, ENOSPC, ENOENT, EACCES};
+// Budgets small enough that plans sharing one reach it.
+constexpr uint64_t kBudgetLimits[] = {64, 16, 256, 1};
+// At most this many budgets are bound at once.
+constexpr size_t kMaxLiveBudgets = 2;
 
 // What the generator entries see: the state, the options and what is bound in it.
 struct GenContext {
   GenContext(const SpillModel& state, const GenOptions& options)
-      : s(state), o(options), plans(Keys(s.plan_names)), files(Keys(s.file_names)) {
+      : s(state),
+        o(options),
+        plans(Keys(s.plan_names)),
+        files(Keys(s.file_names)),
+        budgets(Keys(s.budget_names)) {
     for (int i = 0; i < o.local_dirs; ++i) {
       if (!s.root_exists[i]) missing_roots.push_back(i);
     }
@@ -60,6 +68,7 @@ struct GenContext {
   const GenOptions& o;
   std::vector<std::string> plans;
   std::vector<std::string> files;
+  std::vector<std::string> budgets;
   std::vector<int> missing_roots;  // Local dirs in use that do not exist.
   bool any_dir = false;            // Some spill directory is on disk.
   bool room_for_file = false;      // Another file name may be bound.
@@ -101,12 +110,6 @@ template <>
 struct Generator<scenario::ExpectSpilled> : NotGenerated {};
 template <>
 struct Generator<scenario::ExpectSpills> : NotGenerated {};
-template <>
-struct Generator<scenario::Budget> : NotGenerated {};
-template <>
-struct Generator<scenario::Crash> : NotGenerated {};
-template <>
-struct Generator<scenario::Reap> : NotGenerated {};
 
 // An entry generated whenever `Can` holds, with weight kBaseWeight.
 template <int kWeight>
@@ -154,6 +157,8 @@ struct Generator<scenario::Plan> : Weighted<10> {
       spec.missing_dir = MissingDirPolicy::kRecreate;
       spec.missing_dir_written = true;
     }
+    // Most plans share a budget when there is one, so that their sum reaches it.
+    if (!g.budgets.empty() && chooser.Pick(4) != 0) spec.budget = PickOne(chooser, g.budgets);
     return plan;
   }
 
@@ -197,7 +202,9 @@ template <>
 struct Generator<scenario::Drop> : Weighted<10> {
   static uint64_t Weight(const GenContext& g) { return Of(!g.plans.empty() || !g.files.empty()); }
   static scenario::Drop Make(const GenContext& g, Chooser& chooser) {
-    // Files more often than plans: a plan dropped early leaves its files outliving it.
+    // Files more often than plans: a plan dropped early leaves its files outliving it. A
+    // budget now and then: its plans keep it alive.
+    if (!g.budgets.empty() && chooser.Pick(8) == 0) return {PickOne(chooser, g.budgets)};
     const bool file = !g.files.empty() && (g.plans.empty() || chooser.Pick(3) != 0);
     return {PickOne(chooser, file ? g.files : g.plans)};
   }
@@ -205,8 +212,12 @@ struct Generator<scenario::Drop> : Weighted<10> {
 
 template <>
 struct Generator<scenario::SetLimit> : Weighted<3> {
-  static uint64_t Weight(const GenContext& g) { return Of(!g.plans.empty()); }
+  static uint64_t Weight(const GenContext& g) { return Of(!g.plans.empty() || !g.budgets.empty()); }
   static scenario::SetLimit Make(const GenContext& g, Chooser& chooser) {
+    if (!g.budgets.empty() && (g.plans.empty() || chooser.Pick(3) == 0)) {
+      std::string budget = PickOne(chooser, g.budgets);
+      return {std::move(budget), kBudgetLimits[chooser.Pick(std::size(kBudgetLimits))]};
+    }
     std::string plan = PickOne(chooser, g.plans);
     return {std::move(plan), kLimits[chooser.Pick(std::size(kLimits))]};
   }
@@ -260,6 +271,31 @@ struct Generator<scenario::Capacity> : Weighted<2> {
   static uint64_t Weight(const GenContext& g) { return Of(g.o.capacity); }
   static scenario::Capacity Make(const GenContext&, Chooser& chooser) {
     return {kCapacities[chooser.Pick(std::size(kCapacities))]};
+  }
+};
+
+template <>
+struct Generator<scenario::Budget> : Weighted<3> {
+  static uint64_t Weight(const GenContext& g) { return Of(g.budgets.size() < kMaxLiveBudgets); }
+  static scenario::Budget Make(const GenContext& g, Chooser& chooser) {
+    return {FreshName(g.s, "b", 0), kBudgetLimits[chooser.Pick(std::size(kBudgetLimits))]};
+  }
+};
+
+template <>
+struct Generator<scenario::Crash> : Weighted<1> {
+  static uint64_t Weight(const GenContext& g) { return Of(!g.plans.empty() || !g.files.empty()); }
+  static scenario::Crash Make(const GenContext&, Chooser&) { return {}; }
+};
+
+template <>
+struct Generator<scenario::Reap> : Weighted<3> {
+  static uint64_t Weight(const GenContext& g) { return Of(g.any_dir && g.s.rules.empty()); }
+  // Every local dir in use: the start-up of a new process.
+  static scenario::Reap Make(const GenContext& g, Chooser&) {
+    scenario::Reap reap;
+    for (int i = 0; i < g.o.local_dirs; ++i) reap.local_dirs.push_back(LocalDirPath(i));
+    return reap;
   }
 };
 

@@ -51,6 +51,12 @@ std::vector<ScenarioCommand> Render(const SpillModel& s, const std::string& outc
   for (const int id : a.used) {
     if (const ModelPlan* plan = bound_plan(id)) out.push_back(ExpectUsed(plan->name, plan->used));
   }
+  for (const int id : a.budgets) {
+    auto it = s.budgets.find(id);
+    if (it != s.budgets.end() && it->second.bound) {
+      out.push_back(ExpectUsed(it->second.name, s.BudgetUsed(id)));
+    }
+  }
   for (const int id : a.active) {
     if (const ModelPlan* plan = bound_plan(id)) {
       out.push_back(ExpectFiles(plan->name, plan->active));

@@ -87,6 +87,14 @@ uint64_t SpillModel::SpillFileCount(bool tmp) const {
   return n;
 }
 
+uint64_t SpillModel::BudgetUsed(int id) const {
+  uint64_t used = 0;
+  for (const auto& [plan_id, p] : plans) {
+    if (p.budget == id) used += p.used;
+  }
+  return used;
+}
+
 SpillModel InitialState(scenario::FsKind fs) {
   SpillModel s;
   s.enforce_capacity = fs == scenario::FsKind::kMem;
@@ -234,6 +242,15 @@ void Collect(SpillModel& s) {
     for (const int id : p.slots) referenced_dirs.insert(id);
     ++it;
   }
+  std::set<int> referenced_budgets;
+  for (const auto& [id, p] : s.plans) referenced_budgets.insert(p.budget);
+  for (auto it = s.budgets.begin(); it != s.budgets.end();) {
+    if (!it->second.bound && referenced_budgets.count(it->first) == 0) {
+      it = s.budgets.erase(it);
+    } else {
+      ++it;
+    }
+  }
   for (auto it = s.dirs.begin(); it != s.dirs.end();) {
     if (!it->second.on_disk && referenced_dirs.count(it->first) == 0) {
       it = s.dirs.erase(it);
@@ -274,6 +291,12 @@ bool Fresh(const SpillModel& s, const std::string& name) {
 std::optional<int> BoundPlan(const SpillModel& s, const std::string& name) {
   auto it = s.plan_names.find(name);
   if (it == s.plan_names.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<int> BoundBudget(const SpillModel& s, const std::string& name) {
+  auto it = s.budget_names.find(name);
+  if (it == s.budget_names.end()) return std::nullopt;
   return it->second;
 }
 

@@ -93,9 +93,10 @@ void UseName(SpillModel& s, const std::string& name);
 // True when `name` may be bound: not empty and never used.
 bool Fresh(const SpillModel& s, const std::string& name);
 
-// The id bound to a plan or file name, if any.
+// The id bound to a plan, file or budget name, if any.
 std::optional<int> BoundPlan(const SpillModel& s, const std::string& name);
 std::optional<int> BoundFile(const SpillModel& s, const std::string& name);
+std::optional<int> BoundBudget(const SpillModel& s, const std::string& name);
 
 // The names bound in `m`, in order.
 std::vector<std::string> Keys(const std::map<std::string, int>& m);

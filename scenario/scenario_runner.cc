@@ -550,6 +550,8 @@ const SpillFile* Runner::file(const std::string& name) {
   return it == impl_->files.end() ? nullptr : &it->second;
 }
 
+const SpillBudget* Runner::budget(const std::string& name) { return impl_->FindBudget(name); }
+
 std::vector<std::string> Runner::plan_names() const {
   std::vector<std::string> names;
   for (const auto& [name, plan] : impl_->plans) names.push_back(name);

@@ -28,6 +28,16 @@
 // - once a plan and every file it made are gone: its directories are removed together, in
 //   order, each as a tree (a list, a remove per file left in it, an rmdir); a failed
 //   removal leaves the path behind, recorded in the CleanupLog.
+// Beyond upstream:
+// - a plan with budget=B: a write must also fit the budget (its plans' used bytes summed),
+//   checked after the plan's own limit; a refused write counts in neither;
+// - `crash`: every plan, file and budget is forgotten and nothing is removed; the crashed
+//   plans' directories and files stay on disk, unlocked (valid only when no os_tmp plan
+//   has a directory, which `reap` does not look at);
+// - `reap DIRS` (valid only while no fault rule is due): every spill directory on disk in
+//   those local dirs that no live plan holds (a crashed plan's, one a failed removal left
+//   behind) is removed with its files; a live plan's are untouched;
+// - metrics: a successful spill counts one spill, every stored byte counts as spilled.
 // The printed expectations cover what a line changes; after every line every invariant is
 // checked too (CheckInvariants), through the same `expect` lines where the language has
 // one, and a violation names the line that does not hold.
@@ -125,8 +135,9 @@ struct ModelRule {
 
 // One "datafusion-*" spill directory a manager made.
 struct ModelDir {
-  int local_dir = 0;    // Index (kTmpDir for the temp dir).
-  bool on_disk = true;  // False once removed (by its manager or by a cleaner).
+  int local_dir = 0;     // Index (kTmpDir for the temp dir).
+  bool on_disk = true;   // False once removed (by its manager or by a cleaner).
+  bool crashed = false;  // On disk when the process crashed: only a reap removes it.
 };
 
 // One spill file (all clones of it share it).
@@ -151,11 +162,24 @@ struct ModelPlan {
   bool recreate = false;   // missing_dir=recreate.
   bool bound = true;       // The plan's name is bound (not dropped).
   bool built = false;      // Its directories were made (slots is filled).
-  bool finished = false;   // Its directories were removed (plan and files gone).
+  bool finished = false;   // Its directories were removed (plan and files gone), or it
+                           // died in a crash (they never will be).
   std::vector<int> slots;  // Directory ids, one per local dir, once built.
   int stale_dirs = 0;      // Directories replaced after a cleaner removed them.
   uint64_t used = 0;       // Sum of its live files' sizes.
   uint64_t active = 0;     // Its live files.
+  int budget = -1;         // Id of its budget (budget=B); -1 for none.
+  bool crashed = false;    // Its process crashed: its directories and files stay on disk.
+  uint64_t spills = 0;     // Metrics: spill files it created ...
+  uint64_t spilled = 0;    // ... and bytes that reached them; neither ever goes down.
+};
+
+// One executor-wide budget (`budget NAME SIZE`). Its usage is not stored: it is the sum
+// of its plans' used bytes (SpillModel::BudgetUsed).
+struct ModelBudget {
+  std::string name;
+  uint64_t limit = 0;
+  bool bound = true;  // The name is bound (not dropped); plans keep the budget alive.
 };
 
 // A set of scenario names, cheap to copy when they are the generated "p<N>" and "f<N>".
@@ -180,12 +204,14 @@ struct SpillModel {
   std::map<int, ModelPlan> plans;
   std::map<int, ModelFile> files;
   std::map<int, ModelDir> dirs;
-  int next_id = 0;                        // For plans, files and dirs alike.
-  std::map<std::string, int> plan_names;  // Bound plan names -> plan id.
-  std::map<std::string, int> file_names;  // Bound file names -> file id.
-  NameSet used_names;                     // Every name ever bound, dropped or failed.
-  int plan_counter = 0;                   // For fresh names p0, p1, ...
-  int file_counter = 0;                   // For fresh names f0, f1, ...
+  std::map<int, ModelBudget> budgets;
+  int next_id = 0;                          // For plans, files and dirs alike.
+  std::map<std::string, int> plan_names;    // Bound plan names -> plan id.
+  std::map<std::string, int> file_names;    // Bound file names -> file id.
+  std::map<std::string, int> budget_names;  // Bound budget names -> budget id.
+  NameSet used_names;                       // Every name ever bound, dropped or failed.
+  int plan_counter = 0;                     // For fresh names p0, p1, ...
+  int file_counter = 0;                     // For fresh names f0, f1, ...
   bool root_exists[kMaxLocalDirs] = {};
   std::vector<ModelRule> rules;
   // Whether `capacity` is enforced: by the in-memory filesystem, not by a real disk.
@@ -202,6 +228,8 @@ struct SpillModel {
   uint64_t SpillDirCount(int local_dir) const;
   // Spill files on disk under the local dirs (tmp == false) or under /tmp (tmp == true).
   uint64_t SpillFileCount(bool tmp) const;
+  // The used bytes of budget `id`: the sum of its plans' used bytes.
+  uint64_t BudgetUsed(int id) const;
 };
 
 // The state before any command, on the filesystem `fs` runs on.
@@ -215,8 +243,13 @@ struct SpillSut {
 
 // A difference between the model and the system under test.
 struct Violation {
-  std::string invariant;  // Which check: "expect", "invariant", "malformed", "leftover".
-  std::string message;    // What was expected and what was found.
+  // Which check: "expect", "invariant", "malformed", "leftover"; and, checked before the
+  // others after every line, "budget" (a budget's usage is the sum of its plans' live
+  // bytes and never exceeds its limit), "reap" (a live plan's directories survive
+  // `reap`) and "metrics" (a plan's spills and spilled bytes agree with its creates and
+  // writes, and its peak is at least its usage).
+  std::string invariant;
+  std::string message;  // What was expected and what was found.
 };
 
 // One model command: a scenario line and the expectations the model predicts after it.
@@ -248,6 +281,7 @@ class SpillCommand {
   // line cover everything).
   struct Affected {
     std::set<int> used;           // Plan ids whose used_disk_space is printed.
+    std::set<int> budgets;        // Budget ids whose used bytes are printed.
     std::set<int> active;         // Plan ids whose active-file count is printed.
     std::set<std::string> sizes;  // File names whose size is printed.
     std::set<int> local_dirs;     // Local dirs whose spill directories are counted.
@@ -280,7 +314,9 @@ CommandPtr MakeCommand(const scenario::Command& line, const SpillModel& s0);
 // A random command valid in s0, or null when the choices led to none.
 CommandPtr GenerateCommand(const SpillModel& s0, const GenOptions& options, Chooser& chooser);
 
-// Every invariant, checked against the runner after a command: each bound plan's
+// Every invariant, checked against the runner after a command: first each bound budget's
+// usage and limit, each live plan's directories, and each bound plan's metrics (see
+// Violation); then each bound plan's
 // used_disk_space and active-file count, each bound file's size, each local dir's spill
 // directories, the spill files on disk, which local dirs exist, that a lazy plan that has
 // not spilled has no directory, and that a plan's limit is the one set. Runs the checks

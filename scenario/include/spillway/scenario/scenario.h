@@ -29,6 +29,7 @@
 #include "spillway/spill/disk_manager.h"
 #include "spillway/spill/plan_disk_manager.h"
 #include "spillway/spill/quirks.h"
+#include "spillway/spill/spill_budget.h"
 #include "spillway/spill/spill_file.h"
 #include "spillway/spill/spill_manager.h"
 #include "spillway/spill/spill_status.h"
@@ -444,10 +445,11 @@ class Runner {
   const Status& last_outcome() const;
 
   // State, for property tests and sweeps.
-  FaultInjectingFileSystem& fs();                  // The filesystem under test.
-  FileSystem& base_fs();                           // The filesystem beneath the fault injector.
-  SpillManager* plan(const std::string& name);     // Null when unbound.
-  const SpillFile* file(const std::string& name);  // Null when unbound.
+  FaultInjectingFileSystem& fs();                      // The filesystem under test.
+  FileSystem& base_fs();                               // The filesystem beneath the fault injector.
+  SpillManager* plan(const std::string& name);         // Null when unbound.
+  const SpillFile* file(const std::string& name);      // Null when unbound.
+  const SpillBudget* budget(const std::string& name);  // Null when unbound.
   std::vector<std::string> plan_names() const;
   std::vector<std::string> file_names() const;
   // Every failed removal of every plan in this run.
