@@ -284,13 +284,17 @@ struct Generator<scenario::Budget> : Weighted<3> {
 
 template <>
 struct Generator<scenario::Crash> : Weighted<1> {
-  static uint64_t Weight(const GenContext& g) { return Of(!g.plans.empty() || !g.files.empty()); }
+  // Not while a rule for a reap's calls is due: the crash would leave it due for long (the
+  // plans that would have used it up are gone), and no reap could follow.
+  static uint64_t Weight(const GenContext& g) {
+    return Of((!g.plans.empty() || !g.files.empty()) && ReapUnfaulted(g.s));
+  }
   static scenario::Crash Make(const GenContext&, Chooser&) { return {}; }
 };
 
 template <>
-struct Generator<scenario::Reap> : Weighted<3> {
-  static uint64_t Weight(const GenContext& g) { return Of(g.any_dir && g.s.rules.empty()); }
+struct Generator<scenario::Reap> : Weighted<4> {
+  static uint64_t Weight(const GenContext& g) { return Of(g.any_dir); }
   // Every local dir in use: the start-up of a new process.
   static scenario::Reap Make(const GenContext& g, Chooser&) {
     scenario::Reap reap;

@@ -21,6 +21,26 @@ namespace {
 // ---------------------------------------------------------------------------------------
 // Checking against the runner
 
+// The invariant a printed expectation checks: a plan's metrics ("metrics"), a budget's
+// usage ("budget"), the spill directories and files a reap leaves ("reap"), or the line's
+// other effects ("expect").
+std::string_view InvariantOf(const SpillModel& s, const ScenarioCommand& expect,
+                             const ScenarioCommand& after) {
+  if (std::holds_alternative<scenario::ExpectSpilled>(expect.verb) ||
+      std::holds_alternative<scenario::ExpectSpills>(expect.verb)) {
+    return "metrics";
+  }
+  if (const auto* used = std::get_if<scenario::ExpectUsed>(&expect.verb);
+      used != nullptr && BoundBudget(s, used->plan).has_value()) {
+    return "budget";
+  }
+  if (std::holds_alternative<scenario::Reap>(after.verb) &&
+      std::holds_alternative<scenario::ExpectCount>(expect.verb)) {
+    return "reap";
+  }
+  return "expect";
+}
+
 // Runs an expect line through the runner.
 std::optional<Violation> CheckExpect(SpillSut& sut, const ScenarioCommand& expect,
                                      const ScenarioCommand& after, std::string_view invariant) {
@@ -78,6 +98,12 @@ std::vector<ScenarioCommand> Render(const SpillModel& s, const std::string& outc
   if (a.file_count && tmp) {
     out.push_back(ExpectCount(std::string(kTmpFilesGlob), s.SpillFileCount(true)));
   }
+  for (const int id : a.metrics) {
+    if (const ModelPlan* plan = bound_plan(id)) {
+      out.push_back(Line(scenario::ExpectSpills{plan->name, plan->spills}));
+      out.push_back(Line(scenario::ExpectSpilled{plan->name, plan->spilled}));
+    }
+  }
   return out;
 }
 
@@ -127,11 +153,19 @@ std::optional<Violation> SpillCommand::Execute(const SpillModel& s0, SpillSut& s
   if (sut.runner->Step(line_, &message) != StepResult::kOk) {
     return Violation{"malformed", fmt::format("{}: {}", Quoted(line_), message)};
   }
-  for (const ScenarioCommand& e : expects_) {
-    if (std::optional<Violation> v = CheckExpect(sut, e, line_, "expect")) return v;
-  }
   SpillModel s1 = s0;
   Apply(s1);
+  // A live plan's directories are checked before the line's outcome, so that a reap that
+  // removes them is reported as such even when a rule then fails its outcome.
+  if (std::optional<Violation> v = CheckLiveDirs(s1, sut)) {
+    v->message = fmt::format("after {}: {}", Quoted(line_), v->message);
+    return v;
+  }
+  for (const ScenarioCommand& e : expects_) {
+    if (std::optional<Violation> v = CheckExpect(sut, e, line_, InvariantOf(s1, e, line_))) {
+      return v;
+    }
+  }
   if (std::optional<Violation> v = CheckInvariants(s1, sut)) {
     v->message = fmt::format("after {}: {}", Quoted(line_), v->message);
     return v;

@@ -25,6 +25,19 @@ bool PassesLimit(uint64_t used, uint64_t limit, uint64_t bytes) {
   return bytes == 0 || (used <= limit && bytes <= limit - used);
 }
 
+std::optional<std::string_view> FeatureInvariantOf(Quirk quirk) {
+  switch (quirk) {
+    case Quirk::kBudgetAfterAdd:
+      return "budget";
+    case Quirk::kReapIgnoresLocks:
+      return "reap";
+    case Quirk::kSpilledCountsRefused:
+      return "metrics";
+    default:
+      return std::nullopt;
+  }
+}
+
 uint64_t RandomChooser::Pick(uint64_t n) {
   return std::uniform_int_distribution<uint64_t>(0, n - 1)(rng_);
 }
@@ -161,6 +174,12 @@ bool LimitedRulePending(const SpillModel& s, OpKind op) {
   });
 }
 
+bool ReapUnfaulted(const SpillModel& s) {
+  return std::none_of(s.rules.begin(), s.rules.end(), [](const ModelRule& r) {
+    return r.op == OpKind::kList || r.op == OpKind::kRemove || r.op == OpKind::kRmdir;
+  });
+}
+
 namespace {
 
 // RemoveTree of a spill directory: a list, a remove per file left in it, an rmdir. It
@@ -242,8 +261,12 @@ void Collect(SpillModel& s) {
     for (const int id : p.slots) referenced_dirs.insert(id);
     ++it;
   }
+  // A plan holds its budget while its manager exists: until it is dropped and its files
+  // are gone.
   std::set<int> referenced_budgets;
-  for (const auto& [id, p] : s.plans) referenced_budgets.insert(p.budget);
+  for (const auto& [id, p] : s.plans) {
+    if (p.bound || (p.built && !p.finished)) referenced_budgets.insert(p.budget);
+  }
   for (auto it = s.budgets.begin(); it != s.budgets.end();) {
     if (!it->second.bound && referenced_budgets.count(it->first) == 0) {
       it = s.budgets.erase(it);

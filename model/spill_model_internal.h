@@ -59,6 +59,10 @@ int TakeFault(SpillModel& s, OpKind op);
 // True when a rule for `op` that fails a limited number of times is still due.
 bool LimitedRulePending(const SpillModel& s, OpKind op);
 
+// True when no rule is due for the calls a reap makes (list, remove, rmdir), so that its
+// outcome is predictable.
+bool ReapUnfaulted(const SpillModel& s);
+
 // MakeSpillDir: with `create_parent`, a stat of the local dir and, when it is missing, a
 // mkdir of it (one level deep); then a mkdir of a new "datafusion-*" directory in it.
 // Returns the failing call's errno, or 0 with the new directory's id in *dir_id.
@@ -79,6 +83,11 @@ void Collect(SpillModel& s);
 
 // "OK" for 0, else the errno's name.
 std::string CodeName(int error_number);
+
+// The "reap" invariant (see Violation): each local dir holds at least the spill
+// directories the live plans (bound or not) have on disk there. Checked by Execute before
+// a line's printed expectations, and again among the invariants.
+std::optional<Violation> CheckLiveDirs(const SpillModel& s, SpillSut& sut);
 
 // ---------------------------------------------------------------------------------------
 // Names

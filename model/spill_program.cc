@@ -15,7 +15,6 @@
 #include "spill_model_internal.h"
 #include "spillway/model/spill_model.h"
 #include "spillway/spill/cleanup_log.h"
-#include "spillway/spill/disk_manager.h"
 #include "spillway/spill/plan_disk_manager.h"
 #include "spillway/spill/reap.h"
 #include "spillway/spill/spill_budget.h"
@@ -45,17 +44,19 @@ std::optional<Violation> ExpectHolds(SpillSut& sut, const ScenarioCommand& c,
                    fmt::format("{} does not hold: {}", Quoted(c), message)};
 }
 
-// "budget": each bound budget's usage is the sum of its plans' live bytes, and never over
-// its limit (unless the limit was lowered below the bytes already written).
+// "budget": each budget's usage (bound, or kept alive by its plans) is the sum of its
+// plans' live bytes, and never over its limit (unless the limit was lowered below the
+// bytes already written).
 std::optional<Violation> CheckBudgets(const SpillModel& s, SpillSut& sut) {
-  for (const auto& [name, id] : s.budget_names) {
-    const SpillBudget* budget = sut.runner->budget(name);
+  for (const auto& [id, model_budget] : s.budgets) {
+    const std::string& name = model_budget.name;
+    const std::shared_ptr<const SpillBudget> budget = sut.runner->budget(name);
     sut.checks += 2;
     if (budget == nullptr) {
-      return Violation{"malformed", fmt::format("budget {} is not bound in the runner", name)};
+      return Violation{"budget", fmt::format("budget {} is gone while plans use it", name)};
     }
     const uint64_t expected = s.BudgetUsed(id);
-    const uint64_t limit = s.budgets.at(id).limit;
+    const uint64_t limit = model_budget.limit;
     if (budget->used() > std::max(limit, expected)) {
       return Violation{"budget", fmt::format("budget {}: used {} is over its limit {}", name,
                                              budget->used(), limit)};
@@ -69,37 +70,31 @@ std::optional<Violation> CheckBudgets(const SpillModel& s, SpillSut& sut) {
   return std::nullopt;
 }
 
-// The spill directories a manager holds now.
-std::vector<std::string> SpillDirsOf(const SpillManager& manager) {
-  if (const auto* disk = dynamic_cast<const DiskManager*>(&manager)) return disk->spill_dirs();
-  if (const auto* lazy = dynamic_cast<const PlanDiskManager*>(&manager)) {
-    if (const std::shared_ptr<DiskManager> inner = lazy->inner()) return inner->spill_dirs();
-  }
-  return {};
-}
+}  // namespace
 
-// "reap": every directory of a bound plan that the model says is on disk is there (a reap
-// never removes a live plan's directory).
+// "reap": each local dir holds at least the spill directories the model's live plans (bound
+// or not) have on disk there: a reap never removes a live plan's directory.
 std::optional<Violation> CheckLiveDirs(const SpillModel& s, SpillSut& sut) {
-  for (const auto& [name, id] : s.plan_names) {
-    const ModelPlan& plan = s.plans.at(id);
-    const SpillManager* manager = sut.runner->plan(name);
-    if (manager == nullptr || !plan.built) continue;
+  std::map<int, uint64_t> live;  // Local dir -> live plans' directories on disk there.
+  for (const auto& [id, plan] : s.plans) {
+    if (plan.finished) continue;
+    for (const int dir : plan.slots) {
+      if (s.dirs.at(dir).on_disk) ++live[s.dirs.at(dir).local_dir];
+    }
+  }
+  for (const auto& [local_dir, count] : live) {
     ++sut.checks;
-    const auto expected = std::count_if(plan.slots.begin(), plan.slots.end(),
-                                        [&](int dir) { return s.dirs.at(dir).on_disk; });
-    const std::vector<std::string> dirs = SpillDirsOf(*manager);
-    const auto present = std::count_if(dirs.begin(), dirs.end(), [&](const std::string& dir) {
-      return sut.runner->base_fs().Exists(dir);
-    });
-    if (present < expected) {
-      return Violation{"reap", fmt::format("plan {} is live but {} of its {} spill directories "
-                                           "are gone",
-                                           name, expected - present, expected)};
+    const uint64_t present = ExpandGlob(sut.runner->base_fs(), SpillDirsGlob(local_dir)).size();
+    if (present < count) {
+      return Violation{"reap", fmt::format("{} holds {} spill directories, fewer than the {} "
+                                           "that live plans hold there",
+                                           LocalDirPath(local_dir), present, count)};
     }
   }
   return std::nullopt;
 }
+
+namespace {
 
 // "metrics": each bound plan's spills and spilled bytes are those of its creates and
 // writes, and its peak is at least its usage.

@@ -145,6 +145,7 @@ std::optional<std::string> Transition(const scenario::Spill& v, SpillModel& s, A
   UseName(s, v.file);
   ModelPlan& plan = s.plans.at(*plan_id);
   a->active.insert(*plan_id);
+  a->metrics.insert(*plan_id);
   a->local_dirs.insert(plan.local_dirs.begin(), plan.local_dirs.end());
   if (plan.kind == PlanKind::kDisabled) return std::string("DISABLED");
 
@@ -195,6 +196,8 @@ std::optional<std::string> Transition(const scenario::Write& v, SpillModel& s, A
   ModelPlan& plan = s.plans.at(file.plan);
   a->sizes.insert(v.file);
   a->used.insert(file.plan);
+  a->metrics.insert(file.plan);
+  if (plan.budget >= 0) a->budgets.insert(plan.budget);
   const uint64_t n = v.size;
   if (!PassesLimit(plan.used, plan.limit, n)) return std::string("LIMIT");
   // Then the budget's, if any: a write refused by either counts in neither.
@@ -443,10 +446,7 @@ std::optional<std::set<int>> Orphans(const SpillModel& s, const std::set<int>& r
   return orphans;
 }
 
-std::optional<std::string> Transition(const scenario::Reap& v, SpillModel& s,
-                                      Affected* /*affected*/) {
-  // Which of the reap's calls a rule would fail is not modelled.
-  if (!s.rules.empty()) return std::nullopt;
+std::optional<std::string> Transition(const scenario::Reap& v, SpillModel& s, Affected* a) {
   std::set<int> reaped;
   for (const std::string& dir : v.local_dirs) {
     const int index = LocalDirIndex(dir);
@@ -455,6 +455,20 @@ std::optional<std::string> Transition(const scenario::Reap& v, SpillModel& s,
   }
   const std::optional<std::set<int>> orphans = Orphans(s, reaped);
   if (!orphans.has_value()) return std::nullopt;
+  if (orphans->empty()) {
+    a->local_dirs = reaped;
+    // Its only calls are one list per local dir, in order; a missing one (ENOENT) has
+    // nothing to reap and is not an error.
+    int first = 0;
+    for (size_t i = 0; i < v.local_dirs.size(); ++i) {
+      const int e = TakeFault(s, OpKind::kList);
+      if (e != 0 && e != ENOENT && first == 0) first = e;
+    }
+    return CodeName(first);
+  }
+  // Which of the removals' calls (lists, removes, rmdirs) a rule would fail is not
+  // modelled.
+  if (!ReapUnfaulted(s)) return std::nullopt;
   for (const int id : *orphans) s.dirs.at(id).on_disk = false;
   for (auto& [id, f] : s.files) {
     if (!f.on_disk) continue;
@@ -464,8 +478,8 @@ std::optional<std::string> Transition(const scenario::Reap& v, SpillModel& s,
       f.on_disk = false;
     }
   }
-  // Only the outcome is printed: the live directories' survival is its own check (the
-  // "reap" invariant), and the counts are among the invariants checked after it.
+  a->local_dirs = reaped;
+  a->file_count = true;
   Collect(s);
   return std::string(kOk);
 }

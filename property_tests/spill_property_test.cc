@@ -178,6 +178,14 @@ TEST_P(QuirkTest, PropertyFindsAndShrinksACounterexample) {
   std::string text;
   const std::optional<Violation> violation = RunProgram(program, with_quirk, &text);
   ASSERT_TRUE(violation.has_value()) << "the shrunk program passes with the quirk:\n" << text;
+  // A quirk of a feature beyond upstream is caught by that feature's own invariant.
+  if (const std::optional<std::string_view> named = FeatureInvariantOf(quirk)) {
+    EXPECT_EQ(violation->invariant, *named) << violation->message;
+  }
+  // A quirk of a feature beyond upstream is caught by that feature's own invariant.
+  if (const std::optional<std::string_view> named = FeatureInvariantOf(quirk)) {
+    EXPECT_EQ(violation->invariant, *named) << violation->message;
+  }
   EXPECT_FALSE(RunProgram(program, scenario::RunnerOptions{}).has_value());
 
   // `text` is the program up to the violation (with the final drops when it happened

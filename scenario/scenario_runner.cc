@@ -128,6 +128,8 @@ struct Runner::Impl {
   std::map<std::string, std::shared_ptr<SpillManager>> plans;
   std::map<std::string, SpillFile> files;
   std::map<std::string, std::shared_ptr<SpillBudget>> budgets;
+  // Every budget made in this process, by name, while something keeps it alive.
+  std::map<std::string, std::weak_ptr<SpillBudget>> made_budgets;
   std::set<std::string> dropped;
   std::set<std::string> crashed;  // Names bound when the process crashed.
   Status last_outcome;
@@ -337,7 +339,9 @@ struct Runner::Impl {
   StepResult Act(const Budget& c, Status*, std::string* message) {
     *message = CheckUnbound(c.name);
     if (!message->empty()) return StepResult::kMalformed;
-    budgets.emplace(c.name, SpillBudget::Create(c.size));
+    std::shared_ptr<SpillBudget> budget = SpillBudget::Create(c.size);
+    made_budgets.emplace(c.name, budget);
+    budgets.emplace(c.name, std::move(budget));
     return StepResult::kOk;
   }
   StepResult Act(const Crash&, Status*, std::string*) {
@@ -345,7 +349,9 @@ struct Runner::Impl {
     return StepResult::kOk;
   }
   StepResult Act(const Reap& c, Status* outcome, std::string*) {
-    *outcome = ReapOrphans(*process, c.local_dirs, ReapOptions{}).status;
+    ReapOptions reap_options;
+    reap_options.quirks = quirks;
+    *outcome = ReapOrphans(*process, c.local_dirs, reap_options).status;
     return StepResult::kOk;
   }
 
@@ -366,6 +372,7 @@ struct Runner::Impl {
     files.clear();
     plans.clear();
     budgets.clear();
+    made_budgets.clear();
     shared_cache = NewSharedManagerCache();
     cleanup_log = std::move(next_log);
     process = NewProcessFileSystem(fs);
@@ -550,7 +557,10 @@ const SpillFile* Runner::file(const std::string& name) {
   return it == impl_->files.end() ? nullptr : &it->second;
 }
 
-const SpillBudget* Runner::budget(const std::string& name) { return impl_->FindBudget(name); }
+std::shared_ptr<const SpillBudget> Runner::budget(const std::string& name) const {
+  auto it = impl_->made_budgets.find(name);
+  return it == impl_->made_budgets.end() ? nullptr : it->second.lock();
+}
 
 std::vector<std::string> Runner::plan_names() const {
   std::vector<std::string> names;

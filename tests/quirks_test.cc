@@ -29,7 +29,7 @@ using ::testing::ElementsAre;
 // Names
 
 TEST(QuirksTest, EveryQuirkHasANameThatMapsBack) {
-  EXPECT_EQ(AllQuirks().size(), 6u);
+  EXPECT_EQ(AllQuirks().size(), 9u);
   for (Quirk q : AllQuirks()) {
     const std::optional<Quirk> back = QuirkFromName(QuirkName(q));
     ASSERT_TRUE(back.has_value()) << QuirkName(q);
@@ -43,9 +43,10 @@ TEST(QuirksTest, EveryQuirkHasANameThatMapsBack) {
 }
 
 TEST(QuirksTest, AllQuirksAreInDeclarationOrder) {
-  EXPECT_THAT(AllQuirks(),
-              ElementsAre(Quirk::kWriteLeak, Quirk::kNoRollback, Quirk::kCountLeak,
-                          Quirk::kEagerDirs, Quirk::kSharedLimit, Quirk::kOuterAccounting));
+  EXPECT_THAT(AllQuirks(), ElementsAre(Quirk::kWriteLeak, Quirk::kNoRollback, Quirk::kCountLeak,
+                                       Quirk::kEagerDirs, Quirk::kSharedLimit,
+                                       Quirk::kOuterAccounting, Quirk::kBudgetAfterAdd,
+                                       Quirk::kReapIgnoresLocks, Quirk::kSpilledCountsRefused));
 }
 
 TEST(QuirksTest, SetsCombineAndPrintInDeclarationOrder) {
@@ -64,7 +65,8 @@ TEST(QuirksTest, SetsCombineAndPrintInDeclarationOrder) {
   Quirks all;
   for (Quirk q : AllQuirks()) all = all.With(q);
   EXPECT_EQ(all.ToString(),
-            "write_leak,no_rollback,count_leak,eager_dirs,shared_limit,outer_accounting");
+            "write_leak,no_rollback,count_leak,eager_dirs,shared_limit,outer_accounting,"
+            "budget_after_add,reap_ignores_locks,spilled_counts_refused");
 }
 
 // ---------------------------------------------------------------------------------------

@@ -61,6 +61,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spillway/scenario/scenario.h"
@@ -252,6 +253,11 @@ struct Violation {
   std::string message;  // What was expected and what was found.
 };
 
+// The Violation::invariant that catches a quirk of a feature beyond upstream: "budget"
+// for kBudgetAfterAdd, "reap" for kReapIgnoresLocks, "metrics" for kSpilledCountsRefused;
+// nullopt for the other quirks.
+std::optional<std::string_view> FeatureInvariantOf(Quirk quirk);
+
 // One model command: a scenario line and the expectations the model predicts after it.
 class SpillCommand {
  public:
@@ -282,6 +288,7 @@ class SpillCommand {
   struct Affected {
     std::set<int> used;           // Plan ids whose used_disk_space is printed.
     std::set<int> budgets;        // Budget ids whose used bytes are printed.
+    std::set<int> metrics;        // Plan ids whose spills and spilled bytes are printed.
     std::set<int> active;         // Plan ids whose active-file count is printed.
     std::set<std::string> sizes;  // File names whose size is printed.
     std::set<int> local_dirs;     // Local dirs whose spill directories are counted.

@@ -445,11 +445,13 @@ class Runner {
   const Status& last_outcome() const;
 
   // State, for property tests and sweeps.
-  FaultInjectingFileSystem& fs();                      // The filesystem under test.
-  FileSystem& base_fs();                               // The filesystem beneath the fault injector.
-  SpillManager* plan(const std::string& name);         // Null when unbound.
-  const SpillFile* file(const std::string& name);      // Null when unbound.
-  const SpillBudget* budget(const std::string& name);  // Null when unbound.
+  FaultInjectingFileSystem& fs();                  // The filesystem under test.
+  FileSystem& base_fs();                           // The filesystem beneath the fault injector.
+  SpillManager* plan(const std::string& name);     // Null when unbound.
+  const SpillFile* file(const std::string& name);  // Null when unbound.
+  // The budget made as NAME in the running process while it is bound or its plans keep it
+  // alive (after `drop NAME`); null otherwise.
+  std::shared_ptr<const SpillBudget> budget(const std::string& name) const;
   std::vector<std::string> plan_names() const;
   std::vector<std::string> file_names() const;
   // Every failed removal of every plan in this run.
