@@ -185,6 +185,48 @@ std::optional<Violation> CheckInvariants(const SpillModel& s, SpillSut& sut) {
   return std::nullopt;
 }
 
+namespace {
+
+// The end of a run, everything dropped: the filesystem holds nothing a manager made,
+// except what the CleanupLog reports as left behind (a path, or a directory holding one),
+// and what a crash left (as many directories per local dir as the model has, with
+// whatever is in them: their process could report nothing).
+std::optional<Violation> CheckLeftovers(const SpillModel& s, SpillSut& sut) {
+  const std::vector<std::string> left = sut.runner->cleanup_log()->left_behind();
+  auto reported = [&](const std::string& path) {
+    return std::any_of(left.begin(), left.end(), [&](const std::string& l) {
+      return l == path || (l.size() > path.size() && l.compare(0, path.size(), path) == 0 &&
+                           l[path.size()] == '/');
+    });
+  };
+  // The first unreported path of each spill directory that is or holds one.
+  std::map<std::string, std::string> unreported;
+  const std::string local_dirs = "/l*" + std::string(kSpillDirsSuffix);
+  for (const std::string_view glob : {std::string_view(local_dirs), kTmpSpillDirsGlob}) {
+    for (const std::string& path : ExpandGlob(sut.runner->base_fs(), glob)) {
+      if (!reported(path)) unreported.emplace(path, path);
+    }
+  }
+  for (const std::string_view glob : {kLocalFilesGlob, kTmpFilesGlob}) {
+    for (const std::string& path : ExpandGlob(sut.runner->base_fs(), glob)) {
+      if (!reported(path)) unreported.emplace(ParentPath(path), path);
+    }
+  }
+  std::map<std::string, int> crashed;  // Local dir -> crashed directories left there.
+  for (const auto& [id, d] : s.dirs) {
+    if (d.on_disk && d.crashed) ++crashed[LocalDirPath(d.local_dir)];
+  }
+  for (const auto& [dir, path] : unreported) {
+    if (crashed[ParentPath(dir)]-- > 0) continue;
+    return Violation{"leftover", fmt::format("after everything was dropped, {} is still there "
+                                             "and the CleanupLog does not report it",
+                                             path)};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<Violation> DropEverything(SpillModel& s, SpillSut& sut, std::string* text) {
   std::vector<std::string> names = Keys(s.file_names);
   for (const std::string& plan : Keys(s.plan_names)) names.push_back(plan);
@@ -208,49 +250,7 @@ std::optional<Violation> DropEverything(SpillModel& s, SpillSut& sut, std::strin
     }
   }
 
-  // Everything is dropped: the filesystem holds nothing a manager made, except what the
-  // CleanupLog reports as left behind (a path, or a directory holding one).
-  const std::vector<std::string> left = sut.runner->cleanup_log()->left_behind();
-  auto reported = [&](const std::string& path) {
-    return std::any_of(left.begin(), left.end(), [&](const std::string& l) {
-      return l == path || (l.size() > path.size() && l.compare(0, path.size(), path) == 0 &&
-                           l[path.size()] == '/');
-    });
-  };
-  // A directory a crashed process left (and a reap did not remove) is not reported by
-  // anyone: as many unreported directories per local dir as the model has are expected,
-  // with whatever is in them.
-  std::map<std::string, int> crashed;  // Local dir -> crashed directories left there.
-  for (const auto& [id, d] : s.dirs) {
-    if (d.on_disk && d.crashed) ++crashed[LocalDirPath(d.local_dir)];
-  }
-  std::vector<std::string> crash_left;
-  auto left_by_crash = [&](const std::string& path) {
-    for (const std::string& dir : crash_left) {
-      if (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
-          path[dir.size()] == '/') {
-        return true;
-      }
-    }
-    const std::string parent = ParentPath(path);
-    if (!IsSpillDirName(BaseName(path), false) || crashed[parent] == 0) return false;
-    --crashed[parent];
-    crash_left.push_back(path);
-    return true;
-  };
-  const std::string local_dirs = "/l*" + std::string(kSpillDirsSuffix);
-  for (const std::string_view glob :
-       {std::string_view(local_dirs), kLocalFilesGlob, kTmpSpillDirsGlob, kTmpFilesGlob}) {
-    for (const std::string& path : ExpandGlob(sut.runner->base_fs(), glob)) {
-      if (!reported(path) && !left_by_crash(path)) {
-        return Violation{"leftover",
-                         fmt::format("after everything was dropped, {} is still there and the "
-                                     "CleanupLog does not report it",
-                                     path)};
-      }
-    }
-  }
-  return std::nullopt;
+  return CheckLeftovers(s, sut);
 }
 
 std::string ScenarioText(const std::vector<CommandPtr>& commands) {
