@@ -45,11 +45,19 @@ constexpr uint64_t kLimits[] = {kDefaultMaxTempDirectorySize, 16, 64, 256, 4096,
 constexpr uint64_t kCapacities[] = {uint64_t{1} << 30, 0, 64, 256};
 // The errnos a fault draws from: those of them its call can return on Linux.
 constexpr int kErrnos[] = {EIO, ENOSPC, ENOENT, EACCES, EEXIST};
+// Budgets small enough that plans sharing one reach it.
+constexpr uint64_t kBudgetLimits[] = {64, 16, 256, 1};
+// At most this many budgets are bound at once.
+constexpr size_t kMaxLiveBudgets = 2;
 
 // What the generator entries see: the state, the options and what is bound in it.
 struct GenContext {
   GenContext(const SpillModel& state, const GenOptions& options)
-      : s(state), o(options), plans(Keys(s.plan_names)), files(Keys(s.file_names)) {
+      : s(state),
+        o(options),
+        plans(Keys(s.plan_names)),
+        files(Keys(s.file_names)),
+        budgets(Keys(s.budget_names)) {
     for (int i = 0; i < o.local_dirs; ++i) {
       if (!s.root_exists[i]) missing_roots.push_back(i);
     }
@@ -61,6 +69,7 @@ struct GenContext {
   const GenOptions& o;
   std::vector<std::string> plans;
   std::vector<std::string> files;
+  std::vector<std::string> budgets;
   std::vector<int> missing_roots;  // Local dirs in use that do not exist.
   bool any_dir = false;            // Some spill directory is on disk.
   bool room_for_file = false;      // Another file name may be bound.
@@ -98,6 +107,10 @@ template <>
 struct Generator<scenario::ExpectExists> : NotGenerated {};
 template <>
 struct Generator<scenario::ExpectMissing> : NotGenerated {};
+template <>
+struct Generator<scenario::ExpectSpilled> : NotGenerated {};
+template <>
+struct Generator<scenario::ExpectSpills> : NotGenerated {};
 
 // An entry generated whenever `Can` holds, with weight kBaseWeight.
 template <int kWeight>
@@ -146,6 +159,8 @@ struct Generator<scenario::Plan> : Weighted<10> {
       spec.missing_dir_written = true;
     }
     if (spec.dirs_kind == scenario::DirsKind::kList) PickPlacement(chooser, &spec);
+    // Most plans share a budget when there is one, so that their sum reaches it.
+    if (!g.budgets.empty() && chooser.Pick(4) != 0) spec.budget = PickOne(chooser, g.budgets);
     return plan;
   }
 
@@ -204,7 +219,9 @@ template <>
 struct Generator<scenario::Drop> : Weighted<10> {
   static uint64_t Weight(const GenContext& g) { return Of(!g.plans.empty() || !g.files.empty()); }
   static scenario::Drop Make(const GenContext& g, Chooser& chooser) {
-    // Files more often than plans: a plan dropped early leaves its files outliving it.
+    // Files more often than plans: a plan dropped early leaves its files outliving it. A
+    // budget now and then: its plans keep it alive.
+    if (!g.budgets.empty() && chooser.Pick(8) == 0) return {PickOne(chooser, g.budgets)};
     const bool file = !g.files.empty() && (g.plans.empty() || chooser.Pick(3) != 0);
     return {PickOne(chooser, file ? g.files : g.plans)};
   }
@@ -212,8 +229,12 @@ struct Generator<scenario::Drop> : Weighted<10> {
 
 template <>
 struct Generator<scenario::SetLimit> : Weighted<3> {
-  static uint64_t Weight(const GenContext& g) { return Of(!g.plans.empty()); }
+  static uint64_t Weight(const GenContext& g) { return Of(!g.plans.empty() || !g.budgets.empty()); }
   static scenario::SetLimit Make(const GenContext& g, Chooser& chooser) {
+    if (!g.budgets.empty() && (g.plans.empty() || chooser.Pick(3) == 0)) {
+      std::string budget = PickOne(chooser, g.budgets);
+      return {std::move(budget), kBudgetLimits[chooser.Pick(std::size(kBudgetLimits))]};
+    }
     std::string plan = PickOne(chooser, g.plans);
     return {std::move(plan), kLimits[chooser.Pick(std::size(kLimits))]};
   }
@@ -271,6 +292,35 @@ struct Generator<scenario::Capacity> : Weighted<2> {
   static uint64_t Weight(const GenContext& g) { return Of(g.o.capacity); }
   static scenario::Capacity Make(const GenContext&, Chooser& chooser) {
     return {kCapacities[chooser.Pick(std::size(kCapacities))]};
+  }
+};
+
+template <>
+struct Generator<scenario::Budget> : Weighted<3> {
+  static uint64_t Weight(const GenContext& g) { return Of(g.budgets.size() < kMaxLiveBudgets); }
+  static scenario::Budget Make(const GenContext& g, Chooser& chooser) {
+    return {FreshName(g.s, "b", 0), kBudgetLimits[chooser.Pick(std::size(kBudgetLimits))]};
+  }
+};
+
+template <>
+struct Generator<scenario::Crash> : Weighted<1> {
+  // Not while a rule for a reap's calls is due: the crash would leave it due for long (the
+  // plans that would have used it up are gone), and no reap could follow.
+  static uint64_t Weight(const GenContext& g) {
+    return Of((!g.plans.empty() || !g.files.empty()) && ReapUnfaulted(g.s));
+  }
+  static scenario::Crash Make(const GenContext&, Chooser&) { return {}; }
+};
+
+template <>
+struct Generator<scenario::Reap> : Weighted<4> {
+  static uint64_t Weight(const GenContext& g) { return Of(g.any_dir); }
+  // Every local dir in use: the start-up of a new process.
+  static scenario::Reap Make(const GenContext& g, Chooser&) {
+    scenario::Reap reap;
+    for (int i = 0; i < g.o.local_dirs; ++i) reap.local_dirs.push_back(LocalDirPath(i));
+    return reap;
   }
 };
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "spill_model_internal.h"
@@ -62,6 +63,12 @@ Rendered Render(const SpillModel& s, const std::string& outcome, const SpillComm
       out.Add(ExpectUsed(plan->name, plan->used), InvariantKind::kUsage);
     }
   }
+  for (const int id : a.budgets) {
+    auto it = s.budgets.find(id);
+    if (it != s.budgets.end() && it->second.bound) {
+      out.Add(ExpectUsed(it->second.name, s.BudgetUsed(id)), InvariantKind::kBudget);
+    }
+  }
   for (const int id : a.active) {
     if (const ModelPlan* plan = bound_plan(id)) {
       out.Add(ExpectFiles(plan->name, plan->active), InvariantKind::kActiveFileCount);
@@ -84,6 +91,12 @@ Rendered Render(const SpillModel& s, const std::string& outcome, const SpillComm
   if (a.file_count && tmp) {
     out.Add(ExpectCount(std::string(kTmpFilesGlob), s.SpillFileCount(true)),
             InvariantKind::kSpillFiles);
+  }
+  for (const int id : a.metrics) {
+    if (const ModelPlan* plan = bound_plan(id)) {
+      out.Add(Line(scenario::ExpectSpills{plan->name, plan->spills}), InvariantKind::kMetrics);
+      out.Add(Line(scenario::ExpectSpilled{plan->name, plan->spilled}), InvariantKind::kMetrics);
+    }
   }
   return out;
 }
@@ -108,6 +121,14 @@ bool SpillCommand::Init(const SpillModel& s0) {
   const std::optional<std::string> outcome = Transition(s, &a);
   if (!outcome.has_value()) return false;
   Rendered rendered = Render(s, *outcome, a);
+  if (std::holds_alternative<scenario::Reap>(line_.verb)) {
+    // What a reap leaves is the reap's invariant: it never removes a live plan's entries.
+    for (InvariantKind& kind : rendered.kinds) {
+      if (kind == InvariantKind::kSpillDirs || kind == InvariantKind::kSpillFiles) {
+        kind = InvariantKind::kReap;
+      }
+    }
+  }
   expects_ = std::move(rendered.lines);
   expect_kinds_ = std::move(rendered.kinds);
   return true;
@@ -138,6 +159,12 @@ std::optional<Violation> SpillCommand::Execute(const SpillModel& s0, SpillSut& s
   }
   SpillModel s1 = s0;
   Apply(s1);
+  // A live plan's directories are checked first, so that a reap that removes them is
+  // reported as such even when a rule then fails its outcome.
+  if (std::optional<Violation> v = CheckLiveDirs(s1, sut)) {
+    v->message = fmt::format("after {}: {}", Quoted(line_), v->message);
+    return v;
+  }
   if (std::optional<Violation> v = CheckDefectInvariants(s1, line_, calls_before, sut)) {
     v->message = fmt::format("after {}: {}", Quoted(line_), v->message);
     return v;

@@ -40,6 +40,9 @@ constexpr std::string_view kInvariantKindNames[] = {
     "spill-files",
     "local-dirs",
     "leftover",
+    "budget",
+    "reap",
+    "metrics",
     "malformed",
     "setup",
 };
@@ -54,6 +57,9 @@ constexpr std::pair<Quirk, InvariantKind> kQuirkInvariants[] = {
     {Quirk::kSharedLimit, InvariantKind::kCrossPlanVisibility},
     {Quirk::kOuterAccounting, InvariantKind::kOuterAccounting},
     {Quirk::kFailoverLeak, InvariantKind::kSpillDirs},
+    {Quirk::kBudgetAfterAdd, InvariantKind::kBudget},
+    {Quirk::kReapIgnoresLocks, InvariantKind::kReap},
+    {Quirk::kSpilledCountsRefused, InvariantKind::kMetrics},
 };
 
 }  // namespace
@@ -151,6 +157,14 @@ uint64_t SpillModel::ManagedFileCount(bool tmp) const {
   return n;
 }
 
+uint64_t SpillModel::BudgetUsed(int id) const {
+  uint64_t used = 0;
+  for (const auto& [plan_id, p] : plans) {
+    if (p.budget == id) used += p.used;
+  }
+  return used;
+}
+
 SpillModel InitialState(scenario::FsKind fs) {
   SpillModel s;
   s.enforce_capacity = fs == scenario::FsKind::kMem;
@@ -215,6 +229,12 @@ int TakeFault(SpillModel& s, OpKind op) {
 bool LimitedRulePending(const SpillModel& s, OpKind op) {
   return std::any_of(s.rules.begin(), s.rules.end(), [op](const ModelRule& r) {
     return r.op == op && r.remaining.has_value() && *r.remaining > 0;
+  });
+}
+
+bool ReapUnfaulted(const SpillModel& s) {
+  return std::none_of(s.rules.begin(), s.rules.end(), [](const ModelRule& r) {
+    return r.op == OpKind::kList || r.op == OpKind::kRemove || r.op == OpKind::kRmdir;
   });
 }
 
@@ -389,6 +409,19 @@ void Collect(SpillModel& s) {
     for (const int id : p.slots) referenced_dirs.insert(id);
     ++it;
   }
+  // A plan holds its budget while its manager exists: until it is dropped and its files
+  // are gone.
+  std::set<int> referenced_budgets;
+  for (const auto& [id, p] : s.plans) {
+    if (p.bound || (p.built && !p.finished)) referenced_budgets.insert(p.budget);
+  }
+  for (auto it = s.budgets.begin(); it != s.budgets.end();) {
+    if (!it->second.bound && referenced_budgets.count(it->first) == 0) {
+      it = s.budgets.erase(it);
+    } else {
+      ++it;
+    }
+  }
   for (auto it = s.dirs.begin(); it != s.dirs.end();) {
     if (!it->second.on_disk && referenced_dirs.count(it->first) == 0) {
       it = s.dirs.erase(it);
@@ -434,6 +467,12 @@ bool Fresh(const SpillModel& s, const std::string& name) {
 std::optional<int> BoundPlan(const SpillModel& s, const std::string& name) {
   auto it = s.plan_names.find(name);
   if (it == s.plan_names.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<int> BoundBudget(const SpillModel& s, const std::string& name) {
+  auto it = s.budget_names.find(name);
+  if (it == s.budget_names.end()) return std::nullopt;
   return it->second;
 }
 

@@ -78,6 +78,10 @@ int CreateIn(SpillModel& s, int dir_id);
 // True when a rule for `op` that fails a limited number of times is still due.
 bool LimitedRulePending(const SpillModel& s, OpKind op);
 
+// True when no rule is due for the calls a reap makes (list, remove, rmdir), so that its
+// outcome is predictable.
+bool ReapUnfaulted(const SpillModel& s);
+
 // MakeSpillDir: with `create_parent`, a stat of the local dir and, when it is missing, a
 // mkdir of it (one level deep); then a mkdir of a new "datafusion-*" directory in it.
 // Returns the failing call's errno, or 0 with the new directory's id in *dir_id.
@@ -101,6 +105,11 @@ std::string CodeName(int error_number);
 // CodeName, or nullopt for kUnpredictable.
 std::optional<std::string> Outcome(int error_number);
 
+// The "reap" invariant (see Violation): each local dir holds at least the spill
+// directories the live plans (bound or not) have on disk there. Checked by Execute before
+// a line's printed expectations, and again among the invariants.
+std::optional<Violation> CheckLiveDirs(const SpillModel& s, SpillSut& sut);
+
 // ---------------------------------------------------------------------------------------
 // Names
 
@@ -114,9 +123,10 @@ void UseName(SpillModel& s, const std::string& name);
 // True when `name` may be bound: not empty and never used.
 bool Fresh(const SpillModel& s, const std::string& name);
 
-// The id bound to a plan or file name, if any.
+// The id bound to a plan, file or budget name, if any.
 std::optional<int> BoundPlan(const SpillModel& s, const std::string& name);
 std::optional<int> BoundFile(const SpillModel& s, const std::string& name);
+std::optional<int> BoundBudget(const SpillModel& s, const std::string& name);
 
 // The names bound in `m`, in order.
 std::vector<std::string> Keys(const std::map<std::string, int>& m);

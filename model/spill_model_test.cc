@@ -67,14 +67,20 @@ expect ok
 expect files p 1
 expect count /l0/datafusion-* 1
 expect count /l1/datafusion-* 1
+expect spills p 1
+expect spilled p 0
 write f 8
 expect ok
 expect used p 8
 expect size f 8
+expect spills p 1
+expect spilled p 8
 write f 8
 expect error LIMIT
 expect used p 8
 expect size f 8
+expect spills p 1
+expect spilled p 8
 drop p
 expect ok
 expect count /l0/datafusion-* 1
@@ -108,10 +114,14 @@ spill f p
 expect error EIO
 expect files p 0
 expect count /l2/datafusion-* 1
+expect spills p 0
+expect spilled p 0
 spill g p
 expect ok
 expect files p 1
 expect count /l2/datafusion-* 1
+expect spills p 1
+expect spilled p 0
 fault mkdir EACCES
 plan q /l3
 expect ok
@@ -120,6 +130,8 @@ spill h q
 expect error EACCES
 expect files q 0
 expect count /l3/datafusion-* 0
+expect spills q 0
+expect spilled q 0
 drop p
 expect ok
 expect count /l2/datafusion-* 1
@@ -146,10 +158,14 @@ spill f p
 expect ok
 expect files p 1
 expect count /l0/datafusion-* 1
+expect spills p 1
+expect spilled p 0
 write f 5
 expect ok
 expect used p 5
 expect size f 5
+expect spills p 1
+expect spilled p 5
 fault remove EIO
 drop f
 expect ok
@@ -189,10 +205,14 @@ spill f p
 expect ok
 expect files p 1
 expect count /l0/datafusion-* 1
+expect spills p 1
+expect spilled p 0
 spill g q
 expect ok
 expect files q 1
 expect count /l0/datafusion-* 2
+expect spills q 1
+expect spilled q 0
 clean /l0/datafusion-*
 expect ok
 expect count /l0/datafusion-* 0
@@ -201,14 +221,20 @@ spill f2 p
 expect ok
 expect files p 2
 expect count /l0/datafusion-* 1
+expect spills p 2
+expect spilled p 0
 spill g2 q
 expect error ENOENT
 expect files q 1
 expect count /l0/datafusion-* 1
+expect spills q 1
+expect spilled q 0
 write f 5
 expect ok
 expect used p 5
 expect size f 5
+expect spills p 2
+expect spilled p 5
 )");
 }
 
@@ -226,11 +252,14 @@ write f 1
   const Program p = ProgramFromLines(lines);
   ASSERT_EQ(p.commands.size(), lines.size());
   EXPECT_EQ(p.commands[4]->ToText(),
-            "write f 8\nexpect error EIO\nexpect used p 3\nexpect size f 3");
+            "write f 8\nexpect error EIO\nexpect used p 3\nexpect size f 3\n"
+            "expect spills p 1\nexpect spilled p 3");  // The short write's 3 bytes count.
   EXPECT_EQ(p.commands[5]->ToText(),
-            "write f 8\nexpect error ENOSPC\nexpect used p 10\nexpect size f 10");
+            "write f 8\nexpect error ENOSPC\nexpect used p 10\nexpect size f 10\n"
+            "expect spills p 1\nexpect spilled p 10");
   EXPECT_EQ(p.commands[6]->ToText(),
-            "write f 1\nexpect error ENOSPC\nexpect used p 10\nexpect size f 10");
+            "write f 1\nexpect error ENOSPC\nexpect used p 10\nexpect size f 10\n"
+            "expect spills p 1\nexpect spilled p 10");
   EXPECT_FALSE(RunProgram(p, scenario::RunnerOptions{}).has_value());
 }
 

@@ -4,10 +4,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -16,6 +18,8 @@
 #include "spillway/spill/cleanup_log.h"
 #include "spillway/spill/plan_disk_manager.h"
 #include "spillway/spill/spill_file.h"
+#include "spillway/spill/reap.h"
+#include "spillway/spill/spill_budget.h"
 #include "spillway/spill/spill_manager.h"
 #include "spillway/vfs/glob.h"
 #include "spillway/vfs/status.h"
@@ -41,7 +45,81 @@ std::optional<Violation> ExpectHolds(SpillSut& sut, const ScenarioCommand& c, In
                    fmt::format("{} does not hold: {}", Quoted(c), message)};
 }
 
-// A bound plan's invariants that have no scenario form: its limit and its progress.
+// "budget": each budget's usage (bound, or kept alive by its plans) is the sum of its
+// plans' live bytes, and never over its limit (unless the limit was lowered below the
+// bytes already written).
+std::optional<Violation> CheckBudgets(const SpillModel& s, SpillSut& sut) {
+  for (const auto& [id, model_budget] : s.budgets) {
+    const std::string& name = model_budget.name;
+    const std::shared_ptr<const SpillBudget> budget = sut.runner->budget(name);
+    sut.checks += 2;
+    if (budget == nullptr) {
+      return Violation{InvariantKind::kBudget, fmt::format("budget {} is gone while plans use it", name)};
+    }
+    const uint64_t expected = s.BudgetUsed(id);
+    const uint64_t limit = model_budget.limit;
+    if (budget->used() > std::max(limit, expected)) {
+      return Violation{InvariantKind::kBudget, fmt::format("budget {}: used {} is over its limit {}", name,
+                                             budget->used(), limit)};
+    }
+    if (budget->used() != expected) {
+      return Violation{InvariantKind::kBudget, fmt::format("budget {}: used {} is not the sum of its plans' live "
+                                             "bytes, {}",
+                                             name, budget->used(), expected)};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+// "reap": each local dir holds at least the spill directories the model's live plans (bound
+// or not) have on disk there: a reap never removes a live plan's directory.
+std::optional<Violation> CheckLiveDirs(const SpillModel& s, SpillSut& sut) {
+  std::map<int, uint64_t> live;  // Local dir -> live plans' directories on disk there.
+  for (const auto& [id, plan] : s.plans) {
+    if (plan.finished) continue;
+    for (const int dir : plan.slots) {
+      if (s.dirs.at(dir).on_disk) ++live[s.dirs.at(dir).local_dir];
+    }
+  }
+  for (const auto& [local_dir, count] : live) {
+    ++sut.checks;
+    const uint64_t present = ExpandGlob(sut.runner->base_fs(), SpillDirsGlob(local_dir)).size();
+    if (present < count) {
+      return Violation{InvariantKind::kReap, fmt::format("{} holds {} spill directories, fewer than the {} "
+                                           "that live plans hold there",
+                                           LocalDirPath(local_dir), present, count)};
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// "metrics": each bound plan's spills and spilled bytes are those of its creates and
+// writes, and its peak is at least its usage.
+std::optional<Violation> CheckMetrics(const SpillModel& s, SpillSut& sut) {
+  for (const auto& [name, id] : s.plan_names) {
+    const ModelPlan& plan = s.plans.at(id);
+    if (auto v = ExpectHolds(sut, Line(scenario::ExpectSpills{name, plan.spills}), InvariantKind::kMetrics)) {
+      return v;
+    }
+    if (auto v = ExpectHolds(sut, Line(scenario::ExpectSpilled{name, plan.spilled}), InvariantKind::kMetrics)) {
+      return v;
+    }
+    const SpillManager* manager = sut.runner->plan(name);
+    ++sut.checks;
+    if (manager != nullptr && manager->metrics().peak < manager->used_disk_space()) {
+      return Violation{InvariantKind::kMetrics, fmt::format("plan {}: peak {} is below used {}", name,
+                                              manager->metrics().peak, manager->used_disk_space())};
+    }
+  }
+  return std::nullopt;
+}
+
+// A bound plan's invariants that have no scenario form: its limit, its progress, and a
+// lazy plan that has not spilled having no directory.
 std::optional<Violation> CheckPlanManager(const std::string& name, const ModelPlan& plan,
                                           SpillSut& sut) {
   const SpillManager* manager = sut.runner->plan(name);
@@ -221,6 +299,11 @@ std::optional<Violation> CheckDefectInvariants(const SpillModel& s1, const Scena
 }
 
 std::optional<Violation> CheckInvariants(const SpillModel& s, SpillSut& sut) {
+  // The checks of the features beyond upstream first, so that a defect in one of them is
+  // reported as its own kind rather than as the counts it throws off.
+  if (auto v = CheckBudgets(s, sut)) return v;
+  if (auto v = CheckLiveDirs(s, sut)) return v;
+  if (auto v = CheckMetrics(s, sut)) return v;
   auto expect = [&sut](const ScenarioCommand& c, InvariantKind kind) {
     return ExpectHolds(sut, c, kind);
   };
@@ -263,9 +346,63 @@ std::optional<Violation> CheckInvariants(const SpillModel& s, SpillSut& sut) {
   return std::nullopt;
 }
 
+namespace {
+
+// The end of a run, everything dropped: the filesystem holds nothing a manager made,
+// except what the CleanupLog reports as left behind (a path, or a directory holding one),
+// and what a crash left (as many directories per local dir as the model has, with
+// whatever is in them: their process could report nothing).
+std::optional<Violation> CheckLeftovers(const SpillModel& s, SpillSut& sut) {
+  const std::vector<std::string> left = sut.runner->cleanup_log()->left_behind();
+  auto reported = [&](const std::string& path) {
+    return std::any_of(left.begin(), left.end(), [&](const std::string& l) {
+      return l == path || (l.size() > path.size() && l.compare(0, path.size(), path) == 0 &&
+                           l[path.size()] == '/');
+    });
+  };
+  // The first unreported path of each spill directory that is or holds one.
+  std::map<std::string, std::string> unreported;
+  const std::string local_dirs = "/l*" + std::string(kSpillDirsSuffix);
+  for (const std::string_view glob : {std::string_view(local_dirs), kTmpSpillDirsGlob}) {
+    for (const std::string& path : ExpandGlob(sut.runner->base_fs(), glob)) {
+      if (!reported(path)) unreported.emplace(path, path);
+    }
+  }
+  // Files racing processes made (injected EEXIST) belong to no plan and stay.
+  uint64_t foreign_files = s.SpillFileCount(false) - s.ManagedFileCount(false) +
+                           s.SpillFileCount(true) - s.ManagedFileCount(true);
+  for (const std::string_view glob : {kLocalFilesGlob, kTmpFilesGlob}) {
+    for (const std::string& path : ExpandGlob(sut.runner->base_fs(), glob)) {
+      if (reported(path)) continue;
+      if (foreign_files > 0) {
+        --foreign_files;
+        continue;
+      }
+      unreported.emplace(ParentPath(path), path);
+    }
+  }
+  // Local dir -> directories that stay there unreported: those a crash left, and the
+  // spill-directory-named ones racing processes made.
+  std::map<std::string, int> crashed;
+  for (const auto& [id, d] : s.dirs) {
+    if (d.on_disk && d.crashed) ++crashed[LocalDirPath(d.local_dir)];
+  }
+  for (int i = 0; i <= kMaxLocalDirs; ++i) crashed[LocalDirPath(i)] += s.foreign_dirs[i];
+  for (const auto& [dir, path] : unreported) {
+    if (crashed[ParentPath(dir)]-- > 0) continue;
+    return Violation{InvariantKind::kLeftover, fmt::format("after everything was dropped, {} is still there "
+                                             "and the CleanupLog does not report it",
+                                             path)};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<Violation> DropEverything(SpillModel& s, SpillSut& sut, std::string* text) {
   std::vector<std::string> names = Keys(s.file_names);
   for (const std::string& plan : Keys(s.plan_names)) names.push_back(plan);
+  for (const std::string& budget : Keys(s.budget_names)) names.push_back(budget);
   bool lost = false;  // Set once a drop's outcome was not predictable.
   for (const std::string& name : names) {
     const ScenarioCommand drop = Line(scenario::Drop{name});
@@ -285,36 +422,7 @@ std::optional<Violation> DropEverything(SpillModel& s, SpillSut& sut, std::strin
     }
   }
 
-  // Everything is dropped: the filesystem holds nothing a manager made, except what the
-  // CleanupLog reports as left behind (a path, or a directory holding one).
-  const std::vector<std::string> left = sut.runner->cleanup_log()->left_behind();
-  auto reported = [&](const std::string& path) {
-    return std::any_of(left.begin(), left.end(), [&](const std::string& l) {
-      return l == path || (l.size() > path.size() && l.compare(0, path.size(), path) == 0 &&
-                           l[path.size()] == '/');
-    });
-  };
-  // Entries racing processes made (injected EEXIST) belong to no plan and stay: as many
-  // unreported paths as the model counts of them.
-  uint64_t foreign_local_dirs = 0;
-  for (int i = 0; i < kMaxLocalDirs; ++i) foreign_local_dirs += s.foreign_dirs[i];
-  const std::string local_dirs = "/l*" + std::string(kSpillDirsSuffix);
-  const std::pair<std::string_view, uint64_t> globs[] = {
-      {local_dirs, foreign_local_dirs},
-      {kLocalFilesGlob, s.SpillFileCount(false) - s.ManagedFileCount(false)},
-      {kTmpSpillDirsGlob, static_cast<uint64_t>(s.foreign_dirs[kTmpDir])},
-      {kTmpFilesGlob, s.SpillFileCount(true) - s.ManagedFileCount(true)}};
-  for (const auto& [glob, foreign] : globs) {
-    uint64_t unreported = 0;
-    for (const std::string& path : ExpandGlob(sut.runner->base_fs(), glob)) {
-      if (reported(path) || ++unreported <= foreign) continue;
-      return Violation{InvariantKind::kLeftover,
-                       fmt::format("after everything was dropped, {} is still there and the "
-                                   "CleanupLog does not report it",
-                                   path)};
-    }
-  }
-  return std::nullopt;
+  return CheckLeftovers(s, sut);
 }
 
 std::string ScenarioText(const std::vector<CommandPtr>& commands) {

@@ -59,6 +59,12 @@ struct NotModeled {};
 [[maybe_unused]] NotModeled Transition(const scenario::ExpectMissing&, SpillModel&, Affected*) {
   return {};
 }
+[[maybe_unused]] NotModeled Transition(const scenario::ExpectSpilled&, SpillModel&, Affected*) {
+  return {};
+}
+[[maybe_unused]] NotModeled Transition(const scenario::ExpectSpills&, SpillModel&, Affected*) {
+  return {};
+}
 
 std::optional<std::string> Transition(const scenario::Dir& v, SpillModel& s, Affected* a) {
   const int index = LocalDirIndex(v.path);
@@ -103,6 +109,11 @@ std::optional<std::string> Transition(const scenario::Plan& v, SpillModel& s, Af
       plan.kind = PlanKind::kDisabled;
       plan.limit = 0;  // A disabled manager's limit is 0.
       break;
+  }
+  if (!spec.budget.empty()) {
+    const std::optional<int> budget = BoundBudget(s, spec.budget);
+    if (!budget.has_value()) return std::nullopt;
+    plan.budget = *budget;
   }
   UseName(s, plan.name);
   a->local_dirs.insert(plan.local_dirs.begin(), plan.local_dirs.end());
@@ -222,6 +233,7 @@ std::optional<std::string> Transition(const scenario::Spill& v, SpillModel& s, A
   UseName(s, v.file);
   ModelPlan& plan = s.plans.at(*plan_id);
   a->active.insert(*plan_id);
+  a->metrics.insert(*plan_id);
   a->local_dirs.insert(plan.local_dirs.begin(), plan.local_dirs.end());
   if (plan.kind == PlanKind::kDisabled) return std::string("DISABLED");
 
@@ -248,6 +260,7 @@ std::optional<std::string> Transition(const scenario::Spill& v, SpillModel& s, A
   s.files[id] = std::move(file);
   s.file_names[v.file] = id;
   ++plan.active;
+  ++plan.spills;
   return std::string(kOk);
 }
 
@@ -258,8 +271,15 @@ std::optional<std::string> Transition(const scenario::Write& v, SpillModel& s, A
   ModelPlan& plan = s.plans.at(file.plan);
   a->sizes.insert(v.file);
   a->used.insert(file.plan);
+  a->metrics.insert(file.plan);
+  if (plan.budget >= 0) a->budgets.insert(plan.budget);
   const uint64_t n = v.size;
   if (!PassesLimit(plan.used, plan.limit, n)) return std::string("LIMIT");
+  // Then the budget's, if any: a write refused by either counts in neither.
+  if (plan.budget >= 0 &&
+      !PassesLimit(s.BudgetUsed(plan.budget), s.budgets.at(plan.budget).limit, n)) {
+    return std::string("LIMIT");
+  }
   if (n == 0) return std::string(kOk);  // No filesystem call, nothing counted.
 
   // One append. An injected fault fails it before it stores anything.
@@ -282,6 +302,7 @@ std::optional<std::string> Transition(const scenario::Write& v, SpillModel& s, A
   }
   file.size += stored;
   plan.used += stored;
+  plan.spilled += stored;
   return CodeName(e);
 }
 
@@ -297,6 +318,12 @@ std::optional<std::string> Transition(const scenario::Clone& v, SpillModel& s,
 
 std::optional<std::string> Transition(const scenario::Drop& v, SpillModel& s, Affected* a) {
   const std::string& name = v.name;
+  if (const std::optional<int> budget_id = BoundBudget(s, name); budget_id.has_value()) {
+    s.budget_names.erase(name);
+    s.budgets.at(*budget_id).bound = false;  // Its plans keep it alive.
+    Collect(s);
+    return std::string(kOk);
+  }
   if (const std::optional<int> plan_id = BoundPlan(s, name); plan_id.has_value()) {
     s.plan_names.erase(name);
     ModelPlan& plan = s.plans.at(*plan_id);
@@ -323,6 +350,7 @@ std::optional<std::string> Transition(const scenario::Drop& v, SpillModel& s, Af
   // removes it.
   plan.used -= file.size;
   --plan.active;
+  if (plan.budget >= 0) a->budgets.insert(plan.budget);
   if (const int e = TakeFault(s, OpKind::kRemove); e == 0 || e == ENOENT || !file.on_disk) {
     file.on_disk = false;
   } else if (file.dir < 0) {
@@ -333,8 +361,12 @@ std::optional<std::string> Transition(const scenario::Drop& v, SpillModel& s, Af
   return std::string(kOk);
 }
 
-std::optional<std::string> Transition(const scenario::SetLimit& v, SpillModel& s,
-                                      Affected* /*affected*/) {
+std::optional<std::string> Transition(const scenario::SetLimit& v, SpillModel& s, Affected* a) {
+  if (const std::optional<int> budget_id = BoundBudget(s, v.plan); budget_id.has_value()) {
+    s.budgets.at(*budget_id).limit = v.size;
+    a->budgets.insert(*budget_id);
+    return std::string(kOk);
+  }
   const std::optional<int> plan_id = BoundPlan(s, v.plan);
   if (!plan_id.has_value()) return std::nullopt;
   ModelPlan& plan = s.plans.at(*plan_id);
@@ -404,6 +436,106 @@ std::optional<std::string> Transition(const scenario::Clean& v, SpillModel& s, A
   for (const int index : cleaned) {
     if (index == kTmpDir || index < kMaxLocalDirs) a->local_dirs.insert(index);
   }
+  a->file_count = true;
+  Collect(s);
+  return std::string(kOk);
+}
+
+std::optional<std::string> Transition(const scenario::Budget& v, SpillModel& s, Affected* a) {
+  if (!Fresh(s, v.name)) return std::nullopt;
+  UseName(s, v.name);
+  const int id = s.next_id++;
+  s.budgets[id] = ModelBudget{v.name, v.size, true};
+  s.budget_names[v.name] = id;
+  a->budgets.insert(id);
+  return std::string(kOk);
+}
+
+std::optional<std::string> Transition(const scenario::Crash&, SpillModel& s, Affected*) {
+  // An os_tmp plan's directory would stay for good: `reap` does not look in the temp dir.
+  for (const auto& [id, p] : s.plans) {
+    if (p.kind == PlanKind::kOsTmp && !p.finished && p.built) return std::nullopt;
+  }
+  for (auto& [id, p] : s.plans) {
+    if (p.finished) continue;
+    s.pending_stale_lists -= p.stale_dirs;
+    p = ModelPlan{.name = p.name,
+                  .kind = p.kind,
+                  .local_dirs = p.local_dirs,
+                  .bound = false,
+                  .built = p.built,
+                  .finished = true,
+                  .slots = p.slots,
+                  .crashed = true};
+  }
+  for (auto& [id, f] : s.files) {
+    f.refs = 0;
+    f.short_writes.clear();
+  }
+  for (auto& [id, d] : s.dirs) d.crashed = d.on_disk;
+  s.plan_names.clear();
+  s.file_names.clear();
+  s.budget_names.clear();
+  s.budgets.clear();
+  Collect(s);
+  return std::string(kOk);
+}
+
+// The spill directories `reap` removes in local dirs `reaped`: those on disk that no live
+// plan holds. Nullopt when a file in one of them is in a directory the model cannot name
+// and only some of its plan's local dirs are reaped.
+std::optional<std::set<int>> Orphans(const SpillModel& s, const std::set<int>& reaped) {
+  std::set<int> live;
+  for (const auto& [id, p] : s.plans) {
+    if (!p.finished) live.insert(p.slots.begin(), p.slots.end());
+  }
+  std::set<int> orphans;
+  for (const auto& [id, d] : s.dirs) {
+    if (d.on_disk && reaped.count(d.local_dir) != 0 && live.count(id) == 0) orphans.insert(id);
+  }
+  for (const auto& [id, f] : s.files) {
+    if (f.dir >= 0 || !f.on_disk || !s.plans.at(f.plan).finished) continue;
+    const std::vector<int>& dirs = s.plans.at(f.plan).local_dirs;
+    const auto n = std::count_if(dirs.begin(), dirs.end(),
+                                 [&](int index) { return reaped.count(index) != 0; });
+    if (n != 0 && static_cast<size_t>(n) != dirs.size()) return std::nullopt;
+  }
+  return orphans;
+}
+
+std::optional<std::string> Transition(const scenario::Reap& v, SpillModel& s, Affected* a) {
+  std::set<int> reaped;
+  for (const std::string& dir : v.local_dirs) {
+    const int index = LocalDirIndex(dir);
+    if (index < 0) return std::nullopt;
+    reaped.insert(index);
+  }
+  const std::optional<std::set<int>> orphans = Orphans(s, reaped);
+  if (!orphans.has_value()) return std::nullopt;
+  if (orphans->empty()) {
+    a->local_dirs = reaped;
+    // Its only calls are one list per local dir, in order; a missing one (ENOENT) has
+    // nothing to reap and is not an error.
+    int first = 0;
+    for (size_t i = 0; i < v.local_dirs.size(); ++i) {
+      const int e = TakeFault(s, OpKind::kList);
+      if (e != 0 && e != ENOENT && first == 0) first = e;
+    }
+    return CodeName(first);
+  }
+  // Which of the removals' calls (lists, removes, rmdirs) a rule would fail is not
+  // modelled.
+  if (!ReapUnfaulted(s)) return std::nullopt;
+  for (const int id : *orphans) s.dirs.at(id).on_disk = false;
+  for (auto& [id, f] : s.files) {
+    if (!f.on_disk) continue;
+    const ModelPlan& plan = s.plans.at(f.plan);
+    if (f.dir >= 0 ? orphans->count(f.dir) != 0
+                   : plan.finished && reaped.count(plan.local_dirs[0]) != 0) {
+      f.on_disk = false;
+    }
+  }
+  a->local_dirs = reaped;
   a->file_count = true;
   Collect(s);
   return std::string(kOk);

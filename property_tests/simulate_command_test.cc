@@ -15,6 +15,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spillway/model/spill_model.h"
@@ -107,6 +108,12 @@ TEST_F(SimulateTest, FindsNoViolationWithoutAQuirk) {
   EXPECT_FALSE(totals["faults_injected"].empty());
   EXPECT_FALSE(totals["errors"].empty());
   EXPECT_GT(totals["invariants_checked"].get<uint64_t>(), totals["steps"].get<uint64_t>());
+  // The plans' own metrics agree with what the runs saw: a file per successful spill, and
+  // bytes that reached files (reported while the plan was bound; files outlive plans).
+  EXPECT_EQ(totals["metrics"]["spills"], totals["spills"]);
+  EXPECT_GT(totals["metrics"]["spilled"].get<uint64_t>(), 0u);
+  EXPECT_LE(totals["metrics"]["spilled"].get<uint64_t>(), totals["bytes_written"].get<uint64_t>());
+  EXPECT_GT(totals["metrics"]["peak"].get<uint64_t>(), 0u);
 }
 
 class SimulateQuirkTest : public SimulateTest, public ::testing::WithParamInterface<Quirk> {};

@@ -60,7 +60,7 @@ bool PlanSpec::operator==(const PlanSpec& other) const {
   return dirs_kind == other.dirs_kind &&
          (dirs_kind != DirsKind::kList || local_dirs == other.local_dirs) && mode == other.mode &&
          limit == other.limit && missing_dir == other.missing_dir && layout == other.layout &&
-         failover == other.failover;
+         failover == other.failover && budget == other.budget;
 }
 
 bool IsExpect(const Verb& verb) {
@@ -90,6 +90,7 @@ std::vector<std::string> Dictionary() {
   for (const bool failover : {true, false}) {
     words.push_back(fmt::format("failover={}", internal::FailoverName(failover)));
   }
+  words.push_back(fmt::format("{}=", internal::kBudgetOption));
   for (const std::string_view option : {"limit=", "after=", "times=", "path="}) {
     words.emplace_back(option);
   }
@@ -144,6 +145,8 @@ std::vector<std::string> Plan::Args() const {
   if (spec.failover_written || spec.failover) {
     out.push_back(fmt::format("failover={}", internal::FailoverName(spec.failover)));
   }
+  if (!spec.budget.empty())
+    out.push_back(fmt::format("{}={}", internal::kBudgetOption, spec.budget));
   return out;
 }
 std::vector<std::string> SetQuirk::Args() const { return {std::string(QuirkName(quirk))}; }
@@ -179,12 +182,19 @@ bool Fault::operator==(const Fault& other) const {
 std::vector<std::string> ShortWrite::Args() const { return {file, FormatSize(bytes)}; }
 std::vector<std::string> Clean::Args() const { return {glob}; }
 std::vector<std::string> Capacity::Args() const { return {FormatSize(size)}; }
+std::vector<std::string> Budget::Args() const { return {name, FormatSize(size)}; }
+std::vector<std::string> Crash::Args() const { return {}; }
+std::vector<std::string> Reap::Args() const {
+  return {fmt::format("{}", fmt::join(local_dirs, ","))};
+}
 std::vector<std::string> ExpectOk::Args() const { return {}; }
 std::vector<std::string> ExpectError::Args() const { return {error}; }
 std::vector<std::string> ExpectUsed::Args() const { return {plan, FormatSize(size)}; }
 std::vector<std::string> ExpectFiles::Args() const { return {plan, std::to_string(count)}; }
 std::vector<std::string> ExpectSize::Args() const { return {file, FormatSize(size)}; }
 std::vector<std::string> ExpectCount::Args() const { return {glob, std::to_string(count)}; }
+std::vector<std::string> ExpectSpilled::Args() const { return {plan, FormatSize(size)}; }
+std::vector<std::string> ExpectSpills::Args() const { return {plan, std::to_string(count)}; }
 std::vector<std::string> ExpectExists::Args() const { return {path}; }
 std::vector<std::string> ExpectMissing::Args() const { return {path}; }
 

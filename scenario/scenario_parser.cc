@@ -120,6 +120,21 @@ std::string ParsePath(std::string_view word, std::string* path) {
   return {};
 }
 
+// A comma-separated list of paths, appended to `dirs`.
+std::string ParseDirList(std::string_view word, std::vector<std::string>* dirs) {
+  size_t start = 0;
+  while (true) {
+    const size_t comma = word.find(',', start);
+    const std::string_view dir = word.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    std::string path;
+    if (std::string err = ParsePath(dir, &path); !err.empty()) return err;
+    dirs->push_back(std::move(path));
+    if (comma == std::string_view::npos) return {};
+    start = comma + 1;
+  }
+}
+
 std::string ParseDirs(std::string_view word, PlanSpec* plan) {
   if (word == internal::kOsTmpWord) {
     plan->dirs_kind = DirsKind::kOsTmp;
@@ -130,21 +145,9 @@ std::string ParseDirs(std::string_view word, PlanSpec* plan) {
     return {};
   }
   plan->dirs_kind = DirsKind::kList;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = word.find(',', start);
-    const std::string_view dir = word.substr(
-        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-    std::string path;
-    if (std::string err = ParsePath(dir, &path); !err.empty()) {
-      return fmt::format(
-          "bad DIRS {} (a comma-separated list of local dirs, os_tmp or "
-          "disabled): {}",
-          Quote(word), err);
-    }
-    plan->local_dirs.push_back(std::move(path));
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
+  if (std::string err = ParseDirList(word, &plan->local_dirs); !err.empty()) {
+    return fmt::format("bad DIRS {} (a comma-separated list of local dirs, os_tmp or disabled): {}",
+                       Quote(word), err);
   }
   return {};
 }
@@ -226,6 +229,11 @@ std::string ParsePlanOption(std::string_view word, PlanSpec* spec) {
   if (!SplitOption(word, &key, &value)) {
     return fmt::format("unexpected word {}; usage: {}", Quote(word), Plan::kUsage);
   }
+  if (key == internal::kBudgetOption) {
+    if (!spec->budget.empty()) return fmt::format("{}= given twice", key);
+    if (value.empty()) return fmt::format("{}= needs a budget's name", key);
+    return ParseName(value, &spec->budget);
+  }
   bool* written = key == "mode"          ? &spec->mode_written
                   : key == "limit"       ? &spec->limit_written
                   : key == "missing_dir" ? &spec->missing_dir_written
@@ -234,7 +242,7 @@ std::string ParsePlanOption(std::string_view word, PlanSpec* spec) {
                                          : nullptr;
   if (written == nullptr) {
     return fmt::format(
-        "unknown option {} for plan (mode=, limit=, missing_dir=, layout=, failover=)",
+        "unknown option {} for plan (mode=, limit=, missing_dir=, layout=, failover=, budget=)",
         Quote(word));
   }
   if (*written) return fmt::format("{}= given twice", key);
@@ -413,6 +421,29 @@ std::string ExpectError::Parse(const Words& args) {
 
 std::string ExpectFiles::Parse(const Words& args) {
   return ParseTwo<ExpectFiles>(args, ParseName, &plan, ParseCount, &count);
+}
+
+std::string Budget::Parse(const Words& args) {
+  return ParseTwo<Budget>(args, ParseName, &name, ParseSize, &size);
+}
+
+std::string Crash::Parse(const Words& args) { return CheckArity(kUsage, args, 0, 0); }
+
+std::string Reap::Parse(const Words& args) {
+  if (std::string err = CheckArity(kUsage, args, 1, 1); !err.empty()) return err;
+  if (std::string err = ParseDirList(args[0], &local_dirs); !err.empty()) {
+    return fmt::format("bad DIRS {} (a comma-separated list of local dirs): {}", Quote(args[0]),
+                       err);
+  }
+  return {};
+}
+
+std::string ExpectSpilled::Parse(const Words& args) {
+  return ParseTwo<ExpectSpilled>(args, ParseName, &plan, ParseSize, &size);
+}
+
+std::string ExpectSpills::Parse(const Words& args) {
+  return ParseTwo<ExpectSpills>(args, ParseName, &plan, ParseCount, &count);
 }
 
 std::string ExpectCount::Parse(const Words& args) {

@@ -93,6 +93,7 @@ void Fill(Plan* v) {
   spec.limit =
       *rc::gen::oneOf(rc::gen::just(kDefaultMaxTempDirectorySize), rc::gen::arbitrary<uint64_t>());
   spec.missing_dir = *rc::gen::element(MissingDirPolicy::kFail, MissingDirPolicy::kRecreate);
+  spec.budget = *rc::gen::oneOf(rc::gen::just(std::string()), GenName());
 }
 void Fill(SetQuirk* v) { v->quirk = *rc::gen::elementOf(AllQuirks()); }
 void Fill(Spill* v) {
@@ -154,6 +155,23 @@ void Fill(ExpectFiles* v) {
 }
 void Fill(ExpectCount* v) {
   v->glob = *GenPath(kPathChars);
+  v->count = *rc::gen::arbitrary<uint64_t>();
+}
+void Fill(Budget* v) {
+  v->name = *GenName();
+  v->size = *rc::gen::arbitrary<uint64_t>();
+}
+void Fill(Crash*) {}
+void Fill(Reap* v) {
+  v->local_dirs =
+      *rc::gen::nonEmpty(rc::gen::container<std::vector<std::string>>(GenPath(kDirChars)));
+}
+void Fill(ExpectSpilled* v) {
+  v->plan = *GenName();
+  v->size = *rc::gen::arbitrary<uint64_t>();
+}
+void Fill(ExpectSpills* v) {
+  v->plan = *GenName();
   v->count = *rc::gen::arbitrary<uint64_t>();
 }
 

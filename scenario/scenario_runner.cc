@@ -17,10 +17,13 @@
 
 #include "scenario_syntax.h"
 #include "spillway/scenario/scenario.h"
+#include "spillway/spill/reap.h"
+#include "spillway/spill/spill_budget.h"
 #include "spillway/spill/spill_writer.h"
 #include "spillway/vfs/glob.h"
 #include "spillway/vfs/mem_file_system.h"
 #include "spillway/vfs/posix_file_system.h"
+#include "spillway/vfs/process_file_system.h"
 
 namespace spillway::scenario {
 namespace {
@@ -115,13 +118,20 @@ struct Runner::Impl {
   std::shared_ptr<MemFileSystem> mem;  // kMem only.
   std::shared_ptr<FileSystem> base;
   std::shared_ptr<FaultInjectingFileSystem> fs;
+  // The filesystem as the running process sees it (over `fs`): managers and reaps use it,
+  // and `crash` kills it and starts another.
+  std::shared_ptr<ProcessFileSystem> process;
   std::shared_ptr<CleanupLog> cleanup_log = std::make_shared<CleanupLog>();
   std::shared_ptr<SharedManagerCache> shared_cache = NewSharedManagerCache();
   Quirks quirks;
   uint64_t plans_built = 0;
   std::map<std::string, std::shared_ptr<SpillManager>> plans;
   std::map<std::string, SpillFile> files;
+  std::map<std::string, std::shared_ptr<SpillBudget>> budgets;
+  // Every budget made in this process, by name, while something keeps it alive.
+  std::map<std::string, std::weak_ptr<SpillBudget>> made_budgets;
   std::set<std::string> dropped;
+  std::set<std::string> crashed;  // Names bound when the process crashed.
   Status last_outcome;
   bool seen_act = false;
   PatternData data;
@@ -132,14 +142,22 @@ struct Runner::Impl {
     if (dropped.count(name) != 0) {
       return fmt::format("\"{}\" was dropped; a name cannot be used again after drop", name);
     }
+    if (crashed.count(name) != 0) {
+      return fmt::format("\"{}\" died in a crash; a name cannot be used again after it", name);
+    }
     if (plans.count(name) != 0) return fmt::format("\"{}\" is already bound to a plan", name);
     if (files.count(name) != 0) return fmt::format("\"{}\" is already bound to a file", name);
+    if (budgets.count(name) != 0) return fmt::format("\"{}\" is already bound to a budget", name);
     return {};
   }
   std::string UseError(const std::string& name, std::string_view wanted) const {
     if (dropped.count(name) != 0) return fmt::format("\"{}\" was dropped", name);
+    if (crashed.count(name) != 0) return fmt::format("\"{}\" died in a crash", name);
     if (plans.count(name) != 0) return fmt::format("\"{}\" is a plan, not a {}", name, wanted);
     if (files.count(name) != 0) return fmt::format("\"{}\" is a file, not a {}", name, wanted);
+    if (budgets.count(name) != 0) {
+      return fmt::format("\"{}\" is a budget, not a {}", name, wanted);
+    }
     return fmt::format("unknown name \"{}\" (no {} is bound to it)", name, wanted);
   }
   SpillManager* FindPlan(const std::string& name, std::string* message) const {
@@ -148,6 +166,11 @@ struct Runner::Impl {
     *message = UseError(name, "plan");
     return nullptr;
   }
+  // The budget bound to `name`, or null (with no message: a budget is never required).
+  SpillBudget* FindBudget(const std::string& name) const {
+    auto it = budgets.find(name);
+    return it == budgets.end() ? nullptr : it->second.get();
+  }
   const SpillFile* FindFile(const std::string& name, std::string* message) const {
     auto it = files.find(name);
     if (it != files.end()) return &it->second;
@@ -155,7 +178,9 @@ struct Runner::Impl {
     return nullptr;
   }
 
+  // REQUIRES: spec.budget is empty or bound to a budget.
   StatusOr<std::shared_ptr<SpillManager>> BuildPlan(const PlanSpec& spec) {
+    std::shared_ptr<SpillBudget> budget = spec.budget.empty() ? nullptr : budgets.at(spec.budget);
     const uint64_t seed = MixSeed(options.seed, ++plans_built);
     if (spec.dirs_kind == DirsKind::kList && spec.mode == PlanMode::kLazy) {
       PlanDiskManagerOptions o;
@@ -169,7 +194,9 @@ struct Runner::Impl {
       o.seed = seed;
       o.cleanup_log = cleanup_log;
       o.shared_cache = shared_cache;
-      StatusOr<std::shared_ptr<PlanDiskManager>> built = PlanDiskManager::Create(fs, std::move(o));
+      o.budget = std::move(budget);
+      StatusOr<std::shared_ptr<PlanDiskManager>> built =
+          PlanDiskManager::Create(process, std::move(o));
       if (!built.ok()) return built.status();
       return std::shared_ptr<SpillManager>(std::move(*built));
     }
@@ -193,7 +220,8 @@ struct Runner::Impl {
     o.quirks = quirks;
     o.seed = seed;
     o.cleanup_log = cleanup_log;
-    StatusOr<std::shared_ptr<DiskManager>> built = DiskManager::Build(fs, std::move(o));
+    o.budget = std::move(budget);
+    StatusOr<std::shared_ptr<DiskManager>> built = DiskManager::Build(process, std::move(o));
     if (!built.ok()) return built.status();
     return std::shared_ptr<SpillManager>(std::move(*built));
   }
@@ -229,6 +257,10 @@ struct Runner::Impl {
   StepResult Act(const Plan& c, Status* outcome, std::string* message) {
     *message = CheckUnbound(c.name);
     if (!message->empty()) return StepResult::kMalformed;
+    if (!c.spec.budget.empty() && FindBudget(c.spec.budget) == nullptr) {
+      *message = UseError(c.spec.budget, "budget");
+      return StepResult::kMalformed;
+    }
     StatusOr<std::shared_ptr<SpillManager>> plan = BuildPlan(c.spec);
     *outcome = plan.status();
     if (plan.ok()) plans.emplace(c.name, std::move(*plan));
@@ -270,14 +302,18 @@ struct Runner::Impl {
     return StepResult::kOk;
   }
   StepResult Act(const Drop& c, Status*, std::string* message) {
-    if (files.erase(c.name) == 0 && plans.erase(c.name) == 0) {
-      *message = UseError(c.name, "plan or file");
+    if (files.erase(c.name) == 0 && plans.erase(c.name) == 0 && budgets.erase(c.name) == 0) {
+      *message = UseError(c.name, "plan, file or budget");
       return StepResult::kMalformed;
     }
     dropped.insert(c.name);
     return StepResult::kOk;
   }
   StepResult Act(const SetLimit& c, Status* outcome, std::string* message) {
+    if (SpillBudget* budget = FindBudget(c.plan)) {
+      budget->SetLimit(c.size);
+      return StepResult::kOk;
+    }
     SpillManager* plan = FindPlan(c.plan, message);
     if (plan == nullptr) return StepResult::kMalformed;
     *outcome = plan->SetMaxTempDirectorySize(c.size);
@@ -309,6 +345,47 @@ struct Runner::Impl {
     *outcome = CleanGlob(c.glob);
     return StepResult::kOk;
   }
+  StepResult Act(const Budget& c, Status*, std::string* message) {
+    *message = CheckUnbound(c.name);
+    if (!message->empty()) return StepResult::kMalformed;
+    std::shared_ptr<SpillBudget> budget = SpillBudget::Create(c.size);
+    made_budgets.emplace(c.name, budget);
+    budgets.emplace(c.name, std::move(budget));
+    return StepResult::kOk;
+  }
+  StepResult Act(const Crash&, Status*, std::string*) {
+    KillProcess();
+    return StepResult::kOk;
+  }
+  StepResult Act(const Reap& c, Status* outcome, std::string*) {
+    ReapOptions reap_options;
+    reap_options.quirks = quirks;
+    *outcome = ReapOrphans(*process, c.local_dirs, reap_options).status;
+    return StepResult::kOk;
+  }
+
+  // The process dies (kill -9) and another starts. The dead process's filesystem is
+  // killed first, so that destroying its files, plans and budgets removes nothing; the
+  // kernel's part is closing their descriptors, which releases their flocks on a real
+  // disk, and MemFileSystem::Crash() does the same for the in-memory one. The failures
+  // its destructors record (ESRCH) die with it: the new process starts a log of its own
+  // that holds what the dead one had recorded before.
+  void KillProcess() {
+    auto next_log = std::make_shared<CleanupLog>();
+    for (const Status& failure : cleanup_log->failures()) next_log->Record(failure);
+    process->Kill();
+    if (mem != nullptr) mem->Crash();
+    for (const auto& [name, file] : files) crashed.insert(name);
+    for (const auto& [name, plan] : plans) crashed.insert(name);
+    for (const auto& [name, budget] : budgets) crashed.insert(name);
+    files.clear();
+    plans.clear();
+    budgets.clear();
+    made_budgets.clear();
+    shared_cache = NewSharedManagerCache();
+    cleanup_log = std::move(next_log);
+    process = NewProcessFileSystem(fs);
+  }
 
   // The checks: each gives kOk when its expectation holds, kExpectationFailed with
   // "expected ..., got ..." in `message`, or kMalformed.
@@ -325,9 +402,10 @@ struct Runner::Impl {
     return Fail(message, fmt::format("expected error {}, got {}", c.error, Describe(last_outcome)));
   }
   StepResult Check(const ExpectUsed& c, std::string* message) {
-    const SpillManager* plan = FindPlan(c.plan, message);
-    if (plan == nullptr) return StepResult::kMalformed;
-    const uint64_t used = plan->used_disk_space();
+    const SpillBudget* budget = FindBudget(c.plan);
+    const SpillManager* plan = budget != nullptr ? nullptr : FindPlan(c.plan, message);
+    if (budget == nullptr && plan == nullptr) return StepResult::kMalformed;
+    const uint64_t used = budget != nullptr ? budget->used() : plan->used_disk_space();
     if (used == c.size) return StepResult::kOk;
     return Fail(message, fmt::format("expected used {} {}, got {}", c.plan, c.size, used));
   }
@@ -337,6 +415,20 @@ struct Runner::Impl {
     const uint64_t active = plan->spilling_progress().active_files_count;
     if (active == c.count) return StepResult::kOk;
     return Fail(message, fmt::format("expected files {} {}, got {}", c.plan, c.count, active));
+  }
+  StepResult Check(const ExpectSpilled& c, std::string* message) {
+    const SpillManager* plan = FindPlan(c.plan, message);
+    if (plan == nullptr) return StepResult::kMalformed;
+    const uint64_t spilled = plan->metrics().spilled;
+    if (spilled == c.size) return StepResult::kOk;
+    return Fail(message, fmt::format("expected spilled {} {}, got {}", c.plan, c.size, spilled));
+  }
+  StepResult Check(const ExpectSpills& c, std::string* message) {
+    const SpillManager* plan = FindPlan(c.plan, message);
+    if (plan == nullptr) return StepResult::kMalformed;
+    const uint64_t spills = plan->metrics().spills;
+    if (spills == c.count) return StepResult::kOk;
+    return Fail(message, fmt::format("expected spills {} {}, got {}", c.plan, c.count, spills));
   }
   StepResult Check(const ExpectSize& c, std::string* message) {
     const SpillFile* file = FindFile(c.file, message);
@@ -431,6 +523,7 @@ StatusOr<std::unique_ptr<Runner>> Runner::Create(RunnerOptions options) {
     }
   }
   impl->fs = std::make_shared<FaultInjectingFileSystem>(impl->base, options.seed);
+  impl->process = NewProcessFileSystem(impl->fs);
   impl->options = std::move(options);
   return std::unique_ptr<Runner>(new Runner(std::move(impl)));
 }
@@ -473,6 +566,11 @@ const SpillFile* Runner::file(const std::string& name) {
   return it == impl_->files.end() ? nullptr : &it->second;
 }
 
+std::shared_ptr<const SpillBudget> Runner::budget(const std::string& name) const {
+  auto it = impl_->made_budgets.find(name);
+  return it == impl_->made_budgets.end() ? nullptr : it->second.lock();
+}
+
 std::vector<std::string> Runner::plan_names() const {
   std::vector<std::string> names;
   for (const auto& [name, plan] : impl_->plans) names.push_back(name);
@@ -496,6 +594,8 @@ void Runner::DropAll() {
     impl_->dropped.insert(impl_->plans.begin()->first);
     impl_->plans.erase(impl_->plans.begin());
   }
+  for (const auto& [name, budget] : impl_->budgets) impl_->dropped.insert(name);
+  impl_->budgets.clear();
 }
 
 int RunScenarioText(std::string_view text, std::string_view file_name, const RunnerOptions& options,

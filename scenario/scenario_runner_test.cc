@@ -22,6 +22,8 @@
 #include <vector>
 
 #include "spillway/scenario/scenario.h"
+#include "spillway/spill/spill_budget.h"
+#include "spillway/vfs/glob.h"
 #include "support/scenario_test_support.h"
 #include "support/temp_dir.h"
 
@@ -294,7 +296,7 @@ TEST_P(RunnerTest, NameErrorsStopTheFileWithExitCode2) {
       {"plan p os_tmp\nwrite p 8\n", "t.scen:2: \"p\" is a plan, not a file\n"},
       {"plan p os_tmp\nspill f p\nexpect used f 0\n", "t.scen:3: \"f\" is a file, not a plan\n"},
       {"plan p os_tmp\ndrop q\n",
-       "t.scen:2: unknown name \"q\" (no plan or file is bound to it)\n"},
+       "t.scen:2: unknown name \"q\" (no plan, file or budget is bound to it)\n"},
       // A plan that fails binds no name.
       {"file /x\nplan p /x mode=eager\nexpect error ENOTDIR\nspill f p\n",
        "t.scen:4: unknown name \"p\" (no plan is bound to it)\n"},
@@ -528,6 +530,46 @@ TEST(RunnerStepTest, RemovalFailuresReachTheRunsCleanupLog) {
   }
   EXPECT_TRUE(runner.last_outcome().ok());               // drop reports nothing ...
   EXPECT_EQ(runner.cleanup_log()->failure_count(), 1u);  // ... the log has it.
+}
+
+TEST_P(RunnerTest, ABudgetsLimitErrorNamesTheBudgetAndItsKey) {
+  StatusOr<std::unique_ptr<Runner>> created = Runner::Create(Options(GetParam()));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Runner& runner = **created;
+  std::string message;
+  for (const char* line :
+       {"dir /l", "budget b 4", "plan p /l limit=100 budget=b", "spill f p", "write f 5"}) {
+    ASSERT_EQ(runner.Step(MustParseOne(line), &message), StepResult::kOk)
+        << line << ": " << message;
+  }
+  EXPECT_EQ(OutcomeName(runner.last_outcome()), "LIMIT");
+  EXPECT_THAT(runner.last_outcome().message(), HasSubstr("spill budget"));
+  EXPECT_THAT(runner.last_outcome().message(), HasSubstr(std::string(kExecutorBudgetKey)));
+  EXPECT_THAT(runner.last_outcome().message(), ::testing::Not(HasSubstr("spark.comet")));
+  // An unknown budget is a name error.
+  EXPECT_EQ(runner.Step(MustParseOne("plan q /l budget=c"), &message), StepResult::kMalformed);
+  EXPECT_EQ(message, "unknown name \"c\" (no budget is bound to it)");
+}
+
+TEST_P(RunnerTest, ACrashRemovesNothingAndKeepsTheLogOfTheDeadProcess) {
+  StatusOr<std::unique_ptr<Runner>> created = Runner::Create(Options(GetParam()));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Runner& runner = **created;
+  std::string message;
+  for (const char* line : {"dir /l", "plan p /l", "spill f p", "spill g p", "write f 3",
+                           "fault remove EACCES", "drop g", "crash"}) {
+    ASSERT_EQ(runner.Step(MustParseOne(line), &message), StepResult::kOk)
+        << line << ": " << message;
+  }
+  EXPECT_THAT(runner.plan_names(), IsEmpty());
+  EXPECT_THAT(runner.file_names(), IsEmpty());
+  // The failed removal before the crash is kept; the dead process's destructors add none.
+  EXPECT_EQ(runner.cleanup_log()->failure_count(), 1u);
+  EXPECT_EQ(ExpandGlob(runner.base_fs(), "/l/datafusion-*/*").size(), 2u);
+  // The new process can lock (and so reap) the dead one's directory.
+  const std::vector<std::string> dirs = ExpandGlob(runner.base_fs(), "/l/datafusion-*");
+  ASSERT_EQ(dirs.size(), 1u);
+  EXPECT_TRUE(runner.fs().LockDir(dirs[0]).ok());
 }
 
 TEST(RunnerStepTest, TheSameSeedGivesTheSameNames) {

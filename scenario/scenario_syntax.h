@@ -17,6 +17,8 @@ inline constexpr std::string_view kCometLimitKey = "spark.comet.maxTempDirectory
 // The DIRS words that are not a list of local dirs.
 inline constexpr std::string_view kOsTmpWord = "os_tmp";
 inline constexpr std::string_view kDisabledWord = "disabled";
+// The plan option naming an executor-wide budget: budget=B.
+inline constexpr std::string_view kBudgetOption = "budget";
 // `times=` value for a rule that never stops failing.
 inline constexpr std::string_view kForeverWord = "forever";
 // The fault OP for every kind of call.

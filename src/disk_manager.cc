@@ -34,8 +34,17 @@ SpillAccounting::SpillAccounting(uint64_t limit, std::string limit_config_key, Q
 
 Status SpillAccounting::Reserve(uint64_t bytes) {
   const std::optional<uint64_t> used = ledger_.TryReserve(bytes);
-  if (!used.has_value()) return LimitError();
-  if (budget_ != nullptr) {
+  if (!used.has_value()) {
+    if (quirks_.Has(Quirk::kSpilledCountsRefused)) CountSpilled(bytes);
+    return LimitError();
+  }
+  if (budget_ != nullptr && quirks_.Has(Quirk::kBudgetAfterAdd)) {
+    // Charged first, checked after; a refusal gives the plan its bytes back, not the budget.
+    if (budget_->ledger().Add(bytes) > budget_->ledger().limit()) {
+      ledger_.Release(bytes);
+      return budget_->LimitError();
+    }
+  } else if (budget_ != nullptr) {
     const std::optional<uint64_t> budget_used = budget_->ledger().TryReserve(bytes);
     if (!budget_used.has_value()) {
       ledger_.Release(bytes);  // The budget refused: the write counts in neither.

@@ -21,6 +21,9 @@ constexpr std::array kQuirkNames = {
     QuirkEntry{Quirk::kSharedLimit, "shared_limit"},
     QuirkEntry{Quirk::kOuterAccounting, "outer_accounting"},
     QuirkEntry{Quirk::kFailoverLeak, "failover_leak"},
+    QuirkEntry{Quirk::kBudgetAfterAdd, "budget_after_add"},
+    QuirkEntry{Quirk::kReapIgnoresLocks, "reap_ignores_locks"},
+    QuirkEntry{Quirk::kSpilledCountsRefused, "spilled_counts_refused"},
 };
 
 }  // namespace

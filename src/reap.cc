@@ -29,6 +29,10 @@ void Fail(ReapReport& report, Status status) {
 void ReapOne(FileSystem& fs, const std::string& path, const ReapOptions& options,
              ReapReport& report) {
   StatusOr<std::unique_ptr<DirLock>> lock = fs.LockDir(path);
+  if (!lock.ok() && lock.status().IsErrno(EWOULDBLOCK) &&
+      options.quirks.Has(Quirk::kReapIgnoresLocks)) {
+    lock = std::unique_ptr<DirLock>();  // Removed as if no one held it.
+  }
   if (!lock.ok()) {
     if (lock.status().IsErrno(EWOULDBLOCK)) {
       report.live.push_back(path);

@@ -42,6 +42,11 @@ NotSwept RoleOf(const scenario::ExpectSize&);
 NotSwept RoleOf(const scenario::ExpectCount&);
 NotSwept RoleOf(const scenario::ExpectExists&);
 NotSwept RoleOf(const scenario::ExpectMissing&);
+NotSwept RoleOf(const scenario::ExpectSpilled&);
+NotSwept RoleOf(const scenario::ExpectSpills&);
+NotSwept RoleOf(const scenario::Budget&);
+NotSwept RoleOf(const scenario::Crash&);
+NotSwept RoleOf(const scenario::Reap&);
 
 // True when verb V has role R.
 template <typename V, typename R>

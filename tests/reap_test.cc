@@ -86,10 +86,24 @@ TEST_F(ReapMemTest, NeverTouchesWhatItDidNotMake) {
 
 TEST_F(ReapMemTest, DryRunRemovesNothingAndReleasesTheLocks) {
   ASSERT_OK(mem_->CreateDir("/local0/datafusion-orphan"));
-  ReapReport dry = ReapOrphans(*mem_, {"/local0"}, ReapOptions{.dry_run = true});
+  ReapOptions options;
+  options.dry_run = true;
+  ReapReport dry = ReapOrphans(*mem_, {"/local0"}, options);
   EXPECT_THAT(dry.removed, ElementsAre("/local0/datafusion-orphan"));
   EXPECT_TRUE(mem_->Exists("/local0/datafusion-orphan"));
   EXPECT_THAT(ReapOrphans(*mem_, {"/local0"}).removed, SizeIs(1));
+}
+
+TEST_F(ReapMemTest, TheReapIgnoresLocksQuirkRemovesALiveDirectory) {
+  ASSERT_OK(mem_->CreateDir("/local0/datafusion-livexx"));
+  ASSERT_OK_AND_ASSIGN(auto lock, mem_->LockDir("/local0/datafusion-livexx"));
+  EXPECT_THAT(ReapOrphans(*mem_, {"/local0"}).live, ElementsAre("/local0/datafusion-livexx"));
+  EXPECT_TRUE(mem_->Exists("/local0/datafusion-livexx"));
+  ReapOptions options;
+  options.quirks = Quirk::kReapIgnoresLocks;
+  EXPECT_THAT(ReapOrphans(*mem_, {"/local0"}, options).removed,
+              ElementsAre("/local0/datafusion-livexx"));
+  EXPECT_FALSE(mem_->Exists("/local0/datafusion-livexx"));
 }
 
 TEST_F(ReapMemTest, RecordsWhatItCouldNotRemoveAndReturnsTheFirstError) {

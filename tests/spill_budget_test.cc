@@ -28,8 +28,10 @@ class SpillBudgetTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_OK(mem_->CreateDir("/local0")); }
 
-  std::shared_ptr<PlanDiskManager> Plan(uint64_t limit, std::shared_ptr<SpillBudget> budget) {
+  std::shared_ptr<PlanDiskManager> Plan(uint64_t limit, std::shared_ptr<SpillBudget> budget,
+                                        Quirks quirks = {}) {
     PlanDiskManagerOptions options;
+    options.quirks = quirks;
     options.local_dirs = {"/local0"};
     options.max_temp_directory_size = limit;
     options.limit_config_key = "spark.comet.maxTempDirectorySize";
@@ -196,6 +198,27 @@ TEST(DiskManagerBudgetTest, ADiskManagerTakesABudgetToo) {
   EXPECT_TRUE(IsLimitExceeded(SpillWriter(file).Write("6")));
   EXPECT_EQ(manager->metrics(), (SpillMetrics{.spills = 1, .spilled = 5, .peak = 5}));
   EXPECT_EQ(budget->used(), 5u);
+}
+
+// The quirks that break the budget and the metrics (quirks.h), against the correct
+// behaviour above.
+TEST_F(SpillBudgetTest, TheBudgetAfterAddQuirkKeepsARefusedWritesBytesCharged) {
+  std::shared_ptr<SpillBudget> budget = SpillBudget::Create(12);
+  std::shared_ptr<PlanDiskManager> p = Plan(100, budget, Quirk::kBudgetAfterAdd);
+  ASSERT_OK_AND_ASSIGN(SpillFile f, p->CreateTempFile("sort"));
+  EXPECT_OK(Write(f, 8));
+  EXPECT_TRUE(IsLimitExceeded(Write(f, 8)));
+  EXPECT_EQ(p->used_disk_space(), 8u);  // The plan gave its bytes back ...
+  EXPECT_EQ(budget->used(), 16u);       // ... the budget did not, and is over its limit.
+}
+
+TEST_F(SpillBudgetTest, TheSpilledCountsRefusedQuirkCountsBytesThatNeverReachedAFile) {
+  std::shared_ptr<PlanDiskManager> p = Plan(10, nullptr, Quirk::kSpilledCountsRefused);
+  ASSERT_OK_AND_ASSIGN(SpillFile f, p->CreateTempFile("sort"));
+  EXPECT_OK(Write(f, 8));
+  EXPECT_TRUE(IsLimitExceeded(Write(f, 8)));
+  EXPECT_EQ(f.size(), 8u);
+  EXPECT_EQ(p->metrics().spilled, 16u);
 }
 
 }  // namespace

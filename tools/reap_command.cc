@@ -46,9 +46,10 @@ void PrintText(const ReapReport& report, bool dry_run) {
 
 int RunReapCommand(const ReapArgs& args) {
   std::shared_ptr<FileSystem> fs = NewPosixFileSystem();
-  const ReapReport report = ReapOrphans(
-      *fs, args.dirs,
-      ReapOptions{.dry_run = args.dry_run, .include_os_tmp_dirs = args.include_os_tmp_dirs});
+  const ReapReport report = ReapOrphans(*fs, args.dirs,
+                                        ReapOptions{.dry_run = args.dry_run,
+                                                    .include_os_tmp_dirs = args.include_os_tmp_dirs,
+                                                    .quirks = Quirks()});
   if (args.json) {
     PrintJson(report, args.dry_run);
   } else {

@@ -31,6 +31,7 @@
 #include "spillway/model/spill_model.h"
 #include "spillway/scenario/scenario.h"
 #include "spillway/spill/quirks.h"
+#include "spillway/spill/spill_budget.h"
 #include "spillway/vfs/fault_injecting_file_system.h"
 #include "spillway/vfs/status.h"
 
@@ -72,6 +73,9 @@ struct SeedResult {
   uint64_t plans = 0;   // Plans built.
   uint64_t spills = 0;  // Spill files created.
   uint64_t bytes_written = 0;
+  // Each plan's spill metrics as its manager last reported them while bound, by name
+  // (names are never bound twice in a run).
+  std::map<std::string, SpillMetrics> plan_metrics;
   std::map<std::string, uint64_t> faults;  // Injected faults by "OP ERRNO".
   std::map<std::string, uint64_t> errors;  // Failed commands by outcome code.
   uint64_t checks = 0;                     // Invariants checked.
@@ -208,6 +212,31 @@ void CountStep(const scenario::Command& line, scenario::Runner& runner, uint64_t
     if (after != nullptr) result->bytes_written += after->size() - size_before;
   }
   if (!outcome.ok()) ++result->errors[scenario::OutcomeName(outcome)];
+  for (const std::string& name : runner.plan_names()) {
+    result->plan_metrics[name] = runner.plan(name)->metrics();
+  }
+}
+
+// Adds `m` to `sum`: spills and spilled bytes add up, the peak is the highest.
+void AddMetrics(const SpillMetrics& m, SpillMetrics* sum) {
+  sum->spills += m.spills;
+  sum->spilled += m.spilled;
+  sum->peak = std::max(sum->peak, m.peak);
+}
+
+// A run's plans' metrics, added up (AddMetrics).
+SpillMetrics RunMetrics(const SeedResult& r) {
+  SpillMetrics sum;
+  for (const auto& [name, m] : r.plan_metrics) AddMetrics(m, &sum);
+  return sum;
+}
+
+nlohmann::ordered_json MetricsJson(const SpillMetrics& m) {
+  nlohmann::ordered_json json;
+  json["spills"] = m.spills;
+  json["spilled"] = m.spilled;
+  json["peak"] = m.peak;
+  return json;
 }
 
 // Writes one scenario file per distinct violation: seeds whose violations break the same
@@ -452,6 +481,24 @@ nlohmann::ordered_json ViolationJson(const SimulateOptions& options, const SeedR
   return v;
 }
 
+// One run's entry in the JSON summary.
+nlohmann::ordered_json RunJson(const SimulateOptions& options, const SeedResult& r) {
+  nlohmann::ordered_json run;
+  run["seed"] = r.seed;
+  run["steps"] = r.steps;
+  run["plans"] = r.plans;
+  run["spills"] = r.spills;
+  run["bytes_written"] = r.bytes_written;
+  run["metrics"] = MetricsJson(RunMetrics(r));
+  run["faults_injected"] = r.faults;
+  run["errors"] = r.errors;
+  if (!options.quirks.empty()) run["side_effects"] = r.side_effects;
+  run["invariants_checked"] = r.checks;
+  if (!r.setup_error.empty()) run["setup_error"] = r.setup_error;
+  run["violation"] = ViolationJson(options, r);
+  return run;
+}
+
 void PrintJson(const SimulateOptions& options, const std::vector<SeedResult>& results,
                double seconds) {
   nlohmann::ordered_json json;
@@ -462,6 +509,7 @@ void PrintJson(const SimulateOptions& options, const std::vector<SeedResult>& re
   json["seconds"] = seconds;
   nlohmann::ordered_json totals;
   uint64_t steps = 0, plans = 0, spills = 0, bytes = 0, checks = 0;
+  SpillMetrics metrics;  // Every run's RunMetrics, added up.
   std::map<std::string, uint64_t> faults, errors;
   nlohmann::ordered_json runs = nlohmann::json::array();
   for (const SeedResult& r : results) {
@@ -472,24 +520,15 @@ void PrintJson(const SimulateOptions& options, const std::vector<SeedResult>& re
     checks += r.checks;
     for (const auto& [k, n] : r.faults) faults[k] += n;
     for (const auto& [k, n] : r.errors) errors[k] += n;
-    nlohmann::ordered_json run;
-    run["seed"] = r.seed;
-    run["steps"] = r.steps;
-    run["plans"] = r.plans;
-    run["spills"] = r.spills;
-    run["bytes_written"] = r.bytes_written;
-    run["faults_injected"] = r.faults;
-    run["errors"] = r.errors;
-    if (!options.quirks.empty()) run["side_effects"] = r.side_effects;
-    run["invariants_checked"] = r.checks;
-    if (!r.setup_error.empty()) run["setup_error"] = r.setup_error;
-    run["violation"] = ViolationJson(options, r);
+    AddMetrics(RunMetrics(r), &metrics);
+    nlohmann::ordered_json run = RunJson(options, r);
     runs.push_back(std::move(run));
   }
   totals["steps"] = steps;
   totals["plans"] = plans;
   totals["spills"] = spills;
   totals["bytes_written"] = bytes;
+  totals["metrics"] = MetricsJson(metrics);
   totals["faults_injected"] = faults;
   totals["errors"] = errors;
   totals["invariants_checked"] = checks;

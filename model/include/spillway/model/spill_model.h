@@ -40,6 +40,17 @@
 // a missing local dir it makes the dir, which the manager accepts. A stat rule's ENOENT
 // only says the local dir is missing. The generator draws only errnos the call can return
 // on Linux (OpKindCanReturn).
+//
+// Beyond upstream:
+// - a plan with budget=B: a write must also fit the budget (its plans' used bytes summed),
+//   checked after the plan's own limit; a refused write counts in neither;
+// - `crash`: every plan, file and budget is forgotten and nothing is removed; the crashed
+//   plans' directories and files stay on disk, unlocked (valid only when no os_tmp plan
+//   has a directory, which `reap` does not look at);
+// - `reap DIRS` (valid only while no fault rule is due): every spill directory on disk in
+//   those local dirs that no live plan holds (a crashed plan's, one a failed removal left
+//   behind) is removed with its files; a live plan's are untouched;
+// - metrics: a successful spill counts one spill, every stored byte counts as spilled.
 // The printed expectations cover what a line changes; after every line every invariant is
 // checked too (CheckInvariants), through the same `expect` lines where the language has
 // one, and a violation names the line that does not hold.
@@ -64,6 +75,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spillway/scenario/scenario.h"
@@ -147,6 +159,7 @@ struct ModelDir {
   // Files a racing process made in it (an injected EEXIST): no manager removes them, so
   // the directory stays too.
   int foreign_files = 0;
+  bool crashed = false;  // On disk when the process crashed: only a reap removes it.
 };
 
 // One spill file (all clones of it share it).
@@ -173,13 +186,26 @@ struct ModelPlan {
   bool failover = false;  // failover=on.
   bool bound = true;      // The plan's name is bound (not dropped).
   bool built = false;     // Its directories were made (slots is filled).
-  bool finished = false;  // Its directories were removed (plan and files gone).
+  bool finished = false;  // Its directories were removed (plan and files gone), or it
+                          // died in a crash (they never will be).
   // Directory ids, one per local dir, once built; -1 for a slot whose directory is not
   // made (layout=each before a file lands there, or a failover build's failed slot).
   std::vector<int> slots;
   int stale_dirs = 0;   // Directories replaced after a cleaner removed them.
   uint64_t used = 0;    // Sum of its live files' sizes.
   uint64_t active = 0;  // Its live files.
+  int budget = -1;         // Id of its budget (budget=B); -1 for none.
+  bool crashed = false;    // Its process crashed: its directories and files stay on disk.
+  uint64_t spills = 0;     // Metrics: spill files it created ...
+  uint64_t spilled = 0;    // ... and bytes that reached them; neither ever goes down.
+};
+
+// One executor-wide budget (`budget NAME SIZE`). Its usage is not stored: it is the sum
+// of its plans' used bytes (SpillModel::BudgetUsed).
+struct ModelBudget {
+  std::string name;
+  uint64_t limit = 0;
+  bool bound = true;  // The name is bound (not dropped); plans keep the budget alive.
 };
 
 // A set of scenario names, cheap to copy when they are the generated "p<N>" and "f<N>".
@@ -204,9 +230,11 @@ struct SpillModel {
   std::map<int, ModelPlan> plans;
   std::map<int, ModelFile> files;
   std::map<int, ModelDir> dirs;
+  std::map<int, ModelBudget> budgets;
   int next_id = 0;                        // For plans, files and dirs alike.
   std::map<std::string, int> plan_names;  // Bound plan names -> plan id.
   std::map<std::string, int> file_names;  // Bound file names -> file id.
+  std::map<std::string, int> budget_names;  // Bound budget names -> budget id.
   NameSet used_names;                     // Every name ever bound, dropped or failed.
   int plan_counter = 0;                   // For fresh names p0, p1, ...
   int file_counter = 0;                   // For fresh names f0, f1, ...
@@ -233,6 +261,8 @@ struct SpillModel {
   uint64_t SpillFileCount(bool tmp) const;
   // Of those, the managers' spill files.
   uint64_t ManagedFileCount(bool tmp) const;
+  // The used bytes of budget `id`: the sum of its plans' used bytes.
+  uint64_t BudgetUsed(int id) const;
 };
 
 // The state before any command, on the filesystem `fs` runs on.
@@ -267,13 +297,19 @@ enum class InvariantKind {
   kSpillFiles,            // The spill files on disk.
   kLocalDirs,             // Which local dirs exist.
   kLeftover,              // Nothing a manager made outlives it unreported.
+  kBudget,                // A budget's usage is the sum of its plans' live bytes and never
+                          // exceeds its limit.
+  kReap,                  // A reap never removes a live plan's directories.
+  kMetrics,               // A plan's spills and spilled bytes agree with its creates and
+                          // writes and never go down; its peak is at least its usage.
   kMalformed,             // The runner refused a line (a name error).
   kSetup,                 // The runner could not be created.
 };
 
 // "outcome", "usage", "accounting-after-drops", "active-file-count", "file-size",
 // "dirs-before-first-spill", "cross-plan-visibility", "outer-accounting", "limit",
-// "spill-dirs", "spill-files", "local-dirs", "leftover", "malformed", "setup".
+// "spill-dirs", "spill-files", "local-dirs", "leftover", "budget", "reap", "metrics",
+// "malformed", "setup".
 std::string_view InvariantKindName(InvariantKind kind);
 
 // The invariant whose violation shows quirk `q`'s defect (the model's one table of them);
@@ -322,6 +358,8 @@ class SpillCommand {
   // line cover everything).
   struct Affected {
     std::set<int> used;           // Plan ids whose used_disk_space is printed.
+    std::set<int> budgets;        // Budget ids whose used bytes are printed.
+    std::set<int> metrics;        // Plan ids whose spills and spilled bytes are printed.
     std::set<int> active;         // Plan ids whose active-file count is printed.
     std::set<std::string> sizes;  // File names whose size is printed.
     std::set<int> local_dirs;     // Local dirs whose spill directories are counted.
@@ -355,7 +393,9 @@ CommandPtr MakeCommand(const scenario::Command& line, const SpillModel& s0);
 // A random command valid in s0, or null when the choices led to none.
 CommandPtr GenerateCommand(const SpillModel& s0, const GenOptions& options, Chooser& chooser);
 
-// Every invariant, checked against the runner after a command: each bound plan's
+// Every invariant, checked against the runner after a command: first each bound budget's
+// usage and limit, each live plan's directories, and each bound plan's metrics (see
+// Violation); then each bound plan's
 // used_disk_space and active-file count, each bound file's size, each local dir's spill
 // directories, the spill files on disk, which local dirs exist, and that a plan's limit
 // is the one set. Runs the checks that have a scenario form as `expect` lines through the

@@ -29,6 +29,7 @@
 #include "spillway/spill/disk_manager.h"
 #include "spillway/spill/plan_disk_manager.h"
 #include "spillway/spill/quirks.h"
+#include "spillway/spill/spill_budget.h"
 #include "spillway/spill/spill_file.h"
 #include "spillway/spill/spill_manager.h"
 #include "spillway/spill/spill_status.h"
@@ -55,6 +56,9 @@ struct PlanSpec {
   bool layout_written = false;
   bool failover = false;
   bool failover_written = false;
+  // budget=B: the executor-wide budget (a `budget` name) the plan's writes must also fit;
+  // empty for none (the default, as Comet).
+  std::string budget;
 
   // The same plan: the *_written flags are ignored, and so are local_dirs unless kList.
   bool operator==(const PlanSpec& other) const;
@@ -108,7 +112,7 @@ struct Plan {
   static constexpr std::string_view kWord = "plan";
   static constexpr std::string_view kUsage =
       "plan NAME DIRS [mode=lazy|eager] [limit=SIZE] [missing_dir=fail|recreate] "
-      "[layout=all|each] [failover=on|off]";
+      "[layout=all|each] [failover=on|off] [budget=B]";
   static constexpr bool kIsExpect = false;
   std::string name;
   PlanSpec spec;
@@ -216,6 +220,34 @@ struct Capacity {
   std::vector<std::string> Args() const;
   bool operator==(const Capacity&) const = default;
 };
+// Beyond upstream.
+struct Budget {
+  static constexpr std::string_view kWord = "budget";
+  static constexpr std::string_view kUsage = "budget NAME SIZE";
+  static constexpr bool kIsExpect = false;
+  std::string name;
+  uint64_t size = 0;  // The limit.
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const Budget&) const = default;
+};
+struct Crash {
+  static constexpr std::string_view kWord = "crash";
+  static constexpr std::string_view kUsage = "crash";
+  static constexpr bool kIsExpect = false;
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const Crash&) const = default;
+};
+struct Reap {
+  static constexpr std::string_view kWord = "reap";
+  static constexpr std::string_view kUsage = "reap DIRS";
+  static constexpr bool kIsExpect = false;
+  std::vector<std::string> local_dirs;  // As written.
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const Reap&) const = default;
+};
 // Checking.
 struct ExpectOk {
   static constexpr std::string_view kWord = "expect ok";
@@ -274,6 +306,26 @@ struct ExpectCount {
   std::vector<std::string> Args() const;
   bool operator==(const ExpectCount&) const = default;
 };
+struct ExpectSpilled {
+  static constexpr std::string_view kWord = "expect spilled";
+  static constexpr std::string_view kUsage = "expect spilled PLAN SIZE";
+  static constexpr bool kIsExpect = true;
+  std::string plan;
+  uint64_t size = 0;
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const ExpectSpilled&) const = default;
+};
+struct ExpectSpills {
+  static constexpr std::string_view kWord = "expect spills";
+  static constexpr std::string_view kUsage = "expect spills PLAN N";
+  static constexpr bool kIsExpect = true;
+  std::string plan;
+  uint64_t count = 0;
+  std::string Parse(const Words& args);
+  std::vector<std::string> Args() const;
+  bool operator==(const ExpectSpills&) const = default;
+};
 struct ExpectExists {
   static constexpr std::string_view kWord = "expect exists";
   static constexpr std::string_view kUsage = "expect exists PATH";
@@ -298,8 +350,9 @@ struct ExpectMissing {
 // weighs its choices in (so a seed keeps giving the same program), and the order of the
 // checks in messages.
 using Verb = std::variant<Dir, File, Plan, SetQuirk, Spill, Write, Clone, Drop, SetLimit, Fault,
-                          ShortWrite, Clean, Capacity, ExpectOk, ExpectError, ExpectUsed,
-                          ExpectFiles, ExpectSize, ExpectCount, ExpectExists, ExpectMissing>;
+                          ShortWrite, Clean, Capacity, Budget, Crash, Reap, ExpectOk, ExpectError,
+                          ExpectUsed, ExpectFiles, ExpectSize, ExpectCount, ExpectSpilled,
+                          ExpectSpills, ExpectExists, ExpectMissing>;
 
 // Calls f(V{}) for every verb type V, in table order.
 template <typename F>
@@ -402,11 +455,14 @@ class Runner {
   FileSystem& base_fs();                           // The filesystem beneath the fault injector.
   SpillManager* plan(const std::string& name);     // Null when unbound.
   const SpillFile* file(const std::string& name);  // Null when unbound.
+  // The budget made as NAME in the running process while it is bound or its plans keep it
+  // alive (after `drop NAME`); null otherwise.
+  std::shared_ptr<const SpillBudget> budget(const std::string& name) const;
   std::vector<std::string> plan_names() const;
   std::vector<std::string> file_names() const;
   // Every failed removal of every plan in this run.
   std::shared_ptr<CleanupLog> cleanup_log() const;
-  // Drops every file and plan (in name order, files first), as `drop` would.
+  // Drops every file, plan and budget (in name order, files first), as `drop` would.
   void DropAll();
 
  private:

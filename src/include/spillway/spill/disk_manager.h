@@ -159,9 +159,8 @@ class DiskManager final : public SpillManager {
   void SetMaxSpillMergeFanIn(size_t files);
 
   DiskManagerMode mode() const;
-  // Files created, bytes written and peak usage since the manager was built (kCustom:
-  // zeros, as for used_disk_space).
-  SpillMetrics metrics() const;
+  // As SpillManager; kCustom: zeros, as for used_disk_space.
+  SpillMetrics metrics() const override;
   // The spill directories that exist now, in local dir order (kOsTmpDirectory: none
   // before the first file; kEach: those of the local dirs a file has landed in).
   std::vector<std::string> spill_dirs() const;

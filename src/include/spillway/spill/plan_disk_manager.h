@@ -133,7 +133,7 @@ class PlanDiskManager final : public SpillManager {
 
   // Files created, bytes written and peak usage (the inner manager's; zeros before the
   // first spill and under kOuterAccounting, as used_disk_space).
-  SpillMetrics metrics() const;
+  SpillMetrics metrics() const override;
 
   // The inner kDirectories manager, or null before the first successful spill.
   std::shared_ptr<DiskManager> inner() const;

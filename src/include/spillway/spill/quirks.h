@@ -54,6 +54,18 @@ enum class Quirk : uint32_t {
   // directory is forgotten rather than removed: it stays on disk after the plan and its
   // files are gone (its lock is released, so only a reaper ever removes it).
   kFailoverLeak = 1u << 6,
+  // Beyond upstream, where there is no upstream code to copy, the likely ways to get the
+  // new features wrong; each shows that the model catches its feature's defect.
+  // A budget charged before it is checked (fetch_add, then compare, as a plan's limit is
+  // under kNoRollback): a write over the budget is refused, but its bytes stay charged to
+  // the budget, which goes over its limit and no longer equals its plans' live bytes.
+  kBudgetAfterAdd = 1u << 7,
+  // A reaper that removes every spill directory it finds, without taking its lock: a live
+  // manager's directories (and its open files) go with the dead ones'.
+  kReapIgnoresLocks = 1u << 8,
+  // The spilled-bytes metric counts the bytes a write asked for before the limit check,
+  // so bytes the limit refused (that never reached a file) count as spilled.
+  kSpilledCountsRefused = 1u << 9,
 };
 
 // A set of quirks. Thread safety: a value; safe to copy and read concurrently.
@@ -78,7 +90,8 @@ class Quirks {
 // Every quirk, in declaration order.
 const std::vector<Quirk>& AllQuirks();
 // "write_leak", "no_rollback", "count_leak", "eager_dirs", "shared_limit",
-// "outer_accounting", "failover_leak".
+// "outer_accounting", "failover_leak", "budget_after_add", "reap_ignores_locks",
+// "spilled_counts_refused".
 std::string_view QuirkName(Quirk q);
 std::optional<Quirk> QuirkFromName(std::string_view name);
 // Prints QuirkName(q), so that test frameworks show a quirk parameter by name.

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "spillway/spill/quirks.h"
 #include "spillway/vfs/file_system.h"
 #include "spillway/vfs/status.h"
 
@@ -26,6 +27,8 @@ struct ReapOptions {
   // kOsTmpDirectory mode). Off by default: other programs (Rust's tempfile crate among
   // them) make directories with the same names, and cannot be told apart.
   bool include_os_tmp_dirs = false;
+  // Emulated defects; only kReapIgnoresLocks applies (quirks.h).
+  Quirks quirks;
 };
 
 struct ReapReport {

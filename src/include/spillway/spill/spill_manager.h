@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "spillway/spill/cleanup_log.h"
+#include "spillway/spill/spill_budget.h"
 #include "spillway/spill/spill_file.h"
 #include "spillway/spill/spill_status.h"
 #include "spillway/vfs/status.h"
@@ -54,6 +55,9 @@ class SpillManager {
   // Where this manager, its files and its directories record removals that failed. The
   // caller shares the log, so it may keep it after the manager is gone.
   virtual std::shared_ptr<CleanupLog> cleanup_log() const = 0;
+  // Spill files created, bytes that reached them (never decreasing) and the peak of
+  // used_disk_space, since the manager was built.
+  virtual SpillMetrics metrics() const = 0;
 };
 
 }  // namespace spillway
