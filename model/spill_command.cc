@@ -159,15 +159,17 @@ std::optional<Violation> SpillCommand::Execute(const SpillModel& s0, SpillSut& s
   }
   SpillModel s1 = s0;
   Apply(s1);
-  // A live plan's directories are checked first, so that a reap that removes them is
-  // reported as such even when a rule then fails its outcome.
-  if (std::optional<Violation> v = CheckLiveDirs(s1, sut)) {
-    v->message = fmt::format("after {}: {}", Quoted(line_), v->message);
-    return v;
-  }
   if (std::optional<Violation> v = CheckDefectInvariants(s1, line_, calls_before, sut)) {
     v->message = fmt::format("after {}: {}", Quoted(line_), v->message);
     return v;
+  }
+  // After a reap, the live plans' directories are checked before its outcome, so that a
+  // reap that removes them is reported as such even when a rule then fails its outcome.
+  if (std::holds_alternative<scenario::Reap>(line_.verb)) {
+    if (std::optional<Violation> v = CheckLiveDirs(s1, sut)) {
+      v->message = fmt::format("after {}: {}", Quoted(line_), v->message);
+      return v;
+    }
   }
   for (size_t i = 0; i < expects_.size(); ++i) {
     if (std::optional<Violation> v = CheckExpect(sut, expects_[i], expect_kinds_[i], line_)) {

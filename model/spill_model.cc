@@ -356,6 +356,7 @@ int BuildDirs(SpillModel& s, ModelPlan& plan) {
       continue;
     }
     if (const int e = MakeSpillDir(s, local_dir, /*create_parent=*/true, &id); e != 0) {
+      if (e == kUnpredictable) return e;
       if (first_error == 0) first_error = e;
       if (!plan.failover) {
         for (const int m : made) RemoveDirTree(s, m);

@@ -290,16 +290,22 @@ spill f p
 expect ok
 expect files p 1
 expect count /l0/datafusion-* 1
+expect spills p 1
+expect spilled p 0
 fault create EEXIST
 spill g p
 expect ok
 expect files p 2
 expect count /l0/datafusion-* 1
+expect spills p 2
+expect spilled p 0
 fault create ENOENT
 spill h p
 expect error ENOENT
 expect files p 2
 expect count /l0/datafusion-* 0
+expect spills p 2
+expect spilled p 0
 drop f
 expect ok
 expect used p 0
@@ -342,11 +348,15 @@ spill f p
 expect ok
 expect files p 1
 expect count /l0/datafusion-* 2
+expect spills p 1
+expect spilled p 0
 fault create EEXIST
 spill g p
 expect ok
 expect files p 2
 expect count /l0/datafusion-* 2
+expect spills p 2
+expect spilled p 0
 drop f
 expect ok
 expect used p 0
@@ -394,6 +404,8 @@ expect ok
 expect files p 1
 expect count /l0/datafusion-* 1
 expect count /l1/datafusion-* 1
+expect spills p 1
+expect spilled p 0
 plan q /l1 layout=each failover=on
 expect ok
 expect count /l1/datafusion-* 1
@@ -402,6 +414,8 @@ spill g q
 expect error EIO
 expect files q 0
 expect count /l1/datafusion-* 1
+expect spills q 0
+expect spilled q 0
 drop p
 expect ok
 expect count /l0/datafusion-* 1

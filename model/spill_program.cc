@@ -80,7 +80,7 @@ std::optional<Violation> CheckLiveDirs(const SpillModel& s, SpillSut& sut) {
   for (const auto& [id, plan] : s.plans) {
     if (plan.finished) continue;
     for (const int dir : plan.slots) {
-      if (s.dirs.at(dir).on_disk) ++live[s.dirs.at(dir).local_dir];
+      if (dir >= 0 && s.dirs.at(dir).on_disk) ++live[s.dirs.at(dir).local_dir];
     }
   }
   for (const auto& [local_dir, count] : live) {
@@ -373,7 +373,8 @@ std::optional<Violation> CheckLeftovers(const SpillModel& s, SpillSut& sut) {
                            s.SpillFileCount(true) - s.ManagedFileCount(true);
   for (const std::string_view glob : {kLocalFilesGlob, kTmpFilesGlob}) {
     for (const std::string& path : ExpandGlob(sut.runner->base_fs(), glob)) {
-      if (reported(path)) continue;
+      // Reported, or in a directory already counted as unreported (a crashed plan's).
+      if (reported(path) || unreported.count(ParentPath(path)) != 0) continue;
       if (foreign_files > 0) {
         --foreign_files;
         continue;

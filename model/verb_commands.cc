@@ -182,7 +182,7 @@ std::optional<int> CreateInMadeDirs(SpillModel& s, ModelPlan& plan, int* dir) {
     }
     if (e == ENOENT && plan.recreate) {
       const std::optional<int> again = Recreate(s, plan);
-      if (!again.has_value()) return std::nullopt;
+      if (!again.has_value() || *again == kUnpredictable) return std::nullopt;
       e = *again;
     }
     if (e == 0) {
@@ -192,6 +192,14 @@ std::optional<int> CreateInMadeDirs(SpillModel& s, ModelPlan& plan, int* dir) {
     if (first == 0) first = e;
   }
   return first;
+}
+
+// Entries racing processes made (injected EEXIST), in every directory.
+int ForeignEntries(const SpillModel& s) {
+  int n = 0;
+  for (const int count : s.foreign_dirs) n += count;
+  for (const auto& [id, d] : s.dirs) n += d.foreign_files;
+  return n;
 }
 
 // A layout=each spill's file in a plan whose slots have no directory yet: each attempt
@@ -210,10 +218,16 @@ std::optional<int> CreateInNewDirs(SpillModel& s, ModelPlan& plan, int* dir) {
   bool created = false;
   for (size_t i = 0; i < attempts && !created; ++i) {
     int id = -1;
+    const int foreign_before = ForeignEntries(s);
     int e = MakeSpillDir(s, plan.local_dirs[made], /*create_parent=*/true, &id);
+    if (e == kUnpredictable) return std::nullopt;
     if (e == 0) {
       plan.slots[made++] = id;  // Local dirs in order: only all or none is predicted.
       e = CreateIn(s, id);
+    }
+    // The facts of an injected ENOENT or EEXIST land in the local dir chosen at random.
+    if (n > 1 && (e == ENOENT || e == EEXIST || ForeignEntries(s) != foreign_before)) {
+      return std::nullopt;
     }
     // missing_dir=recreate replaces a new directory whose create failed with ENOENT:
     // which slot ends up with which directory is not something the model can know.
@@ -250,7 +264,7 @@ std::optional<std::string> Transition(const scenario::Spill& v, SpillModel& s, A
     e = CreateInNewDirs(s, plan, &dir);
   }
   if (!e.has_value()) return std::nullopt;  // Also: some slots made, some not.
-  if (*e != 0) return CodeName(*e);
+  if (*e != 0) return Outcome(*e);
 
   ModelFile file;
   file.plan = *plan_id;
@@ -510,6 +524,14 @@ std::optional<std::string> Transition(const scenario::Reap& v, SpillModel& s, Af
     if (index < 0) return std::nullopt;
     reaped.insert(index);
   }
+  // Entries racing processes made (injected EEXIST) hold no lock and would be reaped too;
+  // the model does not follow them there.
+  for (const int index : reaped) {
+    if (s.foreign_dirs[index] != 0) return std::nullopt;
+  }
+  for (const auto& [id, d] : s.dirs) {
+    if (d.on_disk && d.foreign_files != 0 && reaped.count(d.local_dir) != 0) return std::nullopt;
+  }
   const std::optional<std::set<int>> orphans = Orphans(s, reaped);
   if (!orphans.has_value()) return std::nullopt;
   if (orphans->empty()) {
@@ -519,7 +541,10 @@ std::optional<std::string> Transition(const scenario::Reap& v, SpillModel& s, Af
     int first = 0;
     for (size_t i = 0; i < v.local_dirs.size(); ++i) {
       const int e = TakeFault(s, OpKind::kList);
-      if (e != 0 && e != ENOENT && first == 0) first = e;
+      // An injected ENOENT removes the local dir it lists, with everything in it: not
+      // followed here.
+      if (e == ENOENT) return std::nullopt;
+      if (e != 0 && first == 0) first = e;
     }
     return CodeName(first);
   }

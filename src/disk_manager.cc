@@ -367,7 +367,7 @@ class DiskManager::Core final {
     }
     if (!file.ok()) {
       if (options_.failover && accounting_->quirks().Has(Quirk::kFailoverLeak)) {
-        ForgetDir(slot, *dir);
+        ForgetDir(*dir);
       }
       return file.status();
     }
@@ -386,12 +386,8 @@ class DiskManager::Core final {
     return dirs_->dirs[slot];
   }
 
-  // The kFailoverLeak quirk: empties `slot` if it still holds `dir`, and abandons `dir`.
-  void ForgetDir(size_t slot, const std::shared_ptr<SpillDir>& dir) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (dirs_->dirs[slot] == dir) dirs_->dirs[slot] = nullptr;
-    dir->Abandon();
-  }
+  // The kFailoverLeak quirk: marks `dir` as failed and forgets to remove it at the end.
+  static void ForgetDir(const std::shared_ptr<SpillDir>& dir) { dir->Abandon(); }
 
   // Failover: a slot whose file was created is no longer avoided; one that failed with an
   // unhealthy errno is avoided from now on.

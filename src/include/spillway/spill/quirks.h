@@ -50,9 +50,9 @@ enum class Quirk : uint32_t {
   kOuterAccounting = 1u << 5,
   // Not an upstream defect: the way spillway's own failover (failover=on) would most
   // easily be got wrong. When a file cannot be created in a local dir's spill directory,
-  // the slot is emptied so that a later file makes a fresh directory there, but the old
-  // directory is forgotten rather than removed: it stays on disk after the plan and its
-  // files are gone (its lock is released, so only a reaper ever removes it).
+  // the directory is marked as failed and then forgotten rather than removed: it stays on
+  // disk after the plan and its files are gone (its lock is released, so only a reaper
+  // ever removes it).
   kFailoverLeak = 1u << 6,
   // Beyond upstream, where there is no upstream code to copy, the likely ways to get the
   // new features wrong; each shows that the model catches its feature's defect.
