@@ -17,9 +17,9 @@
 #include "spillway/model/spill_model.h"
 #include "spillway/spill/cleanup_log.h"
 #include "spillway/spill/plan_disk_manager.h"
-#include "spillway/spill/spill_file.h"
 #include "spillway/spill/reap.h"
 #include "spillway/spill/spill_budget.h"
+#include "spillway/spill/spill_file.h"
 #include "spillway/spill/spill_manager.h"
 #include "spillway/vfs/glob.h"
 #include "spillway/vfs/status.h"
@@ -54,18 +54,21 @@ std::optional<Violation> CheckBudgets(const SpillModel& s, SpillSut& sut) {
     const std::shared_ptr<const SpillBudget> budget = sut.runner->budget(name);
     sut.checks += 2;
     if (budget == nullptr) {
-      return Violation{InvariantKind::kBudget, fmt::format("budget {} is gone while plans use it", name)};
+      return Violation{InvariantKind::kBudget,
+                       fmt::format("budget {} is gone while plans use it", name)};
     }
     const uint64_t expected = s.BudgetUsed(id);
     const uint64_t limit = model_budget.limit;
     if (budget->used() > std::max(limit, expected)) {
-      return Violation{InvariantKind::kBudget, fmt::format("budget {}: used {} is over its limit {}", name,
-                                             budget->used(), limit)};
+      return Violation{
+          InvariantKind::kBudget,
+          fmt::format("budget {}: used {} is over its limit {}", name, budget->used(), limit)};
     }
     if (budget->used() != expected) {
-      return Violation{InvariantKind::kBudget, fmt::format("budget {}: used {} is not the sum of its plans' live "
-                                             "bytes, {}",
-                                             name, budget->used(), expected)};
+      return Violation{InvariantKind::kBudget,
+                       fmt::format("budget {}: used {} is not the sum of its plans' live "
+                                   "bytes, {}",
+                                   name, budget->used(), expected)};
     }
   }
   return std::nullopt;
@@ -87,9 +90,10 @@ std::optional<Violation> CheckLiveDirs(const SpillModel& s, SpillSut& sut) {
     ++sut.checks;
     const uint64_t present = ExpandGlob(sut.runner->base_fs(), SpillDirsGlob(local_dir)).size();
     if (present < count) {
-      return Violation{InvariantKind::kReap, fmt::format("{} holds {} spill directories, fewer than the {} "
-                                           "that live plans hold there",
-                                           LocalDirPath(local_dir), present, count)};
+      return Violation{InvariantKind::kReap,
+                       fmt::format("{} holds {} spill directories, fewer than the {} "
+                                   "that live plans hold there",
+                                   LocalDirPath(local_dir), present, count)};
     }
   }
   return std::nullopt;
@@ -102,17 +106,20 @@ namespace {
 std::optional<Violation> CheckMetrics(const SpillModel& s, SpillSut& sut) {
   for (const auto& [name, id] : s.plan_names) {
     const ModelPlan& plan = s.plans.at(id);
-    if (auto v = ExpectHolds(sut, Line(scenario::ExpectSpills{name, plan.spills}), InvariantKind::kMetrics)) {
+    if (auto v = ExpectHolds(sut, Line(scenario::ExpectSpills{name, plan.spills}),
+                             InvariantKind::kMetrics)) {
       return v;
     }
-    if (auto v = ExpectHolds(sut, Line(scenario::ExpectSpilled{name, plan.spilled}), InvariantKind::kMetrics)) {
+    if (auto v = ExpectHolds(sut, Line(scenario::ExpectSpilled{name, plan.spilled}),
+                             InvariantKind::kMetrics)) {
       return v;
     }
     const SpillManager* manager = sut.runner->plan(name);
     ++sut.checks;
     if (manager != nullptr && manager->metrics().peak < manager->used_disk_space()) {
-      return Violation{InvariantKind::kMetrics, fmt::format("plan {}: peak {} is below used {}", name,
-                                              manager->metrics().peak, manager->used_disk_space())};
+      return Violation{InvariantKind::kMetrics,
+                       fmt::format("plan {}: peak {} is below used {}", name,
+                                   manager->metrics().peak, manager->used_disk_space())};
     }
   }
   return std::nullopt;
@@ -391,9 +398,10 @@ std::optional<Violation> CheckLeftovers(const SpillModel& s, SpillSut& sut) {
   for (int i = 0; i <= kMaxLocalDirs; ++i) crashed[LocalDirPath(i)] += s.foreign_dirs[i];
   for (const auto& [dir, path] : unreported) {
     if (crashed[ParentPath(dir)]-- > 0) continue;
-    return Violation{InvariantKind::kLeftover, fmt::format("after everything was dropped, {} is still there "
-                                             "and the CleanupLog does not report it",
-                                             path)};
+    return Violation{InvariantKind::kLeftover,
+                     fmt::format("after everything was dropped, {} is still there "
+                                 "and the CleanupLog does not report it",
+                                 path)};
   }
   return std::nullopt;
 }

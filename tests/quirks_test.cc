@@ -44,11 +44,11 @@ TEST(QuirksTest, EveryQuirkHasANameThatMapsBack) {
 }
 
 TEST(QuirksTest, AllQuirksAreInDeclarationOrder) {
-  EXPECT_THAT(AllQuirks(), ElementsAre(Quirk::kWriteLeak, Quirk::kNoRollback, Quirk::kCountLeak,
-                                       Quirk::kEagerDirs, Quirk::kSharedLimit,
-                                       Quirk::kOuterAccounting, Quirk::kFailoverLeak,
-                                       Quirk::kBudgetAfterAdd, Quirk::kReapIgnoresLocks,
-                                       Quirk::kSpilledCountsRefused));
+  EXPECT_THAT(
+      AllQuirks(),
+      ElementsAre(Quirk::kWriteLeak, Quirk::kNoRollback, Quirk::kCountLeak, Quirk::kEagerDirs,
+                  Quirk::kSharedLimit, Quirk::kOuterAccounting, Quirk::kFailoverLeak,
+                  Quirk::kBudgetAfterAdd, Quirk::kReapIgnoresLocks, Quirk::kSpilledCountsRefused));
 }
 
 TEST(QuirksTest, SetsCombineAndPrintInDeclarationOrder) {

@@ -191,13 +191,13 @@ struct ModelPlan {
   // Directory ids, one per local dir, once built; -1 for a slot whose directory is not
   // made (layout=each before a file lands there, or a failover build's failed slot).
   std::vector<int> slots;
-  int stale_dirs = 0;   // Directories replaced after a cleaner removed them.
-  uint64_t used = 0;    // Sum of its live files' sizes.
-  uint64_t active = 0;  // Its live files.
-  int budget = -1;         // Id of its budget (budget=B); -1 for none.
-  bool crashed = false;    // Its process crashed: its directories and files stay on disk.
-  uint64_t spills = 0;     // Metrics: spill files it created ...
-  uint64_t spilled = 0;    // ... and bytes that reached them; neither ever goes down.
+  int stale_dirs = 0;    // Directories replaced after a cleaner removed them.
+  uint64_t used = 0;     // Sum of its live files' sizes.
+  uint64_t active = 0;   // Its live files.
+  int budget = -1;       // Id of its budget (budget=B); -1 for none.
+  bool crashed = false;  // Its process crashed: its directories and files stay on disk.
+  uint64_t spills = 0;   // Metrics: spill files it created ...
+  uint64_t spilled = 0;  // ... and bytes that reached them; neither ever goes down.
 };
 
 // One executor-wide budget (`budget NAME SIZE`). Its usage is not stored: it is the sum
@@ -231,13 +231,13 @@ struct SpillModel {
   std::map<int, ModelFile> files;
   std::map<int, ModelDir> dirs;
   std::map<int, ModelBudget> budgets;
-  int next_id = 0;                        // For plans, files and dirs alike.
-  std::map<std::string, int> plan_names;  // Bound plan names -> plan id.
-  std::map<std::string, int> file_names;  // Bound file names -> file id.
+  int next_id = 0;                          // For plans, files and dirs alike.
+  std::map<std::string, int> plan_names;    // Bound plan names -> plan id.
+  std::map<std::string, int> file_names;    // Bound file names -> file id.
   std::map<std::string, int> budget_names;  // Bound budget names -> budget id.
-  NameSet used_names;                     // Every name ever bound, dropped or failed.
-  int plan_counter = 0;                   // For fresh names p0, p1, ...
-  int file_counter = 0;                   // For fresh names f0, f1, ...
+  NameSet used_names;                       // Every name ever bound, dropped or failed.
+  int plan_counter = 0;                     // For fresh names p0, p1, ...
+  int file_counter = 0;                     // For fresh names f0, f1, ...
   // Which local dirs exist; [kTmpDir] is the temp dir, which only a fault removes.
   bool root_exists[kMaxLocalDirs + 1] = {};
   // Spill-directory-named directories a racing process made in each local dir (an
