@@ -40,7 +40,8 @@ while IFS=$'\t' read -r file expr; do
   if ! cmake --build "$build" -j2 >/dev/null 2>&1; then
     verdict="killed (build)"
   else
-    new=$(comm -13 <(echo "$baseline") <(run_tests) | head -3 | tr '\n' ' ')
+    # sed, not head: head would close the pipe early and pipefail would end the script.
+    new=$(comm -13 <(echo "$baseline") <(run_tests) | sed -n 1,3p | tr "\n" " ")
     if [ -n "$new" ]; then verdict="killed by $new"; else verdict="SURVIVED"; fi
   fi
   git checkout -q -- "$file"
