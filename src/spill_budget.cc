@@ -20,6 +20,7 @@ std::optional<uint64_t> SpillLedger::TryReserve(uint64_t bytes) {
     const uint64_t limit = limit_.load();
     // used + bytes > limit, written so that it cannot overflow.
     if (used > limit || bytes > limit - used) return std::nullopt;
+    if (auto* window = reserve_window_for_testing.load(std::memory_order_relaxed)) window();
     // On failure compare_exchange_weak reloads `used`, and the check runs again.
     if (used_.compare_exchange_weak(used, used + bytes)) return used + bytes;
   }

@@ -66,6 +66,10 @@ class SpillLedger {
   // Raises the peak to `used` if it is higher.
   void RaisePeak(uint64_t used);
 
+  // Tests only: when set, TryReserve calls it between its check and its compare-and-swap,
+  // so that a test can land another reservation in that window deterministically.
+  static inline std::atomic<void (*)()> reserve_window_for_testing{nullptr};
+
  private:
   std::atomic<uint64_t> used_{0};
   std::atomic<uint64_t> limit_;
