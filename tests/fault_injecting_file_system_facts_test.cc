@@ -128,6 +128,23 @@ TEST_P(FactsTest, EnoentOnRemovalOrListRemovesTheObjectWithEverythingUnderIt) {
   }
 }
 
+// Inside a tree removal, an injected ENOENT on a child's step makes the child gone, and
+// the removal goes on past it, as rm -rf does with an entry that vanished.
+TEST_P(FactsTest, ATreeRemovalGoesOnPastAChildAnEnoentMadeGone) {
+  for (OpKind kind : {OpKind::kRemove, OpKind::kRmdir, OpKind::kList}) {
+    SCOPED_TRACE(OpKindName(kind));
+    MakeTree("/t");
+    const std::string path = kind == OpKind::kRemove ? "/t/sub/f" : "/t/sub";
+    fs_->AddRule(Rule(kind, ENOENT, 0, 1, path));
+    const Status status = fs_->RemoveTree("/t");
+    EXPECT_TRUE(status.ok()) << status.ToString();
+    EXPECT_FALSE(target_->Exists("/t"));
+    EXPECT_THAT(fs_->injected(), SizeIs(1));
+    fs_->ClearFaults();
+    fs_->ResetCounters();
+  }
+}
+
 TEST_P(FactsTest, EnoentOnCreateOrMkdirRemovesTheDirectoryItIsMadeIn) {
   MakeTree("/t");
   fs_->AddRule(Rule(OpKind::kCreate, ENOENT, 0, 1));
