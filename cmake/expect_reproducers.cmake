@@ -19,8 +19,7 @@ execute_process(COMMAND ${command} --out out --json WORKING_DIRECTORY "${WORK_DI
 if(NOT rc STREQUAL "${EXPECTED_EXIT}")
   message(FATAL_ERROR "expected exit code ${EXPECTED_EXIT}, got ${rc}\n${err}")
 endif()
-# Directory listings through ls -A (dot names included), as the project lists no files
-# with file(GLOB).
+# Directory listings through ls -A (dot names included), never a CMake glob.
 function(list_dir dir out_var)
   execute_process(COMMAND ls -A "${dir}" OUTPUT_VARIABLE listing RESULT_VARIABLE ls_rc
                   OUTPUT_STRIP_TRAILING_WHITESPACE)
