@@ -133,6 +133,7 @@ struct Runner::Impl {
   std::set<std::string> dropped;
   std::set<std::string> crashed;  // Names bound when the process crashed.
   Status last_outcome;
+  ReapReport last_reap;  // Of the most recent `reap`.
   bool seen_act = false;
   PatternData data;
 
@@ -360,7 +361,8 @@ struct Runner::Impl {
   StepResult Act(const Reap& c, Status* outcome, std::string*) {
     ReapOptions reap_options;
     reap_options.quirks = quirks;
-    *outcome = ReapOrphans(*process, c.local_dirs, reap_options).status;
+    last_reap = ReapOrphans(*process, c.local_dirs, reap_options);
+    *outcome = last_reap.status;
     return StepResult::kOk;
   }
 
@@ -553,6 +555,7 @@ StepResult Runner::Step(const Command& command, std::string* message) {
 }
 
 const Status& Runner::last_outcome() const { return impl_->last_outcome; }
+const ReapReport& Runner::last_reap() const { return impl_->last_reap; }
 FaultInjectingFileSystem& Runner::fs() { return *impl_->fs; }
 FileSystem& Runner::base_fs() { return *impl_->base; }
 

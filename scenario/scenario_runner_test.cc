@@ -572,6 +572,22 @@ TEST_P(RunnerTest, ACrashRemovesNothingAndKeepsTheLogOfTheDeadProcess) {
   EXPECT_TRUE(runner.fs().LockDir(dirs[0]).ok());
 }
 
+TEST_P(RunnerTest, TheLastReapsReportIsExposed) {
+  StatusOr<std::unique_ptr<Runner>> created = Runner::Create(Options(GetParam()));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Runner& runner = **created;
+  std::string message;
+  for (const char* line : {"dir /l", "plan p /l", "spill f p", "crash", "plan q /l",
+                           "spill g q", "reap /l"}) {
+    ASSERT_EQ(runner.Step(MustParseOne(line), &message), StepResult::kOk)
+        << line << ": " << message;
+  }
+  EXPECT_TRUE(runner.last_outcome().ok());
+  EXPECT_EQ(runner.last_reap().removed.size(), 1u);  // The dead process's directory ...
+  EXPECT_EQ(runner.last_reap().live.size(), 1u);     // ... not the live one's.
+  EXPECT_THAT(runner.last_reap().failures, IsEmpty());
+}
+
 TEST(RunnerStepTest, TheSameSeedGivesTheSameNames) {
   auto spill_path = [](uint64_t seed) {
     RunnerOptions options = Options(FsKind::kMem);

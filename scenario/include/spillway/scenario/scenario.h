@@ -29,6 +29,7 @@
 #include "spillway/spill/disk_manager.h"
 #include "spillway/spill/plan_disk_manager.h"
 #include "spillway/spill/quirks.h"
+#include "spillway/spill/reap.h"
 #include "spillway/spill/spill_budget.h"
 #include "spillway/spill/spill_file.h"
 #include "spillway/spill/spill_manager.h"
@@ -449,6 +450,8 @@ class Runner {
 
   // The outcome of the most recent command that is not an expect (OK before any).
   const Status& last_outcome() const;
+  // What the most recent `reap` removed, found live and failed on (empty before any).
+  const ReapReport& last_reap() const;
 
   // State, for property tests and sweeps.
   FaultInjectingFileSystem& fs();                  // The filesystem under test.
