@@ -149,6 +149,10 @@ std::string_view CheckName(Check check) {
       return "fault_missed";
     case Check::kRunner:
       return "runner";
+    case Check::kMetrics:
+      return "metrics";
+    case Check::kReap:
+      return "reap";
   }
   return "unknown";
 }

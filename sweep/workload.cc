@@ -80,6 +80,39 @@ drop e
 drop b2
 drop b1
 drop a3
+budget x 6K                           # an executor-wide budget over plans f and g
+plan f /local0,/local1 limit=5K budget=x layout=each failover=on
+plan g /local2 budget=x
+spill f1 f sort                       # layout=each: one spill directory, where f1 lands
+write f1 3K
+spill g1 g
+write g1 2K
+write g1 2K                           # 7K > x's 6K: LIMIT from the budget, nothing counted
+spill f2 f                            # failover=on: a local dir that fails is skipped
+write f2 1K                           # fills x exactly
+set_limit x 5K                        # lowered below what its plans hold (6K)
+write g1 1                            # over x's new limit: LIMIT from the budget
+drop x                                # f and g keep the budget alive
+set_limit f 1K                        # below what f holds (4K)
+write f2 1                            # over f's limit: LIMIT from the plan
+drop f1
+drop f2
+drop f
+write g1 1K
+drop g1
+drop g
+plan c /local2,/local3 limit=64K      # the process that crashes
+spill c1 c
+write c1 2K
+spill c2 c
+crash                                 # kill -9: nothing removed; c's directories are orphans
+plan n /local2                        # the next process
+spill n1 n
+write n1 100
+reap /local2,/local3                  # c's directories go; n's stays: n holds its lock
+write n1 100
+drop n1
+drop n
 )";
 
 // The words of the verbs with role R, in table order: "a, b{last_separator}c".

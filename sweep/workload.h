@@ -31,6 +31,9 @@ ActRole RoleOf(const scenario::Clone&);
 ActRole RoleOf(const scenario::Drop&);
 ActRole RoleOf(const scenario::SetLimit&);
 ActRole RoleOf(const scenario::ShortWrite&);
+ActRole RoleOf(const scenario::Budget&);
+ActRole RoleOf(const scenario::Crash&);
+ActRole RoleOf(const scenario::Reap&);
 NotSwept RoleOf(const scenario::Fault&);
 NotSwept RoleOf(const scenario::Clean&);
 NotSwept RoleOf(const scenario::Capacity&);
@@ -44,9 +47,6 @@ NotSwept RoleOf(const scenario::ExpectExists&);
 NotSwept RoleOf(const scenario::ExpectMissing&);
 NotSwept RoleOf(const scenario::ExpectSpilled&);
 NotSwept RoleOf(const scenario::ExpectSpills&);
-NotSwept RoleOf(const scenario::Budget&);
-NotSwept RoleOf(const scenario::Crash&);
-NotSwept RoleOf(const scenario::Reap&);
 
 // True when verb V has role R.
 template <typename V, typename R>

@@ -15,10 +15,6 @@
 #include "workload_run.h"
 
 namespace spillway::sweep::internal {
-namespace {
-
-// A path glob that matches `path` on any run of the workload: the random parts of spill
-// directory and file names become '*'.
 std::string GeneralizePath(const std::string& path) {
   std::string glob;
   size_t start = 1;
@@ -40,8 +36,6 @@ std::string GeneralizePath(const std::string& path) {
   return glob;
 }
 
-}  // namespace
-
 void WorkloadRun::CheckLeftovers() {
   FileSystem& base = runner().base_fs();
   std::vector<std::string> roots = workload_.local_dirs;
@@ -56,7 +50,9 @@ void WorkloadRun::CheckLeftovers() {
   }
   if (leftovers.empty()) return;
   const std::vector<std::string> left_behind = runner().cleanup_log()->left_behind();
-  const std::set<std::string> recorded(left_behind.begin(), left_behind.end());
+  // What the CleanupLog reports, and what a reap reported it could not reap.
+  std::set<std::string> recorded(left_behind.begin(), left_behind.end());
+  recorded.insert(reap_failed_.begin(), reap_failed_.end());
   // Entries racing processes made (an injected EEXIST) belong to no plan and stay: as
   // many leftovers in a directory as were made there are theirs.
   std::set<std::string> foreign;
@@ -67,11 +63,18 @@ void WorkloadRun::CheckLeftovers() {
     --it->second;
     foreign.insert(path);
   }
-  // A path is explained when the CleanupLog reports it, or when it is a directory that still
-  // holds something the CleanupLog reports (a tree removal stops at its first failure and
-  // reports the path it failed on).
+  // A path is explained when it is reported, or when it is a directory that still holds
+  // something reported (a tree removal stops at its first failure and reports the path it
+  // failed on), or when it is in a crashed process's directory that a reap reported it could
+  // not reap (a local dir it could not list holds all of them).
   auto explained = [&](const std::string& path) {
     if (recorded.contains(path) || foreign.contains(path)) return true;
+    for (const std::string& orphan : orphans_) {
+      if (!AtOrUnder(path, orphan)) continue;
+      for (const std::string& failed : reap_failed_) {
+        if (AtOrUnder(path, failed) || AtOrUnder(orphan, failed)) return true;
+      }
+    }
     for (const std::string& other : leftovers) {
       if (other.size() > path.size() && other.starts_with(path + "/") && recorded.contains(other)) {
         return true;

@@ -30,21 +30,19 @@ namespace {
 
 using scenario::Command;
 
+std::array<uint64_t, kOpKindCount> CallsByKind(const FaultInjectingFileSystem& fs) {
+  std::array<uint64_t, kOpKindCount> calls{};
+  for (int i = 0; i < kOpKindCount; ++i) calls[i] = fs.calls(static_cast<OpKind>(i));
+  return calls;
+}
+
+}  // namespace
+
 bool IsRemoval(OpKind op) {
   return op == OpKind::kRemove || op == OpKind::kRmdir || op == OpKind::kList;
 }
 
 bool IsCreation(OpKind op) { return op == OpKind::kMkdir || op == OpKind::kCreate; }
-
-// Whether an injected fault is an answer a caller may act on rather than an error it must
-// report: a stat failing with ENOENT says "it does not exist"; EEXIST on a creation says
-// the name exists (a local dir someone else made is the one wanted; a unique name is
-// retried by the filesystem, which then succeeds).
-bool IsAnswer(const InjectedFault& fault) {
-  if (fault.bytes_stored > 0) return false;
-  return (fault.op == OpKind::kStat && fault.error_number == ENOENT) ||
-         (IsCreation(fault.op) && fault.error_number == EEXIST);
-}
 
 bool AtOrUnder(const std::string& path, const std::string& root) {
   return path == root || (path.size() > root.size() && path.starts_with(root) &&
@@ -54,6 +52,10 @@ bool AtOrUnder(const std::string& path, const std::string& root) {
 Command ExpectOk() { return Command{scenario::ExpectOk{}}; }
 
 Command ExpectError(std::string error) { return Command{scenario::ExpectError{std::move(error)}}; }
+
+Command ExpectCount(const std::string& glob, uint64_t count) {
+  return Command{scenario::ExpectCount{glob, count}};
+}
 
 std::string CountsByKind(const std::array<uint64_t, kOpKindCount>& before,
                          const FaultInjectingFileSystem& fs) {
@@ -68,12 +70,6 @@ std::string CountsByKind(const std::array<uint64_t, kOpKindCount>& before,
   return out;
 }
 
-std::array<uint64_t, kOpKindCount> CallsByKind(const FaultInjectingFileSystem& fs) {
-  std::array<uint64_t, kOpKindCount> calls{};
-  for (int i = 0; i < kOpKindCount; ++i) calls[i] = fs.calls(static_cast<OpKind>(i));
-  return calls;
-}
-
 std::string DescribeFault(const InjectedFault& fault) {
   if (fault.bytes_stored > 0) {
     return fmt::format("a short write of {} bytes then {} on {}", fault.bytes_stored,
@@ -81,53 +77,6 @@ std::string DescribeFault(const InjectedFault& fault) {
   }
   return fmt::format("{} on {} {}", ErrnoName(fault.error_number), OpKindName(fault.op),
                      fault.path);
-}
-
-}  // namespace
-
-Command ExpectCount(const std::string& glob, uint64_t count) {
-  return Command{scenario::ExpectCount{glob, count}};
-}
-
-bool WorkloadRun::Bound(const std::string& name) const {
-  auto plan = plans_.find(name);
-  return (plan != plans_.end() && plan->second.bound) || file_ids_.contains(name);
-}
-
-bool WorkloadRun::PlanBound(const std::string& name) const {
-  auto it = plans_.find(name);
-  return it != plans_.end() && it->second.bound;
-}
-
-bool WorkloadRun::CanRun(const Command& command) const {
-  return std::visit(
-      [this](const auto& v) {
-        if constexpr (kHasRole<std::decay_t<decltype(v)>, ActRole>) {
-          return CanRun(v);
-        } else {
-          return false;
-        }
-      },
-      command.verb);
-}
-bool WorkloadRun::CanRun(const scenario::Plan& v) const { return !Bound(v.name); }
-bool WorkloadRun::CanRun(const scenario::Spill& v) const {
-  return !Bound(v.file) && PlanBound(v.plan);
-}
-bool WorkloadRun::CanRun(const scenario::Clone& v) const {
-  return !Bound(v.name) && file_ids_.contains(v.file);
-}
-bool WorkloadRun::CanRun(const scenario::Write& v) const { return file_ids_.contains(v.file); }
-bool WorkloadRun::CanRun(const scenario::ShortWrite& v) const { return file_ids_.contains(v.file); }
-bool WorkloadRun::CanRun(const scenario::SetLimit& v) const { return PlanBound(v.plan); }
-bool WorkloadRun::CanRun(const scenario::Drop& v) const { return Bound(v.name); }
-
-uint64_t WorkloadRun::ModelUsed(const std::string& plan) const {
-  uint64_t used = 0;
-  for (const FileModel& file : files_) {
-    if (!file.refs.empty() && file.plan == plan) used += file.expected;
-  }
-  return used;
 }
 
 void WorkloadRun::Add(Check check, std::string key, std::string message, int line,
@@ -266,11 +215,12 @@ void WorkloadRun::RunActOf(const V& verb, const Command& command, int act) {
 
 void WorkloadRun::CheckOutcome(const Command& command, const ActRun& run, bool explained) {
   // Every injected fault surfaces: as the act's error, or (for a drop, which cannot fail)
-  // as a CleanupLog record. A stat failing with ENOENT is the exception: it answers "does
-  // not exist", which an act may act on and then succeed (a missing local dir is created).
+  // as a CleanupLog record. Answers are the exception (IsAnswer): a stat failing with
+  // ENOENT says "does not exist", which an act may act on and then succeed (a missing local
+  // dir is created).
   std::vector<InjectedFault> errors;
   for (const InjectedFault& fault : run.faults) {
-    if (!IsAnswer(fault)) errors.push_back(fault);
+    if (!IsAnswer(command, fault, run.outcome)) errors.push_back(fault);
   }
   const bool is_write = std::holds_alternative<scenario::Write>(command.verb);
   if (std::holds_alternative<scenario::Drop>(command.verb)) {
@@ -289,144 +239,6 @@ void WorkloadRun::CheckOutcome(const Command& command, const ActRun& run, bool e
                     is_write ? " and its bytes fit under the limit" : "", run.outcome.ToString()),
         run.line, {ExpectOk()});
   }
-}
-
-void WorkloadRun::Predict(const scenario::Plan& v, ActRun* run) {
-  run->lazy_check = v.spec.mode == scenario::PlanMode::kLazy;
-  if (v.spec.dirs_kind == scenario::DirsKind::kList) {
-    run->lazy_roots = v.spec.local_dirs;
-  } else if (v.spec.dirs_kind == scenario::DirsKind::kOsTmp) {
-    run->lazy_roots = {runner().base_fs().TempDir()};
-  }
-}
-
-void WorkloadRun::Predict(const scenario::Drop& v, ActRun* run) {
-  auto it = plans_.find(v.name);
-  if (it == plans_.end() || !it->second.bound) return;
-  run->plan_bound = true;
-  run->lazy_check = it->second.lazy && !it->second.spill_tried;
-  run->lazy_roots = it->second.spill_roots;
-}
-
-void WorkloadRun::Predict(const scenario::Write& v, ActRun* run) {
-  const FileModel& file = files_[file_ids_.at(v.file)];
-  run->fits = model::PassesLimit(ModelUsed(file.plan), plans_.at(file.plan).limit, v.size);
-}
-
-bool WorkloadRun::Explained(const scenario::Write&, const ActRun& run) const {
-  return IsLimitExceeded(run.outcome) && !run.fits;
-}
-
-bool WorkloadRun::Explained(const scenario::Spill& v, const ActRun& run) const {
-  return IsDisabled(run.outcome) && plans_.at(v.plan).disabled;
-}
-
-bool WorkloadRun::Explained(const scenario::SetLimit& v, const ActRun& run) const {
-  return IsDisabled(run.outcome) && plans_.at(v.plan).disabled && v.size != 0;
-}
-
-void WorkloadRun::CheckLazy(const ActRun& run, const std::string& what,
-                            const std::string& no_count_note) {
-  FaultInjectingFileSystem& fs = runner().fs();
-  if (!run.lazy_check || fs.total_calls() == run.calls_before) return;
-  std::vector<Command> expects;
-  for (const auto& [glob, count] : CountSpillDirs(run.lazy_roots)) {
-    const auto before = run.dirs_before.find(glob);
-    const uint64_t want = before == run.dirs_before.end() ? 0 : before->second;
-    if (count != want) expects.push_back(ExpectCount(glob, want));
-  }
-  Add(Check::kLazyPlan, "lazy" + run.key_suffix,
-      fmt::format("{} touched the filesystem ({})", what, CountsByKind(run.kinds_before, fs)),
-      run.line, expects, expects.empty() ? no_count_note : "");
-}
-
-void WorkloadRun::Follow(const scenario::Plan& v, const ActRun& run) {
-  if (!run.outcome.ok()) return;
-  PlanModel plan;
-  plan.bound = true;
-  plan.lazy = run.lazy_check;
-  plan.disabled = v.spec.dirs_kind == scenario::DirsKind::kDisabled;
-  plan.limit = v.spec.limit;
-  plan.spill_roots = run.lazy_roots;
-  plans_[v.name] = plan;
-  if (runner().plan(v.name) == nullptr) {
-    Add(Check::kRunner, "runner" + run.key_suffix,
-        fmt::format("{} succeeded but the runner binds no plan {}", run.act_text, v.name),
-        run.line);
-  }
-  CheckLazy(run, fmt::format("building lazy plan {}", v.name),
-            "the plan's build made filesystem calls but created nothing the scenario language "
-            "can count");
-}
-
-void WorkloadRun::Follow(const scenario::Spill& v, const ActRun& run) {
-  plans_.at(v.plan).spill_tried = true;
-  if (!run.outcome.ok()) return;
-  const SpillFile* file = runner().file(v.file);
-  if (file == nullptr) {
-    Add(Check::kRunner, "runner" + run.key_suffix,
-        fmt::format("{} succeeded but the runner binds no file {}", run.act_text, v.file),
-        run.line);
-    return;
-  }
-  FileModel model;
-  model.plan = v.plan;
-  model.path = file->path();
-  model.refs.insert(v.file);
-  file_ids_[v.file] = files_.size();
-  files_.push_back(std::move(model));
-}
-
-void WorkloadRun::Follow(const scenario::Clone& v, const ActRun&) {
-  const size_t id = file_ids_.at(v.file);
-  file_ids_[v.name] = id;
-  files_[id].refs.insert(v.name);
-}
-
-void WorkloadRun::Follow(const scenario::Drop& v, const ActRun& run) {
-  if (!run.plan_bound) {
-    const size_t id = file_ids_.at(v.name);
-    files_[id].refs.erase(v.name);
-    file_ids_.erase(v.name);
-    return;
-  }
-  plans_.at(v.name).bound = false;
-  CheckLazy(run, fmt::format("dropping lazy plan {}, which never tried to spill,", v.name),
-            "the drop made filesystem calls but changed nothing the scenario language can "
-            "count");
-}
-
-void WorkloadRun::Follow(const scenario::Write& v, const ActRun& run) {
-  FileModel& file = files_[file_ids_.at(v.file)];
-  if (run.outcome.ok()) {
-    file.expected += v.size;
-    if (!run.fits) {
-      Add(Check::kLimitNotEnforced, "limit" + run.key_suffix,
-          fmt::format("{} succeeded although plan {} holds {} bytes of a {}-byte limit",
-                      run.act_text, file.plan, ModelUsed(file.plan) - v.size,
-                      plans_.at(file.plan).limit),
-          run.line, {ExpectError("LIMIT")});
-    }
-    return;
-  }
-  // A failed write counts exactly what reached the file: the bytes an injected short
-  // write stored, and nothing else.
-  for (const InjectedFault& fault : run.faults) {
-    if (fault.op == OpKind::kWrite && fault.path == file.path) file.expected += fault.bytes_stored;
-  }
-  if (run.fits || runner().fs().total_calls() == run.calls_before) return;
-  Add(Check::kLimitNotEnforced, "limit_fs" + run.key_suffix,
-      fmt::format("{} did not fit under plan {}'s {}-byte limit ({} bytes held) but "
-                  "reached the filesystem ({}) instead of being refused first",
-                  run.act_text, file.plan, plans_.at(file.plan).limit, ModelUsed(file.plan),
-                  CountsByKind(run.kinds_before, runner().fs())),
-      run.line, {},
-      "this write did not fit under its plan's limit, yet it reached the filesystem; "
-      "no expect can see that (the accounting expects may)");
-}
-
-void WorkloadRun::Follow(const scenario::SetLimit& v, const ActRun& run) {
-  if (run.outcome.ok()) plans_.at(v.plan).limit = v.size;
 }
 
 void WorkloadRun::CheckDropFaults(const std::vector<InjectedFault>& faults, size_t log_before,
@@ -457,90 +269,6 @@ void WorkloadRun::CheckDropFaults(const std::vector<InjectedFault>& faults, size
   }
 }
 
-void WorkloadRun::CheckAccounting(int line, int act) {
-  std::vector<std::string> problems;
-  std::vector<Command> expects;
-  CheckPlanAccounting(line, act, &problems, &expects);
-  CheckFileAccounting(line, act, &problems, &expects);
-  if (problems.empty()) return;
-  std::string message = fmt::format("after `{}`: ", lines_[line].command.ToString());
-  for (size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
-  const bool expressible = !expects.empty();
-  Add(Check::kAccounting, fmt::format("accounting|{}", act), message, line, std::move(expects),
-      expressible ? "" : "only the size on disk is wrong, which no expect can check");
-}
-
-void WorkloadRun::CheckPlanAccounting(int line, int act, std::vector<std::string>* problems,
-                                      std::vector<Command>* expects) {
-  for (auto& [name, plan] : plans_) {
-    if (!plan.bound || plan.flagged) continue;
-    SpillManager* manager = runner().plan(name);
-    if (manager == nullptr) {
-      Add(Check::kRunner, fmt::format("runner_plan|{}|{}", act, name),
-          fmt::format("plan {} is bound but the runner has no manager for it", name), line);
-      plan.flagged = true;
-      continue;
-    }
-    uint64_t want_bytes = 0;
-    uint64_t want_files = 0;
-    for (const FileModel& file : files_) {
-      if (file.refs.empty() || file.plan != name) continue;
-      want_bytes += file.expected;
-      ++want_files;
-    }
-    const uint64_t used = manager->used_disk_space();
-    const SpillingProgress progress = manager->spilling_progress();
-    const size_t problems_before = problems->size();
-    if (used != want_bytes) {
-      problems->push_back(
-          fmt::format("plan {} used_disk_space is {}, expected {}", name, used, want_bytes));
-      expects->push_back(Command{scenario::ExpectUsed{name, want_bytes}});
-    }
-    if (progress.current_bytes != want_bytes) {
-      problems->push_back(fmt::format("plan {} spilling_progress counts {} bytes, expected {}",
-                                      name, progress.current_bytes, want_bytes));
-    }
-    if (progress.active_files_count != want_files) {
-      problems->push_back(fmt::format("plan {} counts {} active files, expected {}", name,
-                                      progress.active_files_count, want_files));
-      expects->push_back(Command{scenario::ExpectFiles{name, want_files}});
-    }
-    if (problems->size() != problems_before) plan.flagged = true;
-  }
-}
-
-void WorkloadRun::CheckFileAccounting(int line, int act, std::vector<std::string>* problems,
-                                      std::vector<Command>* expects) {
-  for (FileModel& file : files_) {
-    if (file.refs.empty() || file.flagged) continue;
-    const std::string& ref = *file.refs.begin();
-    const SpillFile* spill_file = runner().file(ref);
-    if (spill_file == nullptr) {
-      Add(Check::kRunner, fmt::format("runner_file|{}|{}", act, ref),
-          fmt::format("file {} is bound but the runner has no file for it", ref), line);
-      file.flagged = true;
-      continue;
-    }
-    const size_t problems_before = problems->size();
-    const uint64_t recorded = spill_file->size();
-    if (recorded != file.expected) {
-      problems->push_back(
-          fmt::format("file {} records {} bytes, expected {}", ref, recorded, file.expected));
-      expects->push_back(Command{scenario::ExpectSize{ref, file.expected}});
-    }
-    const StatusOr<FileStat> stat = runner().base_fs().Stat(file.path);
-    if (Gone(file.path)) {
-      // An injected ENOENT removed it: the manager still counts it, as it must.
-    } else if (!stat.ok()) {
-      problems->push_back(fmt::format("file {} is not on disk: {}", ref, stat.status().ToString()));
-    } else if (stat->size != file.expected) {
-      problems->push_back(fmt::format("file {} holds {} bytes on disk, expected {}", ref,
-                                      stat->size, file.expected));
-    }
-    if (problems->size() != problems_before) file.flagged = true;
-  }
-}
-
 std::map<std::string, uint64_t> WorkloadRun::CountSpillDirs(const std::vector<std::string>& roots) {
   std::map<std::string, uint64_t> counts;
   for (const std::string& root : roots) {
@@ -552,9 +280,17 @@ std::map<std::string, uint64_t> WorkloadRun::CountSpillDirs(const std::vector<st
   return counts;
 }
 
-}  // namespace spillway::sweep::internal
-
-namespace spillway::sweep::internal {
+std::vector<std::string> WorkloadRun::SpillDirsUnder(const std::vector<std::string>& roots) {
+  FileSystem& base = runner().base_fs();
+  std::vector<std::string> dirs;
+  for (const std::string& root : roots) {
+    for (std::string& path : ExpandGlob(base, JoinPath(root, std::string(kSpillDirPrefix) + "*"))) {
+      const StatusOr<FileStat> stat = base.Stat(path);
+      if (stat.ok() && stat->type == FileType::kDirectory) dirs.push_back(std::move(path));
+    }
+  }
+  return dirs;
+}
 
 uint64_t WorkloadRun::OperationsThatCanReturn(int error_number) const {
   uint64_t operations = 0;

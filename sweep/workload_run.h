@@ -74,9 +74,26 @@ class WorkloadRun final {
     bool lazy = false;         // Builds without touching the filesystem.
     bool spill_tried = false;  // A spill through it has run (whatever its outcome).
     bool disabled = false;
+    bool failover = false;  // failover=on: a create may go on to its other local dirs.
     uint64_t limit = 0;
+    std::string budget;                    // The budget it names; empty for none.
     std::vector<std::string> spill_roots;  // Where its spill directories go.
-    bool flagged = false;                  // Its accounting was already reported in this run.
+    // Its metrics, by the acts' outcomes: files created, bytes that reached them, and the
+    // highest usage after an act (a floor for the peak, which also counts the bytes a
+    // failed write reserved); and the peak the plan reported after the previous act.
+    uint64_t spills = 0;
+    uint64_t spilled = 0;
+    uint64_t peak = 0;
+    uint64_t peak_seen = 0;
+    bool flagged = false;  // Its accounting was already reported in this run.
+    bool metrics_flagged = false;
+  };
+  struct BudgetModel {
+    bool bound = false;  // The workload's name for it (plans keep it alive after a drop).
+    uint64_t limit = 0;
+    uint64_t peak_seen = 0;  // The peak it reported after the previous act.
+    bool flagged = false;
+    bool metrics_flagged = false;
   };
   struct FileModel {
     std::string plan;
@@ -101,7 +118,12 @@ class WorkloadRun final {
     bool lazy_check = false;  // A lazy plan whose build or drop must not touch the fs.
     std::vector<std::string> lazy_roots;
     std::map<std::string, uint64_t> dirs_before;
-    bool fits = true;  // A write's bytes fit under its plan's limit.
+    // A write's bytes fit under its plan's limit, and under its budget's (true without).
+    bool fits_plan = true;
+    bool fits_budget = true;
+    bool fits = true;  // Both.
+    // A reap: the crashed process's spill directories under its dirs, before it.
+    std::vector<std::string> orphans;
     // In a run that injects ENOENT: every path under the roots before the act.
     std::set<std::string> paths_before;
     // Outcome.
@@ -122,7 +144,13 @@ class WorkloadRun final {
   bool CanRun(const scenario::Drop& v) const;
   bool CanRun(const scenario::SetLimit& v) const;
   bool CanRun(const scenario::ShortWrite& v) const;
+  bool CanRun(const scenario::Budget& v) const;
+  bool CanRun(const scenario::Crash&) const { return true; }
+  bool CanRun(const scenario::Reap&) const { return true; }
+  bool BudgetBound(const std::string& name) const;
+  // The bytes of the live files of `plan`, and of every plan that names `budget`.
   uint64_t ModelUsed(const std::string& plan) const;
+  uint64_t ModelBudgetUsed(const std::string& budget) const;
   void Add(Check check, std::string key, std::string message, int line,
            std::vector<scenario::Command> expects = {}, std::string note = {});
   // Runs one line through the Runner; false (with a kRunner finding) when it refused it.
@@ -135,21 +163,20 @@ class WorkloadRun final {
   // Checks that every injected fault surfaced, or that an error without one is explained.
   void CheckOutcome(const scenario::Command& command, const ActRun& run, bool explained);
   // Per act verb: the model's prediction before it, whether an error without an injected
-  // fault is one it may return, and how the model follows it.
+  // fault is one it may return, and how the model follows it (workload_acts.cc).
   void Predict(const scenario::Plan& v, ActRun* run);
   void Predict(const scenario::Drop& v, ActRun* run);
   void Predict(const scenario::Write& v, ActRun* run);
-  void Predict(const scenario::Spill&, ActRun*) {}
-  void Predict(const scenario::Clone&, ActRun*) {}
-  void Predict(const scenario::SetLimit&, ActRun*) {}
-  void Predict(const scenario::ShortWrite&, ActRun*) {}
+  void Predict(const scenario::Reap& v, ActRun* run);
+  template <typename V>
+  void Predict(const V&, ActRun*) {}
   bool Explained(const scenario::Write& v, const ActRun& run) const;
   bool Explained(const scenario::Spill& v, const ActRun& run) const;
   bool Explained(const scenario::SetLimit& v, const ActRun& run) const;
-  bool Explained(const scenario::Plan&, const ActRun&) const { return false; }
-  bool Explained(const scenario::Clone&, const ActRun&) const { return false; }
-  bool Explained(const scenario::Drop&, const ActRun&) const { return false; }
-  bool Explained(const scenario::ShortWrite&, const ActRun&) const { return false; }
+  template <typename V>
+  bool Explained(const V&, const ActRun&) const {
+    return false;
+  }
   void Follow(const scenario::Plan& v, const ActRun& run);
   void Follow(const scenario::Spill& v, const ActRun& run);
   void Follow(const scenario::Clone& v, const ActRun& run);
@@ -157,6 +184,24 @@ class WorkloadRun final {
   void Follow(const scenario::Write& v, const ActRun& run);
   void Follow(const scenario::SetLimit& v, const ActRun& run);
   void Follow(const scenario::ShortWrite&, const ActRun&) {}
+  void Follow(const scenario::Budget& v, const ActRun& run);
+  void Follow(const scenario::Crash& v, const ActRun& run);
+  void Follow(const scenario::Reap& v, const ActRun& run);
+  // Whether an injected fault is an answer the act may act on rather than an error it
+  // must report (docs/sweep.md, false_success), given the act's outcome.
+  bool IsAnswer(const scenario::Command& command, const InjectedFault& fault,
+                const Status& outcome) const;
+  // The limit a write that does not fit goes over, with what it holds, for messages.
+  std::string RefusingLimit(const std::string& plan_name, const ActRun& run) const;
+  // A reap's checks: what it met is in its report, a live process's files are still
+  // there, and the crashed process's directories are gone or reported.
+  void CheckReap(const scenario::Reap& v, const ActRun& run);
+  // `expect count GLOB N` after a reap, where N is what matches GLOB now, plus the live
+  // files matching it that the reap removed, less the orphans matching it that it left.
+  // Globs, not paths: spill names on a real disk are random.
+  scenario::Command ExpectCountAfterReap(const std::string& glob,
+                                         const std::vector<std::string>& removed_live,
+                                         const std::vector<std::string>& left_orphans);
   // A finding when a lazy plan's build or drop touched the filesystem.
   void CheckLazy(const ActRun& run, const std::string& what, const std::string& no_count_note);
   void CheckDropFaults(const std::vector<InjectedFault>& faults, size_t log_before, int line,
@@ -168,6 +213,10 @@ class WorkloadRun final {
                            std::vector<scenario::Command>* expects);
   void CheckFileAccounting(int line, int act, std::vector<std::string>* problems,
                            std::vector<scenario::Command>* expects);
+  void CheckBudgetAccounting(int line, int act, std::vector<std::string>* problems,
+                             std::vector<scenario::Command>* expects);
+  // The plans' and budgets' metrics (workload_accounting.cc).
+  void CheckMetrics(int line, int act);
   // The world facts injected faults made true (docs/sweep.md): the paths an injected
   // ENOENT removed, and the entries an injected EEXIST made for a racing process.
   void FollowFacts(const ActRun& run);
@@ -176,6 +225,8 @@ class WorkloadRun final {
   std::set<std::string> PathsUnderRoots();
   void CheckLeftovers();
   std::map<std::string, uint64_t> CountSpillDirs(const std::vector<std::string>& roots);
+  // The spill directories directly under `roots`.
+  std::vector<std::string> SpillDirsUnder(const std::vector<std::string>& roots);
 
   const Workload& workload_;
   const SweepOptions& options_;
@@ -186,14 +237,34 @@ class WorkloadRun final {
   std::set<std::string> keys_;
   RunReport report_;
   std::map<std::string, PlanModel> plans_;
+  std::map<std::string, BudgetModel> budgets_;
   std::vector<FileModel> files_;
   std::map<std::string, size_t> file_ids_;   // Bound file reference -> index in files_.
   std::set<std::string> gone_;               // Paths an injected ENOENT removed.
   std::map<std::string, uint64_t> foreign_;  // Directory -> entries racing processes made.
+  // The spill directories the crashed process left (a `crash` records them); a reap
+  // removes those under its dirs.
+  std::set<std::string> orphans_;
+  std::set<std::string> reap_failed_;  // Paths a reap reported it could not reap.
 };
 
 // `expect count GLOB N`: the line a reproducer places where a count went wrong.
 scenario::Command ExpectCount(const std::string& glob, uint64_t count);
+scenario::Command ExpectOk();
+scenario::Command ExpectError(std::string error);
+
+// Helpers shared by the files of WorkloadRun.
+bool IsRemoval(OpKind op);
+bool IsCreation(OpKind op);
+// Whether `path` is `root` or lies under it.
+bool AtOrUnder(const std::string& path, const std::string& root);
+// The calls made since `before`, by kind: "mkdir 1, create 2".
+std::string CountsByKind(const std::array<uint64_t, kOpKindCount>& before,
+                         const FaultInjectingFileSystem& fs);
+std::string DescribeFault(const InjectedFault& fault);
+// A path glob that matches `path` on any run of the workload, on either filesystem: the
+// random parts of spill directory and file names become '*'.
+std::string GeneralizePath(const std::string& path);
 
 }  // namespace spillway::sweep::internal
 

@@ -61,10 +61,14 @@ enum class Check {
   kFaultMissed,       // The run met no fault at operation n: the workload's operations
                       // did not replay identically, so the run proved nothing.
   kRunner,            // The scenario runner refused a command the sweep considered valid.
+  kMetrics,           // A plan's or budget's spill metrics (files created, bytes spilled,
+                      // peak usage) differ from what its acts did.
+  kReap,              // A reap removed what a live process holds, or left a crashed
+                      // process's spill directory without reporting why.
 };
 
 // "false_success", "unreported_fault", "unexplained_error", "limit_not_enforced",
-// "accounting", "lazy_plan", "leftover", "fault_missed", "runner".
+// "accounting", "lazy_plan", "leftover", "fault_missed", "runner", "metrics", "reap".
 std::string_view CheckName(Check check);
 
 // One distinct violation (its check, and the act it happened at or the path glob left
