@@ -3,8 +3,6 @@
 // (spill_internal.h).
 #include "spillway/spill/disk_manager.h"
 
-#include <fmt/format.h>
-
 #include <atomic>
 #include <cassert>
 #include <cerrno>
@@ -13,6 +11,7 @@
 #include <random>
 #include <utility>
 
+#include "slot_chooser.h"
 #include "spill_internal.h"
 #include "upstream_text.h"
 
@@ -168,10 +167,13 @@ StatusOr<std::shared_ptr<SpillDir>> MakeSpillDir(const std::shared_ptr<FileSyste
 
 }  // namespace internal
 
+using internal::AllLocalDirsFailed;
 using internal::DisabledCreateMessage;
 using internal::EscapeForTempFileNamePrefix;
 using internal::kDisabledSetLimitMessage;
+using internal::LocalDirFailure;
 using internal::MakeSpillDir;
+using internal::SlotChooser;
 using internal::SpillAccounting;
 using internal::SpillDir;
 using internal::SpillDirKind;
@@ -182,36 +184,6 @@ using internal::SpillFileState;
 std::string_view SpillDirLayoutName(SpillDirLayout layout) {
   return layout == SpillDirLayout::kAll ? "all" : "each";
 }
-
-bool IsLocalDirUnhealthy(const Status& error) {
-  return error.IsErrno(ENOSPC) || error.IsErrno(EDQUOT) || error.IsErrno(EIO) ||
-         error.IsErrno(EROFS);
-}
-
-namespace {
-
-// A local dir a failover spill could not use, and why.
-struct LocalDirFailure {
-  std::string local_dir;
-  Status error;
-};
-
-// The error of a failover spill that no local dir could take: the first failure's code,
-// errno, op and path, with a message that names every local dir tried and its errno.
-// REQUIRES: !failures.empty().
-Status AllLocalDirsFailed(const std::vector<LocalDirFailure>& failures) {
-  std::string message = failures.front().error.message() + "; every local dir failed:";
-  for (const LocalDirFailure& failure : failures) {
-    const Status& error = failure.error;
-    message += fmt::format(
-        " {} ({}),", failure.local_dir,
-        error.error_number() != 0 ? ErrnoName(error.error_number()) : StatusCodeName(error.code()));
-  }
-  message.pop_back();  // The last comma.
-  return failures.front().error.WithMessage(message);
-}
-
-}  // namespace
 
 // ---------------------------------------------------------------------------------------
 // DiskManager::Core: everything a DiskManager is. DiskManager is a handle to it.
@@ -225,7 +197,7 @@ class DiskManager::Core final {
       : fs_(std::move(fs)),
         options_(std::move(options)),
         accounting_(std::move(accounting)),
-        rng_(seed) {}
+        slots_(seed, options_.failover) {}
 
   // kDirectories: sets up one slot per local dir. kAll makes every slot's directory now:
   // without failover, on a failure the directories made so far are dropped (which
@@ -254,7 +226,7 @@ class DiskManager::Core final {
     std::lock_guard<std::mutex> lock(mu_);
     dirs_->dirs = std::move(made);
     dirs_->parents = options_.local_dirs;
-    avoided_ = std::move(avoided);
+    slots_.SetSlots(std::move(avoided));
     return OkStatus();
   }
 
@@ -325,8 +297,7 @@ class DiskManager::Core final {
     std::unique_ptr<WritableFile> file;
   };
 
-  // The slots a new file tries, in order: one chosen at random and, with failover, every
-  // other one after it in turn, those not avoided first. kOsTmpDirectory makes its one
+  // The slots a new file tries, in order (SlotChooser). kOsTmpDirectory makes its one
   // directory here, on the first file.
   StatusOr<std::vector<size_t>> SlotsToTry() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -334,20 +305,7 @@ class DiskManager::Core final {
       // kOsTmpDirectory's first file (kDirectories has a slot per local dir from Build).
       SPILLWAY_RETURN_IF_ERROR(CreateOsTmpDirLocked());
     }
-    // Plain modulo rather than a distribution: mt19937_64's output is fixed by the
-    // standard, so a seed picks the same directories with any standard library.
-    const size_t n = dirs_->dirs.size();
-    const size_t chosen = rng_() % n;
-    if (!options_.failover) return std::vector<size_t>{chosen};
-    std::vector<size_t> slots;
-    slots.reserve(n);
-    for (const bool avoided : {false, true}) {
-      for (size_t i = 0; i < n; ++i) {
-        const size_t slot = (chosen + i) % n;
-        if (avoided_[slot] == avoided) slots.push_back(slot);
-      }
-    }
-    return slots;
+    return slots_.SlotsToTry();
   }
 
   // Creates a file in `slot`'s spill directory, making the directory first when the slot
@@ -389,11 +347,10 @@ class DiskManager::Core final {
   // The kFailoverLeak quirk: marks `dir` as failed and forgets to remove it at the end.
   static void ForgetDir(const std::shared_ptr<SpillDir>& dir) { dir->Abandon(); }
 
-  // Failover: a slot whose file was created is no longer avoided; one that failed with an
-  // unhealthy errno is avoided from now on.
+  // Failover: records the outcome of a file in `slot` (SlotChooser::MarkSlot).
   void MarkSlot(size_t slot, const Status& outcome) {
     std::lock_guard<std::mutex> lock(mu_);
-    avoided_[slot] = !outcome.ok() && IsLocalDirUnhealthy(outcome);
+    slots_.MarkSlot(slot, outcome);
   }
 
   // REQUIRES: mu_ held, mode kOsTmpDirectory, no directory yet.
@@ -404,7 +361,7 @@ class DiskManager::Core final {
     if (!dir.ok()) return dir.status();
     dirs_->dirs.push_back(std::move(*dir));
     dirs_->parents.push_back(parent);
-    avoided_.push_back(false);
+    slots_.AddSlot();
     return OkStatus();
   }
 
@@ -436,9 +393,8 @@ class DiskManager::Core final {
   // files only hold it, to keep the directories alive.
   // A slot's directory is null until made (kEach; a failed one under failover).
   const std::shared_ptr<SpillDirSet> dirs_ = std::make_shared<SpillDirSet>();
-  std::mt19937_64 rng_;  // Guarded by mu_.
-  // Failover: the slots that later files try last, one per slot. Guarded by mu_.
-  std::vector<bool> avoided_;
+  // Where each new file goes, one slot per directory in dirs_. Guarded by mu_.
+  SlotChooser slots_;
 };
 
 namespace {
