@@ -1,10 +1,9 @@
 // DiskManager: DataFusion's DiskManager (datafusion/execution/src/disk_manager.rs) over a
-// FileSystem, plus the accounting and spill directories its files share
-// (spill_internal.h).
+// FileSystem. The accounting and spill directories its files share are in
+// spill_accounting.cc and spill_dir.cc, where a new file goes in slot_chooser.cc.
 #include "spillway/spill/disk_manager.h"
 
 #include <atomic>
-#include <cassert>
 #include <cerrno>
 #include <mutex>
 #include <optional>
@@ -16,156 +15,6 @@
 #include "upstream_text.h"
 
 namespace spillway {
-namespace internal {
-
-// ---------------------------------------------------------------------------------------
-// SpillAccounting
-
-SpillAccounting::SpillAccounting(uint64_t limit, std::string limit_config_key, Quirks quirks,
-                                 std::shared_ptr<CleanupLog> cleanup_log,
-                                 std::shared_ptr<SpillBudget> budget)
-    : ledger_(limit, std::move(limit_config_key)),
-      quirks_(quirks),
-      cleanup_log_(std::move(cleanup_log)),
-      budget_(std::move(budget)) {
-  assert(cleanup_log_ != nullptr);
-}
-
-Status SpillAccounting::Reserve(uint64_t bytes) {
-  const std::optional<uint64_t> used = ledger_.TryReserve(bytes);
-  if (!used.has_value()) {
-    if (quirks_.Has(Quirk::kSpilledCountsRefused)) CountSpilled(bytes);
-    return LimitError();
-  }
-  if (budget_ != nullptr && quirks_.Has(Quirk::kBudgetAfterAdd)) {
-    // Charged first, checked after; a refusal gives the plan its bytes back, not the budget.
-    if (budget_->ledger().Add(bytes) > budget_->ledger().limit()) {
-      ledger_.Release(bytes);
-      return budget_->LimitError();
-    }
-  } else if (budget_ != nullptr) {
-    const std::optional<uint64_t> budget_used = budget_->ledger().TryReserve(bytes);
-    if (!budget_used.has_value()) {
-      ledger_.Release(bytes);  // The budget refused: the write counts in neither.
-      return budget_->LimitError();
-    }
-    budget_->ledger().RaisePeak(*budget_used);
-  }
-  // Peaks are raised only for reservations that stand. Under concurrent writers a total
-  // may include another writer's reservation that is then rolled back, so a peak is exact
-  // for sequential writes and an upper bound within one in-flight write otherwise.
-  ledger_.RaisePeak(*used);
-  return OkStatus();
-}
-
-Status SpillAccounting::AddThenCheck(uint64_t bytes) {
-  const bool over_plan = ledger_.Add(bytes) > ledger_.limit();
-  const bool over_budget =
-      budget_ != nullptr && budget_->ledger().Add(bytes) > budget_->ledger().limit();
-  if (over_plan) return LimitError();
-  return over_budget ? budget_->LimitError() : OkStatus();
-}
-
-void SpillAccounting::Release(uint64_t bytes) {
-  ledger_.Release(bytes);
-  if (budget_ != nullptr) budget_->ledger().Release(bytes);
-}
-
-void SpillAccounting::CountSpill() {
-  ledger_.CountSpill();
-  if (budget_ != nullptr) budget_->ledger().CountSpill();
-}
-
-void SpillAccounting::CountSpilled(uint64_t bytes) {
-  if (bytes == 0) return;
-  ledger_.CountSpilled(bytes);
-  if (budget_ != nullptr) budget_->ledger().CountSpilled(bytes);
-}
-
-Status SpillAccounting::LimitError() const {
-  return LimitExceededError(LimitExceededMessage(ledger_.limit(), ledger_.limit_config_key()));
-}
-
-// ---------------------------------------------------------------------------------------
-// SpillDir
-
-SpillDir::SpillDir(std::shared_ptr<FileSystem> fs, std::string path,
-                   std::shared_ptr<CleanupLog> cleanup_log, std::unique_ptr<DirLock> lock)
-    : lock_(std::move(lock)),
-      fs_(std::move(fs)),
-      path_(std::move(path)),
-      cleanup_log_(std::move(cleanup_log)) {}
-
-// NOLINTNEXTLINE(bugprone-exception-escape): *entries (std::get) is read only after ok().
-SpillDir::~SpillDir() {
-  if (abandoned_.load()) return;  // kFailoverLeak: forgotten, not removed.
-  // TempDir's Drop: remove the directory and what the manager left in it, but never an
-  // entry someone else made (then the directory stays too, ENOTEMPTY). Every failure is
-  // recorded (ENOENT too: the log says what was gone already, cleanup_log.h).
-  StatusOr<std::vector<DirEntry>> entries = fs_->ListDir(path_);
-  if (!entries.ok()) {
-    cleanup_log_->Record(entries.status());
-    return;
-  }
-  for (const DirEntry& entry : *entries) {
-    // No lock: nothing else can reach a directory while it is destroyed.
-    if (!owned_.contains(entry.name)) continue;
-    Status removed = fs_->RemoveFile(JoinPath(path_, entry.name));
-    if (!removed.ok()) cleanup_log_->Record(removed);
-  }
-  if (Status removed = fs_->RemoveDir(path_); !removed.ok()) cleanup_log_->Record(removed);
-}
-
-void SpillDir::Own(std::string name) {
-  std::lock_guard<std::mutex> lock(mu_);
-  owned_.insert(std::move(name));
-}
-
-SpillDirSet::~SpillDirSet() {
-  for (std::shared_ptr<SpillDir>& dir : dirs) dir.reset();
-}
-
-namespace {
-
-// How often MakeSpillDir makes a new directory when a reaper took the one it made.
-constexpr int kLockAttempts = 8;
-
-bool ReapedWhileMade(const Status& lock_error) {
-  return lock_error.IsErrno(EWOULDBLOCK) || lock_error.IsErrno(ENOENT);
-}
-
-}  // namespace
-
-StatusOr<std::shared_ptr<SpillDir>> MakeSpillDir(const std::shared_ptr<FileSystem>& fs,
-                                                 const std::string& parent, SpillDirKind kind,
-                                                 const std::shared_ptr<CleanupLog>& log) {
-  if (kind == SpillDirKind::kLocalDir) {
-    // DataFusion: `if !Path::new(root).exists() { std::fs::create_dir(root)? }`. Only a
-    // missing parent is created; any other Stat error (EACCES, ENOTDIR) is the answer.
-    StatusOr<FileStat> stat = fs->Stat(parent);
-    if (!stat.ok()) {
-      if (!stat.status().IsErrno(ENOENT)) return stat.status();
-      Status made = fs->CreateDir(parent);
-      if (!made.ok() && !made.IsErrno(EEXIST)) return made;  // EEXIST: another plan won.
-    }
-  }
-  const std::string_view prefix =
-      kind == SpillDirKind::kLocalDir ? kSpillDirPrefix : kOsTmpDirPrefix;
-  for (int attempt = 0;; ++attempt) {
-    StatusOr<std::string> path = fs->CreateUniqueDir(parent, prefix);
-    if (!path.ok()) return path.status();
-    // Between the mkdir and the lock, a reaper may take the new directory for an orphan:
-    // if it holds the lock now (EWOULDBLOCK) or has removed it (ENOENT), make another.
-    StatusOr<std::unique_ptr<DirLock>> lock = fs->LockDir(*path);
-    if (!lock.ok() && ReapedWhileMade(lock.status()) && attempt < kLockAttempts) continue;
-    // A filesystem without locks (ENOTSUP), or a lock that keeps failing, leaves the
-    // directory unlocked: spilling works as upstream's, without crash recovery.
-    return std::make_shared<SpillDir>(fs, std::move(*path), log,
-                                      lock.ok() ? std::move(*lock) : nullptr);
-  }
-}
-
-}  // namespace internal
 
 using internal::AllLocalDirsFailed;
 using internal::DisabledCreateMessage;
