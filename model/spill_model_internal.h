@@ -1,6 +1,7 @@
 // Internal to the spillway_model library: what its files share beyond spill_model.h. The
 // scenario lines the model prints, the filesystem calls an operation makes as the model
-// accounts for them, and the scenario's names. Defined in spill_model.cc.
+// accounts for them, and the scenario's names, defined in spill_model.cc; and the
+// transitions of the verbs that act on the executor, defined in executor_verbs.cc.
 //
 // Thread safety: these are functions of the SpillModel value they are given.
 #ifndef SPILLWAY_MODEL_SPILL_MODEL_INTERNAL_H_
@@ -130,6 +131,22 @@ std::optional<int> BoundBudget(const SpillModel& s, const std::string& name);
 
 // The names bound in `m`, in order.
 std::vector<std::string> Keys(const std::map<std::string, int>& m);
+
+// ---------------------------------------------------------------------------------------
+// The verbs that act on the executor rather than on one plan: budget, crash and reap.
+// Each transition advances `s` by the line and returns the outcome's code name, or
+// nullopt when the line is not valid in `s` or its outcome is not predictable there, as
+// every verb's does (verb_commands.cc, which brings these in beside the others).
+namespace executor_verbs {
+
+std::optional<std::string> Transition(const scenario::Budget& v, SpillModel& s,
+                                      SpillCommand::Affected* a);
+std::optional<std::string> Transition(const scenario::Crash& v, SpillModel& s,
+                                      SpillCommand::Affected* a);
+std::optional<std::string> Transition(const scenario::Reap& v, SpillModel& s,
+                                      SpillCommand::Affected* a);
+
+}  // namespace executor_verbs
 
 }  // namespace spillway::model
 

@@ -228,4 +228,18 @@ std::string OutcomeName(const Status& status) {
   return std::string(StatusCodeName(status.code()));
 }
 
+namespace internal {
+
+// An outcome for people: "ok", "LIMIT (...)", "ENOENT (mkdir /l0/x: No such file ...)".
+std::string Describe(const Status& s) {
+  if (s.ok()) return "ok";
+  if (s.error_number() != 0) {
+    return fmt::format("{} ({} {}: {})", OutcomeName(s), s.op(), s.path(), s.message());
+  }
+  if (s.message().empty()) return OutcomeName(s);
+  return fmt::format("{} ({})", OutcomeName(s), s.message());
+}
+
+}  // namespace internal
+
 }  // namespace spillway::scenario

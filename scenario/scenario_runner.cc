@@ -1,7 +1,6 @@
 // The runner: executes Commands against a fresh filesystem, one step at a time.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "pattern_data.h"
 #include "scenario_syntax.h"
 #include "spillway/scenario/scenario.h"
 #include "spillway/spill/reap.h"
@@ -28,6 +28,8 @@
 namespace spillway::scenario {
 namespace {
 
+using internal::Describe;
+
 // splitmix64's finaliser: spreads a run seed and a plan counter into unrelated seeds.
 uint64_t MixSeed(uint64_t seed, uint64_t counter) {
   uint64_t z = seed + counter * 0x9E3779B97F4A7C15ull;
@@ -35,54 +37,6 @@ uint64_t MixSeed(uint64_t seed, uint64_t counter) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
-
-// An outcome for people: "ok", "LIMIT (...)", "ENOENT (mkdir /l0/x: No such file ...)".
-std::string Describe(const Status& s) {
-  if (s.ok()) return "ok";
-  if (s.error_number() != 0) {
-    return fmt::format("{} ({} {}: {})", OutcomeName(s), s.op(), s.path(), s.message());
-  }
-  if (s.message().empty()) return OutcomeName(s);
-  return fmt::format("{} ({})", OutcomeName(s), s.message());
-}
-
-// The bytes `write FILE SIZE` appends: a fixed pattern, so runs are reproducible. Sizes up
-// to kMaxFilled come from one reused buffer; a larger write (a scenario showing that 200G
-// is over a limit) gets zero pages from a MAP_NORESERVE mapping, which costs nothing
-// unless the bytes are really written.
-class PatternData {
- public:
-  PatternData() = default;
-  PatternData(const PatternData&) = delete;
-  PatternData& operator=(const PatternData&) = delete;
-  ~PatternData() { Unmap(); }
-
-  // The first `size` bytes of the pattern, valid until the next call.
-  StatusOr<std::string_view> Get(uint64_t size) {
-    Unmap();
-    if (size <= kMaxFilled) {
-      while (filled_.size() < size) filled_.push_back(static_cast<char>('a' + filled_.size() % 26));
-      return std::string_view(filled_.data(), size);
-    }
-    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) return Status::FromErrno(errno, "mmap", "(write buffer)");
-    mapped_ = p;
-    mapped_size_ = size;
-    return std::string_view(static_cast<const char*>(p), size);
-  }
-
- private:
-  static constexpr uint64_t kMaxFilled = uint64_t{64} << 20;
-
-  void Unmap() {
-    if (mapped_ != nullptr) ::munmap(mapped_, mapped_size_);
-    mapped_ = nullptr;
-  }
-
-  std::string filled_;
-  void* mapped_ = nullptr;
-  size_t mapped_size_ = 0;
-};
 
 // Creates `path` and its missing parents on `fs`, like mkdir -p.
 Status MakeDirs(FileSystem& fs, const std::string& path) {
@@ -135,7 +89,7 @@ struct Runner::Impl {
   Status last_outcome;
   ReapReport last_reap;  // Of the most recent `reap`.
   bool seen_act = false;
-  PatternData data;
+  internal::PatternData data;
 
   // Name checks. Each returns an empty string when the name may be used that way, and
   // what is wrong otherwise.
@@ -599,73 +553,6 @@ void Runner::DropAll() {
   }
   for (const auto& [name, budget] : impl_->budgets) impl_->dropped.insert(name);
   impl_->budgets.clear();
-}
-
-int RunScenarioText(std::string_view text, std::string_view file_name, const RunnerOptions& options,
-                    bool verbose, std::FILE* out, std::FILE* err) {
-  std::variant<Scenario, ParseError> parsed = Parse(text, file_name);
-  if (const ParseError* e = std::get_if<ParseError>(&parsed)) {
-    fmt::print(err, "{}:{}: {}\n", file_name, e->line, e->message);
-    return 2;
-  }
-  const Scenario& scenario = std::get<Scenario>(parsed);
-  StatusOr<std::unique_ptr<Runner>> runner = Runner::Create(options);
-  if (!runner.ok()) {
-    fmt::print(err, "{}: cannot set up the filesystem: {}\n", file_name,
-               runner.status().ToString());
-    return 2;
-  }
-  for (const Command& command : scenario.commands) {
-    std::string message;
-    const StepResult result = (*runner)->Step(command, &message);
-    if (verbose) {
-      std::string what;
-      if (result == StepResult::kMalformed) {
-        what = "malformed";
-      } else if (result == StepResult::kExpectationFailed) {
-        what = "FAILED";
-      } else if (IsExpect(command.verb)) {
-        what = "held";
-      } else {
-        what = Describe((*runner)->last_outcome());
-      }
-      fmt::print(out, "{}:{}: {} -> {}\n", file_name, command.line, command.ToString(), what);
-    }
-    if (result == StepResult::kExpectationFailed) {
-      fmt::print(err, "{}:{}: {}\n", file_name, command.line, message);
-      return 1;
-    }
-    if (result == StepResult::kMalformed) {
-      fmt::print(err, "{}:{}: {}\n", file_name, command.line, message);
-      return 2;
-    }
-  }
-  return 0;
-}
-
-StatusOr<std::string> ReadScenarioFile(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return Status::FromErrno(errno, "open", path);
-  errno = 0;
-  std::string text;
-  char buffer[4096];
-  size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof(buffer), f)) > 0) text.append(buffer, n);
-  const bool failed = std::ferror(f) != 0;
-  const int read_errno = errno != 0 ? errno : EIO;
-  std::fclose(f);
-  if (failed) return Status::FromErrno(read_errno, "read", path);
-  return text;
-}
-
-int RunScenarioFile(const std::string& file_path, const RunnerOptions& options, bool verbose,
-                    std::FILE* out, std::FILE* err) {
-  StatusOr<std::string> text = ReadScenarioFile(file_path);
-  if (!text.ok()) {
-    fmt::print(err, "{}: cannot read the file: {}\n", file_path, Describe(text.status()));
-    return 2;
-  }
-  return RunScenarioText(*text, file_path, options, verbose, out, err);
 }
 
 }  // namespace spillway::scenario

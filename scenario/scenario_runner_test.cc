@@ -1,11 +1,11 @@
 // Tests of the scenario runner: how commands map onto the spill manager and the
 // filesystems, the messages and exit codes of RunScenarioText, name errors, and the
-// lifetime of the private posix root.
+// lifetime of the private posix root. scenario_runner_step_test.cc drives a Runner one
+// step at a time.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -22,21 +22,16 @@
 #include <vector>
 
 #include "spillway/scenario/scenario.h"
-#include "spillway/spill/spill_budget.h"
-#include "spillway/vfs/glob.h"
 #include "support/scenario_test_support.h"
 #include "support/temp_dir.h"
 
 namespace spillway::scenario {
-
-// For readable test parameters; found by argument-dependent lookup.
-void PrintTo(FsKind kind, std::ostream* os) { *os << (kind == FsKind::kMem ? "Mem" : "Posix"); }
-
 namespace {
 
+using test_support::FsKindParamName;
 using test_support::kDocumentedExample;
-using test_support::MustParseOne;
 using test_support::ReadText;
+using test_support::RunnerOptionsOn;
 using test_support::TempDir;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -84,12 +79,6 @@ RunOutput RunText(std::string_view text, const RunnerOptions& options, bool verb
   });
 }
 
-RunnerOptions Options(FsKind fs) {
-  RunnerOptions options;
-  options.fs = fs;
-  return options;
-}
-
 // Sets an environment variable for the life of the object.
 class ScopedEnv {
  public:
@@ -122,15 +111,12 @@ std::vector<std::string> Entries(const std::string& dir) {
 class RunnerTest : public ::testing::TestWithParam<FsKind> {
  protected:
   RunOutput Run(std::string_view text, bool verbose = false) {
-    return RunText(text, Options(GetParam()), verbose);
+    return RunText(text, RunnerOptionsOn(GetParam()), verbose);
   }
 };
 
 INSTANTIATE_TEST_SUITE_P(BothFileSystems, RunnerTest,
-                         ::testing::Values(FsKind::kMem, FsKind::kPosix),
-                         [](const ::testing::TestParamInfo<FsKind>& param_info) {
-                           return param_info.param == FsKind::kMem ? "Mem" : "Posix";
-                         });
+                         ::testing::Values(FsKind::kMem, FsKind::kPosix), FsKindParamName);
 
 // Scripts that must run to the end with exit code 0 and print nothing, on both
 // filesystems. Each is named for what it shows.
@@ -230,7 +216,7 @@ class RunnerScriptTest : public ::testing::TestWithParam<std::tuple<Script, FsKi
 
 TEST_P(RunnerScriptTest, RunsCleanly) {
   const auto& [script, fs] = GetParam();
-  const RunOutput r = RunText(script.text, Options(fs));
+  const RunOutput r = RunText(script.text, RunnerOptionsOn(fs));
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.err, IsEmpty());
   EXPECT_THAT(r.out, IsEmpty());
@@ -332,7 +318,7 @@ TEST_P(RunnerTest, QuirksFromTheOptionsActAsIfTheFileOpenedWithThem) {
       "fault write EIO\n"
       "write f 8\n"
       "expect used p 8\n";
-  RunnerOptions options = Options(GetParam());
+  RunnerOptions options = RunnerOptionsOn(GetParam());
   EXPECT_EQ(RunText(counterexample, options).code, 1);
   options.quirks = Quirks(Quirk::kWriteLeak);
   const RunOutput r = RunText(counterexample, options);
@@ -363,19 +349,6 @@ TEST_P(RunnerTest, AFaultLinuxCannotProduceIsExitCode2NamingTheAllowedErrnos) {
   EXPECT_THAT(r.err, HasSubstr(" EACCES"));
 }
 
-TEST(RunnerStepTest, AFaultRuleLinuxCannotProduceIsMalformed) {
-  auto runner = Runner::Create(RunnerOptions{});
-  ASSERT_TRUE(runner.ok()) << runner.status().ToString();
-  Fault fault;
-  fault.rule.op = OpKind::kRemove;
-  fault.rule.error_number = ENOSPC;
-  std::string message;
-  EXPECT_EQ((*runner)->Step(Command{fault}, &message), StepResult::kMalformed);
-  EXPECT_THAT(message, HasSubstr("remove cannot fail with ENOSPC"));
-  fault.rule.error_number = EACCES;
-  EXPECT_EQ((*runner)->Step(Command{fault}, &message), StepResult::kOk) << message;
-}
-
 TEST(RunnerMemTest, CapacityLimitsTheInMemoryFileSystem) {
   const RunOutput r = RunText(
       "capacity 4\n"
@@ -385,7 +358,7 @@ TEST(RunnerMemTest, CapacityLimitsTheInMemoryFileSystem) {
       "write f 8\n"
       "expect error ENOSPC\n"
       "expect size f 4\n",
-      Options(FsKind::kMem));
+      RunnerOptionsOn(FsKind::kMem));
   EXPECT_EQ(r.code, 0) << r.err;
 }
 
@@ -398,7 +371,7 @@ TEST(RunnerPosixTest, CapacityIsIgnoredOnARealDisk) {
       "spill f p\n"
       "write f 8\n"
       "expect ok\n",
-      Options(FsKind::kPosix));
+      RunnerOptionsOn(FsKind::kPosix));
   EXPECT_EQ(r.code, 0) << r.err;
 }
 
@@ -411,7 +384,7 @@ class RunnerGivenRootTest : public ::testing::Test {
   }
 
   TempDir root_;
-  RunnerOptions options_ = Options(FsKind::kPosix);
+  RunnerOptions options_ = RunnerOptionsOn(FsKind::kPosix);
 };
 
 TEST_F(RunnerGivenRootTest, ASyntaxErrorRunsNothing) {
@@ -455,7 +428,7 @@ TEST(RunnerPosixTest, ThePrivateRootIsRemovedEvenAfterAFailedExpectation) {
       "spill f p\n"
       "write f 8\n"
       "expect used p 9\n",
-      Options(FsKind::kPosix));
+      RunnerOptionsOn(FsKind::kPosix));
   EXPECT_EQ(r.code, 1);
   EXPECT_THAT(Entries(tmp.path()), IsEmpty());
 }
@@ -467,7 +440,7 @@ TEST(RunnerPosixTest, RemovingThePrivateRootNeverFollowsASymlink) {
   { std::ofstream(outside.path() + "/precious") << "keep me"; }
   ScopedEnv env("TMPDIR", tmp.path());
   {
-    StatusOr<std::unique_ptr<Runner>> runner = Runner::Create(Options(FsKind::kPosix));
+    StatusOr<std::unique_ptr<Runner>> runner = Runner::Create(RunnerOptionsOn(FsKind::kPosix));
     ASSERT_TRUE(runner.ok()) << runner.status().ToString();
     const std::vector<std::string> roots = Entries(tmp.path());
     ASSERT_EQ(roots.size(), 1u);
@@ -477,131 +450,6 @@ TEST(RunnerPosixTest, RemovingThePrivateRootNeverFollowsASymlink) {
   }
   EXPECT_THAT(Entries(tmp.path()), IsEmpty());
   EXPECT_TRUE(std::filesystem::exists(outside.path() + "/precious"));
-}
-
-TEST(RunnerStepTest, StepsExposeTheRunnersState) {
-  StatusOr<std::unique_ptr<Runner>> created = Runner::Create(Options(FsKind::kMem));
-  ASSERT_TRUE(created.ok()) << created.status().ToString();
-  Runner& runner = **created;
-  std::string message;
-  EXPECT_TRUE(runner.last_outcome().ok());
-  EXPECT_EQ(runner.Step(MustParseOne("expect ok"), &message), StepResult::kMalformed);
-  EXPECT_THAT(message, HasSubstr("before any command"));
-
-  EXPECT_EQ(runner.Step(MustParseOne("dir /l"), &message), StepResult::kOk);
-  EXPECT_EQ(runner.Step(MustParseOne("plan p /l"), &message), StepResult::kOk);
-  EXPECT_EQ(runner.Step(MustParseOne("spill f p sort"), &message), StepResult::kOk);
-  EXPECT_EQ(runner.Step(MustParseOne("clone g f"), &message), StepResult::kOk);
-  EXPECT_THAT(runner.plan_names(), ::testing::ElementsAre("p"));
-  EXPECT_THAT(runner.file_names(), ::testing::ElementsAre("f", "g"));
-  ASSERT_NE(runner.plan("p"), nullptr);
-  EXPECT_EQ(runner.plan("f"), nullptr);
-  ASSERT_NE(runner.file("f"), nullptr);
-  EXPECT_THAT(runner.file("f")->path(), StartsWith("/l/datafusion-"));
-  EXPECT_THAT(runner.file("f")->path(), HasSubstr("/.tmp.sort."));
-  EXPECT_EQ(runner.file("f")->use_count(), 2);
-  EXPECT_TRUE(runner.base_fs().Exists(runner.file("f")->path()));
-  EXPECT_GT(runner.fs().calls(OpKind::kMkdir), 0u);  // The spill went through the injector.
-
-  EXPECT_EQ(runner.Step(MustParseOne("spill h p"), &message), StepResult::kOk);
-  EXPECT_EQ(runner.Step(MustParseOne("expect files p 2"), &message), StepResult::kOk) << message;
-  EXPECT_EQ(runner.Step(MustParseOne("expect files p 3"), &message),
-            StepResult::kExpectationFailed);
-  EXPECT_EQ(message, "expected files p 3, got 2");
-
-  const std::string path = runner.file("f")->path();
-  runner.DropAll();
-  EXPECT_THAT(runner.plan_names(), IsEmpty());
-  EXPECT_THAT(runner.file_names(), IsEmpty());
-  EXPECT_FALSE(runner.base_fs().Exists(path));
-  EXPECT_EQ(runner.cleanup_log()->failure_count(), 0u);
-  EXPECT_EQ(runner.Step(MustParseOne("write f 1"), &message), StepResult::kMalformed);
-  EXPECT_EQ(message, "\"f\" was dropped");
-}
-
-TEST(RunnerStepTest, RemovalFailuresReachTheRunsCleanupLog) {
-  StatusOr<std::unique_ptr<Runner>> created = Runner::Create(Options(FsKind::kMem));
-  ASSERT_TRUE(created.ok()) << created.status().ToString();
-  Runner& runner = **created;
-  std::string message;
-  for (const char* line : {"dir /l", "plan p /l", "spill f p", "fault remove EACCES", "drop f"}) {
-    ASSERT_EQ(runner.Step(MustParseOne(line), &message), StepResult::kOk)
-        << line << ": " << message;
-  }
-  EXPECT_TRUE(runner.last_outcome().ok());               // drop reports nothing ...
-  EXPECT_EQ(runner.cleanup_log()->failure_count(), 1u);  // ... the log has it.
-}
-
-TEST_P(RunnerTest, ABudgetsLimitErrorNamesTheBudgetAndItsKey) {
-  StatusOr<std::unique_ptr<Runner>> created = Runner::Create(Options(GetParam()));
-  ASSERT_TRUE(created.ok()) << created.status().ToString();
-  Runner& runner = **created;
-  std::string message;
-  for (const char* line :
-       {"dir /l", "budget b 4", "plan p /l limit=100 budget=b", "spill f p", "write f 5"}) {
-    ASSERT_EQ(runner.Step(MustParseOne(line), &message), StepResult::kOk)
-        << line << ": " << message;
-  }
-  EXPECT_EQ(OutcomeName(runner.last_outcome()), "LIMIT");
-  EXPECT_THAT(runner.last_outcome().message(), HasSubstr("spill budget"));
-  EXPECT_THAT(runner.last_outcome().message(), HasSubstr(std::string(kExecutorBudgetKey)));
-  EXPECT_THAT(runner.last_outcome().message(), ::testing::Not(HasSubstr("spark.comet")));
-  // An unknown budget is a name error.
-  EXPECT_EQ(runner.Step(MustParseOne("plan q /l budget=c"), &message), StepResult::kMalformed);
-  EXPECT_EQ(message, "unknown name \"c\" (no budget is bound to it)");
-}
-
-TEST_P(RunnerTest, ACrashRemovesNothingAndKeepsTheLogOfTheDeadProcess) {
-  StatusOr<std::unique_ptr<Runner>> created = Runner::Create(Options(GetParam()));
-  ASSERT_TRUE(created.ok()) << created.status().ToString();
-  Runner& runner = **created;
-  std::string message;
-  for (const char* line : {"dir /l", "plan p /l", "spill f p", "spill g p", "write f 3",
-                           "fault remove EACCES", "drop g", "crash"}) {
-    ASSERT_EQ(runner.Step(MustParseOne(line), &message), StepResult::kOk)
-        << line << ": " << message;
-  }
-  EXPECT_THAT(runner.plan_names(), IsEmpty());
-  EXPECT_THAT(runner.file_names(), IsEmpty());
-  // The failed removal before the crash is kept; the dead process's destructors add none.
-  EXPECT_EQ(runner.cleanup_log()->failure_count(), 1u);
-  EXPECT_EQ(ExpandGlob(runner.base_fs(), "/l/datafusion-*/*").size(), 2u);
-  // The new process can lock (and so reap) the dead one's directory.
-  const std::vector<std::string> dirs = ExpandGlob(runner.base_fs(), "/l/datafusion-*");
-  ASSERT_EQ(dirs.size(), 1u);
-  EXPECT_TRUE(runner.fs().LockDir(dirs[0]).ok());
-}
-
-TEST_P(RunnerTest, TheLastReapsReportIsExposed) {
-  StatusOr<std::unique_ptr<Runner>> created = Runner::Create(Options(GetParam()));
-  ASSERT_TRUE(created.ok()) << created.status().ToString();
-  Runner& runner = **created;
-  std::string message;
-  for (const char* line : {"dir /l", "plan p /l", "spill f p", "crash", "plan q /l",
-                           "spill g q", "reap /l"}) {
-    ASSERT_EQ(runner.Step(MustParseOne(line), &message), StepResult::kOk)
-        << line << ": " << message;
-  }
-  EXPECT_TRUE(runner.last_outcome().ok());
-  EXPECT_EQ(runner.last_reap().removed.size(), 1u);  // The dead process's directory ...
-  EXPECT_EQ(runner.last_reap().live.size(), 1u);     // ... not the live one's.
-  EXPECT_THAT(runner.last_reap().failures, IsEmpty());
-}
-
-TEST(RunnerStepTest, TheSameSeedGivesTheSameNames) {
-  auto spill_path = [](uint64_t seed) {
-    RunnerOptions options = Options(FsKind::kMem);
-    options.seed = seed;
-    StatusOr<std::unique_ptr<Runner>> runner = Runner::Create(options);
-    EXPECT_TRUE(runner.ok());
-    std::string message;
-    for (const char* line : {"dir /l0", "dir /l1", "plan p /l0,/l1", "spill f p"}) {
-      EXPECT_EQ((*runner)->Step(MustParseOne(line), &message), StepResult::kOk) << message;
-    }
-    return (*runner)->file("f")->path();
-  };
-  EXPECT_EQ(spill_path(7), spill_path(7));
-  EXPECT_EQ(spill_path(8), spill_path(8));
 }
 
 TEST(RunScenarioFileTest, AMissingFileIsExitCode2) {
@@ -652,7 +500,7 @@ TEST(ScenarioDocsTest, EveryScenarioInTheDocsRunsOnBothFileSystems) {
   ASSERT_GE(blocks.size(), 3u);
   for (const std::string& block : blocks) {
     for (FsKind fs : {FsKind::kMem, FsKind::kPosix}) {
-      const RunOutput r = RunText(block, Options(fs));
+      const RunOutput r = RunText(block, RunnerOptionsOn(fs));
       EXPECT_EQ(r.code, 0) << r.err << "in:\n" << block;
     }
   }

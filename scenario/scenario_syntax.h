@@ -1,5 +1,6 @@
 // The spelling of the scenario language, shared by the parser (scenario_parser.cc), the
-// printer (scenario.cc) and the runner (scenario_runner.cc). Internal to spillway_scenario.
+// printer (scenario.cc) and the runner (scenario_runner.cc, run_scenario.cc). Internal to
+// spillway_scenario.
 #ifndef SPILLWAY_SCENARIO_SCENARIO_SYNTAX_H_
 #define SPILLWAY_SCENARIO_SCENARIO_SYNTAX_H_
 
@@ -47,6 +48,9 @@ std::string_view MissingDirName(MissingDirPolicy policy);
 std::string_view PlanModeName(PlanMode mode);
 // The value of `failover=` (`layout=`'s is SpillDirLayoutName).
 std::string_view FailoverName(bool failover);
+
+// An outcome for people, for the runner's messages (scenario.cc, beside OutcomeName).
+std::string Describe(const Status& s);
 
 }  // namespace spillway::scenario::internal
 

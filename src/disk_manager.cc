@@ -1,177 +1,28 @@
 // DiskManager: DataFusion's DiskManager (datafusion/execution/src/disk_manager.rs) over a
-// FileSystem, plus the accounting and spill directories its files share
-// (spill_internal.h).
+// FileSystem. The accounting and spill directories its files share are in
+// spill_accounting.cc and spill_dir.cc, where a new file goes in slot_chooser.cc.
 #include "spillway/spill/disk_manager.h"
 
-#include <fmt/format.h>
-
 #include <atomic>
-#include <cassert>
 #include <cerrno>
 #include <mutex>
 #include <optional>
 #include <random>
 #include <utility>
 
+#include "slot_chooser.h"
 #include "spill_internal.h"
 #include "upstream_text.h"
 
 namespace spillway {
-namespace internal {
 
-// ---------------------------------------------------------------------------------------
-// SpillAccounting
-
-SpillAccounting::SpillAccounting(uint64_t limit, std::string limit_config_key, Quirks quirks,
-                                 std::shared_ptr<CleanupLog> cleanup_log,
-                                 std::shared_ptr<SpillBudget> budget)
-    : ledger_(limit, std::move(limit_config_key)),
-      quirks_(quirks),
-      cleanup_log_(std::move(cleanup_log)),
-      budget_(std::move(budget)) {
-  assert(cleanup_log_ != nullptr);
-}
-
-Status SpillAccounting::Reserve(uint64_t bytes) {
-  const std::optional<uint64_t> used = ledger_.TryReserve(bytes);
-  if (!used.has_value()) {
-    if (quirks_.Has(Quirk::kSpilledCountsRefused)) CountSpilled(bytes);
-    return LimitError();
-  }
-  if (budget_ != nullptr && quirks_.Has(Quirk::kBudgetAfterAdd)) {
-    // Charged first, checked after; a refusal gives the plan its bytes back, not the budget.
-    if (budget_->ledger().Add(bytes) > budget_->ledger().limit()) {
-      ledger_.Release(bytes);
-      return budget_->LimitError();
-    }
-  } else if (budget_ != nullptr) {
-    const std::optional<uint64_t> budget_used = budget_->ledger().TryReserve(bytes);
-    if (!budget_used.has_value()) {
-      ledger_.Release(bytes);  // The budget refused: the write counts in neither.
-      return budget_->LimitError();
-    }
-    budget_->ledger().RaisePeak(*budget_used);
-  }
-  // Peaks are raised only for reservations that stand. Under concurrent writers a total
-  // may include another writer's reservation that is then rolled back, so a peak is exact
-  // for sequential writes and an upper bound within one in-flight write otherwise.
-  ledger_.RaisePeak(*used);
-  return OkStatus();
-}
-
-Status SpillAccounting::AddThenCheck(uint64_t bytes) {
-  const bool over_plan = ledger_.Add(bytes) > ledger_.limit();
-  const bool over_budget =
-      budget_ != nullptr && budget_->ledger().Add(bytes) > budget_->ledger().limit();
-  if (over_plan) return LimitError();
-  return over_budget ? budget_->LimitError() : OkStatus();
-}
-
-void SpillAccounting::Release(uint64_t bytes) {
-  ledger_.Release(bytes);
-  if (budget_ != nullptr) budget_->ledger().Release(bytes);
-}
-
-void SpillAccounting::CountSpill() {
-  ledger_.CountSpill();
-  if (budget_ != nullptr) budget_->ledger().CountSpill();
-}
-
-void SpillAccounting::CountSpilled(uint64_t bytes) {
-  if (bytes == 0) return;
-  ledger_.CountSpilled(bytes);
-  if (budget_ != nullptr) budget_->ledger().CountSpilled(bytes);
-}
-
-Status SpillAccounting::LimitError() const {
-  return LimitExceededError(LimitExceededMessage(ledger_.limit(), ledger_.limit_config_key()));
-}
-
-// ---------------------------------------------------------------------------------------
-// SpillDir
-
-SpillDir::SpillDir(std::shared_ptr<FileSystem> fs, std::string path,
-                   std::shared_ptr<CleanupLog> cleanup_log, std::unique_ptr<DirLock> lock)
-    : lock_(std::move(lock)),
-      fs_(std::move(fs)),
-      path_(std::move(path)),
-      cleanup_log_(std::move(cleanup_log)) {}
-
-// NOLINTNEXTLINE(bugprone-exception-escape): *entries (std::get) is read only after ok().
-SpillDir::~SpillDir() {
-  if (abandoned_.load()) return;  // kFailoverLeak: forgotten, not removed.
-  // TempDir's Drop: remove the directory and what the manager left in it, but never an
-  // entry someone else made (then the directory stays too, ENOTEMPTY). Every failure is
-  // recorded (ENOENT too: the log says what was gone already, cleanup_log.h).
-  StatusOr<std::vector<DirEntry>> entries = fs_->ListDir(path_);
-  if (!entries.ok()) {
-    cleanup_log_->Record(entries.status());
-    return;
-  }
-  for (const DirEntry& entry : *entries) {
-    // No lock: nothing else can reach a directory while it is destroyed.
-    if (!owned_.contains(entry.name)) continue;
-    Status removed = fs_->RemoveFile(JoinPath(path_, entry.name));
-    if (!removed.ok()) cleanup_log_->Record(removed);
-  }
-  if (Status removed = fs_->RemoveDir(path_); !removed.ok()) cleanup_log_->Record(removed);
-}
-
-void SpillDir::Own(std::string name) {
-  std::lock_guard<std::mutex> lock(mu_);
-  owned_.insert(std::move(name));
-}
-
-SpillDirSet::~SpillDirSet() {
-  for (std::shared_ptr<SpillDir>& dir : dirs) dir.reset();
-}
-
-namespace {
-
-// How often MakeSpillDir makes a new directory when a reaper took the one it made.
-constexpr int kLockAttempts = 8;
-
-bool ReapedWhileMade(const Status& lock_error) {
-  return lock_error.IsErrno(EWOULDBLOCK) || lock_error.IsErrno(ENOENT);
-}
-
-}  // namespace
-
-StatusOr<std::shared_ptr<SpillDir>> MakeSpillDir(const std::shared_ptr<FileSystem>& fs,
-                                                 const std::string& parent, SpillDirKind kind,
-                                                 const std::shared_ptr<CleanupLog>& log) {
-  if (kind == SpillDirKind::kLocalDir) {
-    // DataFusion: `if !Path::new(root).exists() { std::fs::create_dir(root)? }`. Only a
-    // missing parent is created; any other Stat error (EACCES, ENOTDIR) is the answer.
-    StatusOr<FileStat> stat = fs->Stat(parent);
-    if (!stat.ok()) {
-      if (!stat.status().IsErrno(ENOENT)) return stat.status();
-      Status made = fs->CreateDir(parent);
-      if (!made.ok() && !made.IsErrno(EEXIST)) return made;  // EEXIST: another plan won.
-    }
-  }
-  const std::string_view prefix =
-      kind == SpillDirKind::kLocalDir ? kSpillDirPrefix : kOsTmpDirPrefix;
-  for (int attempt = 0;; ++attempt) {
-    StatusOr<std::string> path = fs->CreateUniqueDir(parent, prefix);
-    if (!path.ok()) return path.status();
-    // Between the mkdir and the lock, a reaper may take the new directory for an orphan:
-    // if it holds the lock now (EWOULDBLOCK) or has removed it (ENOENT), make another.
-    StatusOr<std::unique_ptr<DirLock>> lock = fs->LockDir(*path);
-    if (!lock.ok() && ReapedWhileMade(lock.status()) && attempt < kLockAttempts) continue;
-    // A filesystem without locks (ENOTSUP), or a lock that keeps failing, leaves the
-    // directory unlocked: spilling works as upstream's, without crash recovery.
-    return std::make_shared<SpillDir>(fs, std::move(*path), log,
-                                      lock.ok() ? std::move(*lock) : nullptr);
-  }
-}
-
-}  // namespace internal
-
+using internal::AllLocalDirsFailed;
 using internal::DisabledCreateMessage;
 using internal::EscapeForTempFileNamePrefix;
 using internal::kDisabledSetLimitMessage;
+using internal::LocalDirFailure;
 using internal::MakeSpillDir;
+using internal::SlotChooser;
 using internal::SpillAccounting;
 using internal::SpillDir;
 using internal::SpillDirKind;
@@ -182,36 +33,6 @@ using internal::SpillFileState;
 std::string_view SpillDirLayoutName(SpillDirLayout layout) {
   return layout == SpillDirLayout::kAll ? "all" : "each";
 }
-
-bool IsLocalDirUnhealthy(const Status& error) {
-  return error.IsErrno(ENOSPC) || error.IsErrno(EDQUOT) || error.IsErrno(EIO) ||
-         error.IsErrno(EROFS);
-}
-
-namespace {
-
-// A local dir a failover spill could not use, and why.
-struct LocalDirFailure {
-  std::string local_dir;
-  Status error;
-};
-
-// The error of a failover spill that no local dir could take: the first failure's code,
-// errno, op and path, with a message that names every local dir tried and its errno.
-// REQUIRES: !failures.empty().
-Status AllLocalDirsFailed(const std::vector<LocalDirFailure>& failures) {
-  std::string message = failures.front().error.message() + "; every local dir failed:";
-  for (const LocalDirFailure& failure : failures) {
-    const Status& error = failure.error;
-    message += fmt::format(
-        " {} ({}),", failure.local_dir,
-        error.error_number() != 0 ? ErrnoName(error.error_number()) : StatusCodeName(error.code()));
-  }
-  message.pop_back();  // The last comma.
-  return failures.front().error.WithMessage(message);
-}
-
-}  // namespace
 
 // ---------------------------------------------------------------------------------------
 // DiskManager::Core: everything a DiskManager is. DiskManager is a handle to it.
@@ -225,7 +46,7 @@ class DiskManager::Core final {
       : fs_(std::move(fs)),
         options_(std::move(options)),
         accounting_(std::move(accounting)),
-        rng_(seed) {}
+        slots_(seed, options_.failover) {}
 
   // kDirectories: sets up one slot per local dir. kAll makes every slot's directory now:
   // without failover, on a failure the directories made so far are dropped (which
@@ -254,7 +75,7 @@ class DiskManager::Core final {
     std::lock_guard<std::mutex> lock(mu_);
     dirs_->dirs = std::move(made);
     dirs_->parents = options_.local_dirs;
-    avoided_ = std::move(avoided);
+    slots_.SetSlots(std::move(avoided));
     return OkStatus();
   }
 
@@ -325,8 +146,7 @@ class DiskManager::Core final {
     std::unique_ptr<WritableFile> file;
   };
 
-  // The slots a new file tries, in order: one chosen at random and, with failover, every
-  // other one after it in turn, those not avoided first. kOsTmpDirectory makes its one
+  // The slots a new file tries, in order (SlotChooser). kOsTmpDirectory makes its one
   // directory here, on the first file.
   StatusOr<std::vector<size_t>> SlotsToTry() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -334,20 +154,7 @@ class DiskManager::Core final {
       // kOsTmpDirectory's first file (kDirectories has a slot per local dir from Build).
       SPILLWAY_RETURN_IF_ERROR(CreateOsTmpDirLocked());
     }
-    // Plain modulo rather than a distribution: mt19937_64's output is fixed by the
-    // standard, so a seed picks the same directories with any standard library.
-    const size_t n = dirs_->dirs.size();
-    const size_t chosen = rng_() % n;
-    if (!options_.failover) return std::vector<size_t>{chosen};
-    std::vector<size_t> slots;
-    slots.reserve(n);
-    for (const bool avoided : {false, true}) {
-      for (size_t i = 0; i < n; ++i) {
-        const size_t slot = (chosen + i) % n;
-        if (avoided_[slot] == avoided) slots.push_back(slot);
-      }
-    }
-    return slots;
+    return slots_.SlotsToTry();
   }
 
   // Creates a file in `slot`'s spill directory, making the directory first when the slot
@@ -389,11 +196,10 @@ class DiskManager::Core final {
   // The kFailoverLeak quirk: marks `dir` as failed and forgets to remove it at the end.
   static void ForgetDir(const std::shared_ptr<SpillDir>& dir) { dir->Abandon(); }
 
-  // Failover: a slot whose file was created is no longer avoided; one that failed with an
-  // unhealthy errno is avoided from now on.
+  // Failover: records the outcome of a file in `slot` (SlotChooser::MarkSlot).
   void MarkSlot(size_t slot, const Status& outcome) {
     std::lock_guard<std::mutex> lock(mu_);
-    avoided_[slot] = !outcome.ok() && IsLocalDirUnhealthy(outcome);
+    slots_.MarkSlot(slot, outcome);
   }
 
   // REQUIRES: mu_ held, mode kOsTmpDirectory, no directory yet.
@@ -404,7 +210,7 @@ class DiskManager::Core final {
     if (!dir.ok()) return dir.status();
     dirs_->dirs.push_back(std::move(*dir));
     dirs_->parents.push_back(parent);
-    avoided_.push_back(false);
+    slots_.AddSlot();
     return OkStatus();
   }
 
@@ -436,9 +242,8 @@ class DiskManager::Core final {
   // files only hold it, to keep the directories alive.
   // A slot's directory is null until made (kEach; a failed one under failover).
   const std::shared_ptr<SpillDirSet> dirs_ = std::make_shared<SpillDirSet>();
-  std::mt19937_64 rng_;  // Guarded by mu_.
-  // Failover: the slots that later files try last, one per slot. Guarded by mu_.
-  std::vector<bool> avoided_;
+  // Where each new file goes, one slot per directory in dirs_. Guarded by mu_.
+  SlotChooser slots_;
 };
 
 namespace {

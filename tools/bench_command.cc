@@ -16,12 +16,11 @@
 // Then, for every local dir count, a lazy plan's first spill (a plan, one spill file,
 // both dropped) with layout=all (Comet's: a spill directory in every local dir) against
 // layout=each (one, where the file lands): single-threaded batches, the two layouts
-// interleaved in the same way, and their mkdirs, creates and calls per first spill.
-#include <fcntl.h>
+// interleaved in the same way, and their mkdirs, creates and calls per first spill
+// (first_spill_bench.cc).
 #include <fmt/format.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -35,13 +34,13 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 #include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "bench_internal.h"
 #include "commands.h"
 #include "spillway/bench/plan_workload.h"
 #include "spillway/spill/disk_manager.h"
@@ -61,25 +60,9 @@ using bench::PlanWorkload;
 
 // PlanModeName views a string literal, so its data() is terminated.
 const char* ModeName(Mode mode) { return bench::PlanModeName(mode).data(); }
-// How long the machine idles before each timed batch on a real filesystem.
-constexpr std::chrono::milliseconds kSettleTime{20};
 // Bounds on the plans per thread of a batch sized by time (--batch-ms).
 constexpr uint64_t kMaxEagerPlans = 100000;
 constexpr uint64_t kMaxLazyPlans = 100000000;
-// Bound on the first spills of a batch sized by time.
-constexpr uint64_t kMaxFirstSpills = 1000000;
-
-struct BenchFlags {
-  std::vector<int> dirs{1, 4, 8};
-  std::vector<int> threads{1, 2, 8};
-  std::string fs = "posix";
-  std::string root;
-  int plans = 0;       // Eager plans per thread per batch; 0: sized by batch_ms.
-  int lazy_plans = 0;  // Lazy plans per thread per batch; 0: sized by batch_ms.
-  int batch_ms = 100;
-  int repetitions = 5;
-  bool json = false;
-};
 
 // One mode of one configuration, over its repetitions.
 struct ModeResult {
@@ -95,78 +78,6 @@ struct ConfigResult {
   int threads = 0;
   ModeResult eager;
   ModeResult lazy;
-};
-
-// A lazy plan's first spill, layout=all against layout=each, at one local dir count.
-struct FirstSpillResult {
-  int dirs = 0;
-  std::vector<double> all_ns;  // Per first spill, one sample per repetition.
-  std::vector<double> each_ns;
-  bench::FirstSpillCalls all_calls;
-  bench::FirstSpillCalls each_calls;
-};
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-// The filesystem under test, a private directory on it, and the local dirs inside that.
-// The destructor removes the private directory.
-class BenchArea final {
- public:
-  // `real` says that `fs` is the host's filesystem (PosixFileSystem without a root), so
-  // that Settle() can sync it.
-  static StatusOr<std::unique_ptr<BenchArea>> Make(std::shared_ptr<FileSystem> fs, bool real,
-                                                   const std::string& parent, int local_dirs) {
-    StatusOr<std::string> base = fs->CreateUniqueDir(parent, "spillway-bench-");
-    if (!base.ok()) return base.status();
-    auto area = std::unique_ptr<BenchArea>(new BenchArea(std::move(fs), real, *base));
-    for (int i = 0; i < local_dirs; ++i) {
-      std::string dir = JoinPath(area->base_, "local" + std::to_string(i));
-      SPILLWAY_RETURN_IF_ERROR(area->fs_->CreateDir(dir));
-      area->local_dirs_.push_back(std::move(dir));
-    }
-    return area;
-  }
-
-  ~BenchArea() {
-    Status s = fs_->RemoveTree(base_);
-    if (!s.ok()) std::fprintf(stderr, "spillway bench: left behind: %s\n", s.ToString().c_str());
-  }
-
-  const std::shared_ptr<FileSystem>& fs() const { return fs_; }
-  const std::string& base() const { return base_; }
-
-  // Lets the previous batch's aftermath pass before the next batch is timed: on a real
-  // filesystem, writes back its metadata (syncfs) and idles briefly, so that journal
-  // commits and writeback threads started by an eager batch do not steal the CPU from the
-  // batch after it. Best effort: a failed sync only makes the next batch noisier.
-  void Settle() const {
-    if (!real_) return;
-    const int fd = ::open(base_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-      ::syncfs(fd);
-      ::close(fd);
-    }
-    std::this_thread::sleep_for(kSettleTime);
-  }
-  std::vector<std::string> LocalDirs(int n) const {
-    return std::vector<std::string>(local_dirs_.begin(), local_dirs_.begin() + n);
-  }
-
-  // Checks that every local dir is empty: every plan removed its spill directories.
-  Status CheckNothingLeft() const { return bench::CheckNothingLeft(*fs_, local_dirs_); }
-
- private:
-  BenchArea(std::shared_ptr<FileSystem> fs, bool real, std::string base)
-      : fs_(std::move(fs)), real_(real), base_(std::move(base)) {}
-
-  std::shared_ptr<FileSystem> fs_;
-  bool real_;
-  std::string base_;
-  std::vector<std::string> local_dirs_;
 };
 
 // Builds and drops `count` plans of `mode` on `fs` (PlanWorkload::Build).
@@ -329,65 +240,6 @@ StatusOr<ConfigResult> MeasureConfig(const BenchArea& area, int dirs, int thread
   return result;
 }
 
-// Runs `count` first spills from `factory`; returns the wall time per first spill.
-StatusOr<double> TimeFirstSpills(const PlanDiskManagerFactory& factory, uint64_t count) {
-  const Clock::time_point start = Clock::now();
-  for (uint64_t i = 0; i < count; ++i) SPILLWAY_RETURN_IF_ERROR(bench::RunFirstSpill(factory));
-  const double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
-  return ns / static_cast<double>(count);
-}
-
-// First spills per batch: --plans if given, else as many as last about `batch_s` (growing
-// warm-up batches, not recorded, as SizeBatch).
-StatusOr<uint64_t> SizeFirstSpillBatch(const PlanDiskManagerFactory& factory,
-                                       const BenchFlags& flags) {
-  if (flags.plans > 0) return static_cast<uint64_t>(flags.plans);
-  const double batch_s = flags.batch_ms / 1000.0;
-  for (uint64_t n = 1;; n = std::min(n * 4, kMaxFirstSpills)) {
-    StatusOr<double> ns = TimeFirstSpills(factory, n);
-    if (!ns.ok()) return ns.status();
-    const double s = *ns * static_cast<double>(n) / 1e9;
-    if (s >= batch_s / 10 || n >= kMaxFirstSpills) {
-      const double scaled = static_cast<double>(n) * batch_s / std::max(s, 1e-9);
-      return std::clamp<uint64_t>(static_cast<uint64_t>(scaled), 1, kMaxFirstSpills);
-    }
-  }
-}
-
-StatusOr<FirstSpillResult> MeasureFirstSpill(const BenchArea& area, int dirs,
-                                             const BenchFlags& flags) {
-  const bench::FirstSpillWorkload all(area.LocalDirs(dirs), SpillDirLayout::kAll);
-  const bench::FirstSpillWorkload each(area.LocalDirs(dirs), SpillDirLayout::kEach);
-  StatusOr<PlanDiskManagerFactory> all_factory = all.Factory(area.fs());
-  if (!all_factory.ok()) return all_factory.status();
-  StatusOr<PlanDiskManagerFactory> each_factory = each.Factory(area.fs());
-  if (!each_factory.ok()) return each_factory.status();
-  StatusOr<uint64_t> all_n = SizeFirstSpillBatch(*all_factory, flags);
-  if (!all_n.ok()) return all_n.status();
-  StatusOr<uint64_t> each_n = SizeFirstSpillBatch(*each_factory, flags);
-  if (!each_n.ok()) return each_n.status();
-
-  FirstSpillResult result;
-  result.dirs = dirs;
-  for (int rep = 0; rep < flags.repetitions; ++rep) {
-    for (const bool run_all : {rep % 2 == 0, rep % 2 != 0}) {
-      area.Settle();
-      StatusOr<double> ns =
-          TimeFirstSpills(run_all ? *all_factory : *each_factory, run_all ? *all_n : *each_n);
-      if (!ns.ok()) return ns.status();
-      (run_all ? result.all_ns : result.each_ns).push_back(*ns);
-    }
-  }
-  StatusOr<bench::FirstSpillCalls> all_calls = bench::CountFirstSpillCalls(area.fs(), all);
-  if (!all_calls.ok()) return all_calls.status();
-  StatusOr<bench::FirstSpillCalls> each_calls = bench::CountFirstSpillCalls(area.fs(), each);
-  if (!each_calls.ok()) return each_calls.status();
-  result.all_calls = *all_calls;
-  result.each_calls = *each_calls;
-  SPILLWAY_RETURN_IF_ERROR(area.CheckNothingLeft());
-  return result;
-}
-
 // The 1-minute load average, or -1 when /proc/loadavg cannot be read.
 double LoadAverage() {
   std::ifstream in("/proc/loadavg");
@@ -451,37 +303,6 @@ nlohmann::ordered_json ResultJson(const ConfigResult& c, Mode mode, const std::s
       {"ns_per_plan_max", *max_ns},
       {"plans_per_thread_per_batch", r.plans_per_thread},
   };
-}
-
-nlohmann::ordered_json FirstSpillJson(const FirstSpillResult& r) {
-  return {
-      {"dirs", r.dirs},
-      {"all_ns", Median(r.all_ns)},
-      {"each_ns", Median(r.each_ns)},
-      {"all_over_each", Median(r.all_ns) / Median(r.each_ns)},
-      {"all_mkdirs", r.all_calls.mkdir},
-      {"each_mkdirs", r.each_calls.mkdir},
-      {"all_creates", r.all_calls.create},
-      {"each_creates", r.each_calls.create},
-      {"all_fs_calls", r.all_calls.total},
-      {"each_fs_calls", r.each_calls.total},
-  };
-}
-
-void PrintFirstSpillTable(const std::vector<FirstSpillResult>& results) {
-  std::printf(
-      "\nA lazy plan's first spill (plan, one file, both dropped), layout=all (Comet's) "
-      "against\nlayout=each, batches interleaved; medians. mkdirs, creates and fs calls per "
-      "first spill.\n\n");
-  std::printf("%5s %12s %12s %9s %11s %12s %12s %13s %14s %15s\n", "dirs", "all ns", "each ns",
-              "all/each", "all mkdirs", "each mkdirs", "all creates", "each creates",
-              "all fs calls", "each fs calls");
-  for (const FirstSpillResult& r : results) {
-    std::printf("%5d %12.0f %12.0f %8.1fx %11.2f %12.2f %12.2f %13.2f %14.2f %15.2f\n", r.dirs,
-                Median(r.all_ns), Median(r.each_ns), Median(r.all_ns) / Median(r.each_ns),
-                r.all_calls.mkdir, r.each_calls.mkdir, r.all_calls.create, r.each_calls.create,
-                r.all_calls.total, r.each_calls.total);
-  }
 }
 
 void PrintTable(const std::vector<ConfigResult>& results, const std::string& header,

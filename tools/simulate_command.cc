@@ -4,7 +4,8 @@
 // property tests' own; only the source of randomness differs (a seeded mt19937_64 instead
 // of RapidCheck). On a violation the failing program is shrunk by delta debugging,
 // keeping the kind of invariant it breaks, and written out with its `quirk` lines as a
-// scenario file that `spillway run` replays by itself.
+// scenario file that `spillway run` replays by itself. simulate_json.cc writes the
+// summary as JSON.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
@@ -20,7 +21,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <thread>
@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "simulate_internal.h"
 #include "spillway/model/spill_model.h"
 #include "spillway/scenario/scenario.h"
 #include "spillway/spill/quirks.h"
@@ -53,46 +54,10 @@ struct SimulateArgs {
   bool all_reproducers = false;
 };
 
-struct SimulateOptions {
-  uint64_t steps = 0;
-  model::GenOptions gen;
-  scenario::FsKind fs = scenario::FsKind::kMem;
-  Quirks quirks;
-  std::string out_dir;
-};
-
 // Stop shrinking after this many trial runs, or this long; what is left is still a
 // failing program, only a longer one.
 constexpr int kMaxShrinkRuns = 4000;
 constexpr std::chrono::seconds kMaxShrinkTime(30);
-
-// What one seed's run did.
-struct SeedResult {
-  uint64_t seed = 0;
-  uint64_t steps = 0;   // Steps run (the failing one included).
-  uint64_t plans = 0;   // Plans built.
-  uint64_t spills = 0;  // Spill files created.
-  uint64_t bytes_written = 0;
-  // Each plan's spill metrics as its manager last reported them while bound, by name
-  // (names are never bound twice in a run).
-  std::map<std::string, SpillMetrics> plan_metrics;
-  std::map<std::string, uint64_t> faults;  // Injected faults by "OP ERRNO".
-  std::map<std::string, uint64_t> errors;  // Failed commands by outcome code.
-  uint64_t checks = 0;                     // Invariants checked.
-  // Violations of kinds the quirks' own do not name, by kind (see Sought).
-  std::map<std::string, uint64_t> side_effects;
-  std::string setup_error;  // Non-empty when the run could not start.
-  std::optional<model::Violation> violation;
-  uint64_t violation_step = 0;  // 1-based; steps + 1 for the final drops.
-  size_t commands_before_shrink = 0;
-  size_t commands_after_shrink = 0;
-  std::string shrunk_text;                           // The shrunk program, as scenario lines.
-  std::optional<model::Violation> shrunk_violation;  // What it showed when rerun.
-  std::string scenario_path;                         // The shrunk scenario, when written.
-  std::string write_error;                           // Why it could not be written.
-  // The seed whose file scenario_path is, when this seed's shrunk program was the same.
-  std::optional<uint64_t> same_scenario_as;
-};
 
 scenario::RunnerOptions RunnerOptionsFor(const SimulateOptions& options, uint64_t seed) {
   scenario::RunnerOptions runner;
@@ -154,13 +119,6 @@ std::string QuirkFlags(Quirks quirks) {
   return flags;
 }
 
-std::string FsName(scenario::FsKind fs) { return fs == scenario::FsKind::kPosix ? "posix" : "mem"; }
-
-// The command that replays a written scenario (its `quirk` lines turn the quirks on).
-std::string ReplayCommand(const SimulateOptions& options, uint64_t seed, const std::string& path) {
-  return fmt::format("spillway run --fs {} --seed {} {}", FsName(options.fs), seed, path);
-}
-
 // Shrinks the failing program; WriteScenarios writes it out once all seeds are done.
 void ShrinkFailure(const SimulateOptions& options, const std::vector<scenario::Command>& lines,
                    SeedResult* result) {
@@ -215,28 +173,6 @@ void CountStep(const scenario::Command& line, scenario::Runner& runner, uint64_t
   for (const std::string& name : runner.plan_names()) {
     result->plan_metrics[name] = runner.plan(name)->metrics();
   }
-}
-
-// Adds `m` to `sum`: spills and spilled bytes add up, the peak is the highest.
-void AddMetrics(const SpillMetrics& m, SpillMetrics* sum) {
-  sum->spills += m.spills;
-  sum->spilled += m.spilled;
-  sum->peak = std::max(sum->peak, m.peak);
-}
-
-// A run's plans' metrics, added up (AddMetrics).
-SpillMetrics RunMetrics(const SeedResult& r) {
-  SpillMetrics sum;
-  for (const auto& [name, m] : r.plan_metrics) AddMetrics(m, &sum);
-  return sum;
-}
-
-nlohmann::ordered_json MetricsJson(const SpillMetrics& m) {
-  nlohmann::ordered_json json;
-  json["spills"] = m.spills;
-  json["spilled"] = m.spilled;
-  json["peak"] = m.peak;
-  return json;
 }
 
 // Writes one scenario file per distinct violation: seeds whose violations break the same
@@ -459,82 +395,6 @@ void PrintText(const SimulateOptions& options, const std::vector<SeedResult>& re
     }
   }
   if (violations == 0) std::printf("  violations          none\n");
-}
-
-// A seed's violation as JSON, or null when it had none.
-nlohmann::ordered_json ViolationJson(const SimulateOptions& options, const SeedResult& r) {
-  if (!r.violation) return nullptr;
-  nlohmann::ordered_json v;
-  v["kind"] = model::InvariantKindName(r.violation->kind);
-  v["message"] = r.violation->message;
-  v["step"] = r.violation_step;
-  v["commands_before_shrink"] = r.commands_before_shrink;
-  v["commands_after_shrink"] = r.commands_after_shrink;
-  v["scenario"] =
-      r.scenario_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.scenario_path);
-  if (!r.scenario_path.empty()) {
-    v["replay"] = ReplayCommand(options, r.same_scenario_as.value_or(r.seed), r.scenario_path);
-  }
-  v["same_scenario_as"] =
-      r.same_scenario_as ? nlohmann::json(*r.same_scenario_as) : nlohmann::json(nullptr);
-  if (!r.write_error.empty()) v["write_error"] = r.write_error;
-  return v;
-}
-
-// One run's entry in the JSON summary.
-nlohmann::ordered_json RunJson(const SimulateOptions& options, const SeedResult& r) {
-  nlohmann::ordered_json run;
-  run["seed"] = r.seed;
-  run["steps"] = r.steps;
-  run["plans"] = r.plans;
-  run["spills"] = r.spills;
-  run["bytes_written"] = r.bytes_written;
-  run["metrics"] = MetricsJson(RunMetrics(r));
-  run["faults_injected"] = r.faults;
-  run["errors"] = r.errors;
-  if (!options.quirks.empty()) run["side_effects"] = r.side_effects;
-  run["invariants_checked"] = r.checks;
-  if (!r.setup_error.empty()) run["setup_error"] = r.setup_error;
-  run["violation"] = ViolationJson(options, r);
-  return run;
-}
-
-void PrintJson(const SimulateOptions& options, const std::vector<SeedResult>& results,
-               double seconds) {
-  nlohmann::ordered_json json;
-  json["fs"] = FsName(options.fs);
-  json["quirks"] = QuirkNames(options.quirks);
-  json["steps_per_seed"] = options.steps;
-  json["forever_percent"] = options.gen.forever_percent;
-  json["seconds"] = seconds;
-  nlohmann::ordered_json totals;
-  uint64_t steps = 0, plans = 0, spills = 0, bytes = 0, checks = 0;
-  SpillMetrics metrics;  // Every run's RunMetrics, added up.
-  std::map<std::string, uint64_t> faults, errors;
-  nlohmann::ordered_json runs = nlohmann::json::array();
-  for (const SeedResult& r : results) {
-    steps += r.steps;
-    plans += r.plans;
-    spills += r.spills;
-    bytes += r.bytes_written;
-    checks += r.checks;
-    for (const auto& [k, n] : r.faults) faults[k] += n;
-    for (const auto& [k, n] : r.errors) errors[k] += n;
-    AddMetrics(RunMetrics(r), &metrics);
-    nlohmann::ordered_json run = RunJson(options, r);
-    runs.push_back(std::move(run));
-  }
-  totals["steps"] = steps;
-  totals["plans"] = plans;
-  totals["spills"] = spills;
-  totals["bytes_written"] = bytes;
-  totals["metrics"] = MetricsJson(metrics);
-  totals["faults_injected"] = faults;
-  totals["errors"] = errors;
-  totals["invariants_checked"] = checks;
-  json["totals"] = std::move(totals);
-  json["runs"] = std::move(runs);
-  std::printf("%s\n", json.dump(2).c_str());
 }
 
 // Turns the arguments into options; on bad input prints one line and returns false.

@@ -1,4 +1,4 @@
-// What the scenario language's tests (scenario_parser_*_test.cc, scenario_runner_test.cc)
+// What the scenario language's tests (scenario_parser_*_test.cc, scenario_runner_*test.cc)
 // share: parsing that must succeed or must fail, the documented example, and the scenario
 // files shipped under SPILLWAY_SCENARIO_DIR, which the test targets define.
 #ifndef SPILLWAY_TESTS_SUPPORT_SCENARIO_TEST_SUPPORT_H_
@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -17,6 +18,15 @@
 #include <vector>
 
 #include "spillway/scenario/scenario.h"
+
+namespace spillway::scenario {
+
+// For readable test parameters; found by argument-dependent lookup.
+inline void PrintTo(FsKind kind, std::ostream* os) {
+  *os << (kind == FsKind::kMem ? "Mem" : "Posix");
+}
+
+}  // namespace spillway::scenario
 
 namespace spillway::test_support {
 
@@ -102,6 +112,18 @@ inline std::vector<std::filesystem::path> ScenarioFiles() {
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+// Options for a Runner on filesystem `fs`, the rest as default.
+inline scenario::RunnerOptions RunnerOptionsOn(scenario::FsKind fs) {
+  scenario::RunnerOptions options;
+  options.fs = fs;
+  return options;
+}
+
+// The name of a test run on filesystem `info.param`, as PrintTo prints it.
+inline std::string FsKindParamName(const ::testing::TestParamInfo<scenario::FsKind>& info) {
+  return ::testing::PrintToString(info.param);
 }
 
 }  // namespace spillway::test_support
