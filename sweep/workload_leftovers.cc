@@ -1,7 +1,9 @@
 // The end-of-run check of a WorkloadRun: every path left under a local dir or the temp dir
-// after everything was dropped must be reported by the CleanupLog (docs/sweep.md).
+// after everything was dropped must be reported by the CleanupLog or by a reap
+// (docs/sweep.md).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -15,6 +17,7 @@
 #include "workload_run.h"
 
 namespace spillway::sweep::internal {
+
 std::string GeneralizePath(const std::string& path) {
   std::string glob;
   size_t start = 1;
@@ -36,6 +39,49 @@ std::string GeneralizePath(const std::string& path) {
   return glob;
 }
 
+std::set<std::string> WorkloadRun::ExplainedLeftovers(
+    const std::set<std::string>& leftovers) const {
+  const std::vector<std::string> left_behind = runner_->cleanup_log()->left_behind();
+  // What the CleanupLog reports, and what a reap reported it could not reap.
+  std::set<std::string> recorded(left_behind.begin(), left_behind.end());
+  recorded.insert(reap_failed_.begin(), reap_failed_.end());
+  std::set<std::string> explained;
+  // Entries racing processes made (an injected EEXIST) belong to no plan and stay: as
+  // many leftovers in a directory as were made there are theirs.
+  std::map<std::string, uint64_t> foreign = foreign_;
+  for (const std::string& path : leftovers) {
+    if (recorded.contains(path)) {
+      explained.insert(path);
+      continue;
+    }
+    auto it = foreign.find(ParentPath(path));
+    if (it == foreign.end() || it->second == 0) continue;
+    --it->second;
+    explained.insert(path);
+  }
+  // A directory that still holds something reported is explained (a tree removal stops at
+  // its first failure and reports the path it failed on).
+  for (const std::string& path : recorded) {
+    if (!leftovers.contains(path)) continue;
+    for (std::string dir = ParentPath(path); leftovers.contains(dir); dir = ParentPath(dir)) {
+      explained.insert(dir);
+    }
+  }
+  // So is what is in a crashed process's directory that a reap reported it could not reap
+  // (a failure on the directory, in it, or on the listing of its local dir).
+  for (const std::string& orphan : orphans_) {
+    for (const std::string& failed : reap_failed_) {
+      if (!AtOrUnder(failed, orphan) && !AtOrUnder(orphan, failed)) continue;
+      for (const std::string& path : leftovers) {
+        if (AtOrUnder(path, orphan) && (AtOrUnder(path, failed) || AtOrUnder(orphan, failed))) {
+          explained.insert(path);
+        }
+      }
+    }
+  }
+  return explained;
+}
+
 void WorkloadRun::CheckLeftovers() {
   FileSystem& base = runner().base_fs();
   std::vector<std::string> roots = workload_.local_dirs;
@@ -49,48 +95,18 @@ void WorkloadRun::CheckLeftovers() {
     }
   }
   if (leftovers.empty()) return;
-  const std::vector<std::string> left_behind = runner().cleanup_log()->left_behind();
-  // What the CleanupLog reports, and what a reap reported it could not reap.
-  std::set<std::string> recorded(left_behind.begin(), left_behind.end());
-  recorded.insert(reap_failed_.begin(), reap_failed_.end());
-  // Entries racing processes made (an injected EEXIST) belong to no plan and stay: as
-  // many leftovers in a directory as were made there are theirs.
-  std::set<std::string> foreign;
-  std::map<std::string, uint64_t> budget = foreign_;
-  for (const std::string& path : leftovers) {
-    auto it = budget.find(ParentPath(path));
-    if (it == budget.end() || it->second == 0 || recorded.contains(path)) continue;
-    --it->second;
-    foreign.insert(path);
-  }
-  // A path is explained when it is reported, or when it is a directory that still holds
-  // something reported (a tree removal stops at its first failure and reports the path it
-  // failed on), or when it is in a crashed process's directory that a reap reported it could
-  // not reap (a local dir it could not list holds all of them).
-  auto explained = [&](const std::string& path) {
-    if (recorded.contains(path) || foreign.contains(path)) return true;
-    for (const std::string& orphan : orphans_) {
-      if (!AtOrUnder(path, orphan)) continue;
-      for (const std::string& failed : reap_failed_) {
-        if (AtOrUnder(path, failed) || AtOrUnder(orphan, failed)) return true;
-      }
-    }
-    for (const std::string& other : leftovers) {
-      if (other.size() > path.size() && other.starts_with(path + "/") && recorded.contains(other)) {
-        return true;
-      }
-    }
-    return false;
-  };
+  const std::set<std::string> explained = ExplainedLeftovers(leftovers);
   std::map<std::string, std::vector<std::string>> silent;  // Glob -> paths.
   for (const std::string& path : leftovers) {
-    if (!explained(path)) silent[GeneralizePath(path)].push_back(path);
+    if (!explained.contains(path)) silent[GeneralizePath(path)].push_back(path);
   }
-  for (const auto& [glob, paths] : silent) {
-    uint64_t allowed = 0;
-    for (const std::string& path : leftovers) {
-      if (explained(path) && GlobMatch(glob, path)) ++allowed;
-    }
+  for (const auto& entry : silent) {
+    // Named, not bound: clang before 16 cannot capture a structured binding in a lambda.
+    const std::string& glob = entry.first;
+    const std::vector<std::string>& paths = entry.second;
+    const auto allowed = static_cast<uint64_t>(
+        std::count_if(explained.begin(), explained.end(),
+                      [&](const std::string& path) { return GlobMatch(glob, path); }));
     std::string list;
     for (const std::string& path : paths) list += (list.empty() ? "" : ", ") + path;
     Add(Check::kLeftover, "leftover|" + glob,

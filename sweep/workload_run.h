@@ -224,6 +224,8 @@ class WorkloadRun final {
   // Every path under the local dirs and the temp dir (three levels), the roots included.
   std::set<std::string> PathsUnderRoots();
   void CheckLeftovers();
+  // Of `leftovers`, those that are reported or may remain (workload_leftovers.cc).
+  std::set<std::string> ExplainedLeftovers(const std::set<std::string>& leftovers) const;
   std::map<std::string, uint64_t> CountSpillDirs(const std::vector<std::string>& roots);
   // The spill directories directly under `roots`.
   std::vector<std::string> SpillDirsUnder(const std::vector<std::string>& roots);
