@@ -5,16 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
-#include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <variant>
 
 #include "spillway/scenario/scenario.h"
 #include "spillway/spill/quirks.h"
 #include "spillway/sweep/sweep.h"
+#include "sweep_test_support.h"
 
 namespace spillway::sweep {
 namespace {
@@ -22,22 +20,11 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // Options for one test: its own empty output directory, every default errno, both modes.
 SweepOptions OptionsFor(std::string workload, Quirks quirks = {}) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::filesystem::path dir =
-      std::filesystem::path(::testing::TempDir()) / (std::string("sweep_beyond_") + info->name());
-  std::filesystem::remove_all(dir);
   SweepOptions options;
   options.workload = std::move(workload);
-  options.out_dir = dir.string();
+  options.out_dir = TestOutDir("sweep_beyond_");
   options.quirks = quirks;
   return options;
 }

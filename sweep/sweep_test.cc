@@ -9,13 +9,13 @@
 #include <iterator>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <variant>
 
 #include "spillway/scenario/scenario.h"
 #include "spillway/spill/quirks.h"
+#include "sweep_test_support.h"
 
 namespace spillway::sweep {
 namespace {
@@ -26,26 +26,10 @@ using ::testing::Field;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-// A fresh, empty output directory for one test.
-std::string OutDir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::filesystem::path dir =
-      std::filesystem::path(::testing::TempDir()) / (std::string("sweep_test_") + info->name());
-  std::filesystem::remove_all(dir);
-  return dir.string();
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 SweepOptions SmallOptions(std::string workload) {
   SweepOptions options;
   options.workload = std::move(workload);
-  options.out_dir = OutDir();
+  options.out_dir = TestOutDir("sweep_test_");
   return options;
 }
 
@@ -220,7 +204,7 @@ TEST(SweepTest, ViolationsOfOneCheckInOneRunShareOneScenarioFile) {
   for (bool all : {false, true}) {
     SweepOptions options;
     options.quirks = Quirks().With(Quirk::kNoRollback);
-    options.out_dir = OutDir();
+    options.out_dir = TestOutDir("sweep_test_");
     options.all_reproducers = all;
     const StatusOr<SweepResult> result = RunSweep(options);
     ASSERT_TRUE(result.ok()) << result.status().ToString();

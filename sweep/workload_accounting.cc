@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spillway/spill/spill_budget.h"
@@ -25,12 +26,19 @@ void WorkloadRun::CheckAccounting(int line, int act) {
   CheckFileAccounting(line, act, &problems, &expects);
   CheckBudgetAccounting(line, act, &problems, &expects);
   CheckMetrics(line, act);
+  AddProblems(Check::kAccounting, line, act, problems, std::move(expects),
+              "only the size on disk is wrong, which no expect can check");
+}
+
+void WorkloadRun::AddProblems(Check check, int line, int act,
+                              const std::vector<std::string>& problems,
+                              std::vector<Command> expects, std::string_view unexpressible) {
   if (problems.empty()) return;
   std::string message = fmt::format("after `{}`: ", lines_[line].command.ToString());
   for (size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
   const bool expressible = !expects.empty();
-  Add(Check::kAccounting, fmt::format("accounting|{}", act), message, line, std::move(expects),
-      expressible ? "" : "only the size on disk is wrong, which no expect can check");
+  Add(check, fmt::format("{}|{}", CheckName(check), act), message, line, std::move(expects),
+      expressible ? "" : std::string(unexpressible));
 }
 
 void WorkloadRun::CheckPlanAccounting(int line, int act, std::vector<std::string>* problems,
@@ -178,12 +186,8 @@ void WorkloadRun::CheckMetrics(int line, int act) {
     budget.peak_seen = got.peak;
     budget.metrics_flagged = problems.size() != before;
   }
-  if (problems.empty()) return;
-  std::string message = fmt::format("after `{}`: ", lines_[line].command.ToString());
-  for (size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
-  const bool expressible = !expects.empty();
-  Add(Check::kMetrics, fmt::format("metrics|{}", act), message, line, std::move(expects),
-      expressible ? "" : "only a peak or a budget's metric is wrong, which no expect can check");
+  AddProblems(Check::kMetrics, line, act, problems, std::move(expects),
+              "only a peak or a budget's metric is wrong, which no expect can check");
 }
 
 }  // namespace spillway::sweep::internal

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spillway/scenario/scenario.h"
@@ -207,6 +208,10 @@ class WorkloadRun final {
   void CheckDropFaults(const std::vector<InjectedFault>& faults, size_t log_before, int line,
                        const std::string& what, const std::string& key);
   void CheckAccounting(int line, int act);
+  // One finding of `check` at act `act` (line `line`) listing `problems`, with `expects`
+  // or, when there are none, the note `unexpressible`; nothing when there is no problem.
+  void AddProblems(Check check, int line, int act, const std::vector<std::string>& problems,
+                   std::vector<scenario::Command> expects, std::string_view unexpressible);
   // The plans' and the files' halves of CheckAccounting: each adds what is wrong and the
   // expects that would fail on it.
   void CheckPlanAccounting(int line, int act, std::vector<std::string>* problems,
