@@ -101,6 +101,23 @@ struct spw_call {
 SPW_HIDDEN int spw_begin(struct spw_call* c);
 SPW_HIDDEN void spw_end(const struct spw_call* c, int failed, int error_number);
 
+/* Runs an in-scope call `expr` of op `op` on `path`, failing it as the rules say. `failed`
+ * is an expression on `r`, the result. */
+#define SPW_IN_SCOPE(type, op, name, path, fail, expr, failed) \
+  do {                                                         \
+    struct spw_call c_ = {(op), (name), (path), 0};            \
+    int e_ = spw_begin(&c_);                                   \
+    if (e_ != 0) {                                             \
+      errno = e_;                                              \
+      return (fail);                                           \
+    }                                                          \
+    type r = (expr);                                           \
+    int err_ = errno;                                          \
+    spw_end(&c_, (failed), err_);                              \
+    errno = err_;                                              \
+    return r;                                                  \
+  } while (0)
+
 /* The quota. spw_quota_reserve returns how many of `len` bytes written at `offset` (-1:
  * the fd's position or end) fit, reserving their growth of the file in *reserved; 0 with
  * len > 0 means ENOSPC. spw_quota_settle gives back what a write of `written` of the
