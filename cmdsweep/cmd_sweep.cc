@@ -83,10 +83,15 @@ std::string Reproducer(const Sweep& sweep, const RunSpec& spec) {
   line += fmt::format("{} inject --under {} --fault {} --timeout {:g}",
                       ShellWord(options.spillway_binary), scope, ShellWord(FaultRuleFor(spec)),
                       sweep.timeout);
-  if (!options.share_with.empty()) line += " --share-with " + ShellWord(options.share_with);
+  if (!options.share_with.empty()) {
+    line += " --share-with ";
+    line += ShellWord(options.share_with);
+  }
   line += " --";
+  // Appended a piece at a time: GCC 12 warns (-Wrestrict, a false positive) on `" " + word`.
   for (const std::string& arg : options.command) {
-    line += " " + (sweep.with_dir ? ReplaceDir(arg, "\"$d\"", ShellWord) : ShellWord(arg));
+    line += ' ';
+    line += sweep.with_dir ? ReplaceDir(arg, "\"$d\"", ShellWord) : ShellWord(arg);
   }
   return line;
 }

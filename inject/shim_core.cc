@@ -331,7 +331,10 @@ const char* spw_fd_path(int fd) {
 
 void spw_track(int fd, const char* path, int is_dir) {
   if (g_state == nullptr || static_cast<unsigned>(fd) >= SPW_MAX_FDS) return;
-  snprintf(g_fd_paths[fd], SPW_PATH_MAX, "%s", path);
+  // memmove: spw_dup passes another fd's row of g_fd_paths, or this fd's own (dup2(fd, fd)).
+  const size_t n = strnlen(path, SPW_PATH_MAX - 1);
+  memmove(g_fd_paths[fd], path, n);
+  g_fd_paths[fd][n] = '\0';
   __atomic_store_n(&spw_fd_state[fd], static_cast<unsigned char>(is_dir ? 2 : 1), __ATOMIC_RELEASE);
 }
 
