@@ -1,6 +1,7 @@
 // RunSweep: the run without a fault, then one run per errno, mode and operation, each
 // distinct violation written out as a scenario file and replayed. The workload is in
-// workload.cc, a run and its checks in workload_run.cc, the scenario files in
+// workload.cc; a run in workload_run.cc, with its model of the acts in workload_acts.cc and
+// its checks in workload_accounting.cc and workload_leftovers.cc; the scenario files in
 // reproducer.cc.
 #include "spillway/sweep/sweep.h"
 

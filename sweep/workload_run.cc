@@ -1,5 +1,6 @@
 // WorkloadRun: runs a workload through the scenario runner and checks every act against a
-// model of the plans and files it binds.
+// model of the plans, budgets and files it binds (the model's per-verb rules are in
+// workload_acts.cc).
 #include "workload_run.h"
 
 #include <fmt/format.h>
