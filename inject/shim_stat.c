@@ -8,17 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "glibc_legacy_stat.h"
 #include "shim_core.h"
-
-/* The legacy stat entry points of binaries built before glibc 2.33 (compat symbols). */
-int __xstat(int ver, const char* path, struct stat* buf);
-int __xstat64(int ver, const char* path, struct stat64* buf);
-int __lxstat(int ver, const char* path, struct stat* buf);
-int __lxstat64(int ver, const char* path, struct stat64* buf);
-int __fxstat(int ver, int fd, struct stat* buf);
-int __fxstat64(int ver, int fd, struct stat64* buf);
-int __fxstatat(int ver, int dirfd, const char* path, struct stat* buf, int flags);
-int __fxstatat64(int ver, int dirfd, const char* path, struct stat64* buf, int flags);
 
 #if defined(__x86_64__)
 #define SPW_XSTAT_VERSION "GLIBC_2.2.5"

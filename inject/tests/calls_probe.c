@@ -23,6 +23,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "../glibc_legacy_stat.h"
+
 int __open_2(const char* path, int flags);
 int __open64_2(const char* path, int flags);
 int __openat_2(int dirfd, const char* path, int flags);
@@ -32,15 +34,7 @@ int __uflow(FILE* f);
 ssize_t __getdelim(char** line, size_t* n, int delim, FILE* f);
 ssize_t getdents64(int fd, void* buf, size_t n);
 /* The legacy stat family, bound to the compat symbols as binaries built before glibc 2.33
- * are. */
-int __xstat(int ver, const char* path, struct stat* buf);
-int __xstat64(int ver, const char* path, struct stat64* buf);
-int __lxstat(int ver, const char* path, struct stat* buf);
-int __lxstat64(int ver, const char* path, struct stat64* buf);
-int __fxstat(int ver, int fd, struct stat* buf);
-int __fxstat64(int ver, int fd, struct stat64* buf);
-int __fxstatat(int ver, int dirfd, const char* path, struct stat* buf, int flags);
-int __fxstatat64(int ver, int dirfd, const char* path, struct stat64* buf, int flags);
+ * are (declared in glibc_legacy_stat.h). */
 #if defined(__x86_64__)
 __asm__(".symver __xstat,__xstat@GLIBC_2.2.5");
 __asm__(".symver __xstat64,__xstat64@GLIBC_2.2.5");
