@@ -331,7 +331,7 @@ const char* spw_fd_path(int fd) {
 
 void spw_track(int fd, const char* path, int is_dir) {
   if (g_state == nullptr || static_cast<unsigned>(fd) >= SPW_MAX_FDS) return;
-  // memmove: spw_dup passes another fd's row of g_fd_paths, or this fd's own (dup2(fd, fd)).
+  // memmove: spw_dup passes another fd's row of g_fd_paths (never this fd's own today).
   const size_t n = strnlen(path, SPW_PATH_MAX - 1);
   memmove(g_fd_paths[fd], path, n);
   g_fd_paths[fd][n] = '\0';
