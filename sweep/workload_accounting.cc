@@ -27,7 +27,8 @@ void WorkloadRun::CheckAccounting(int line, int act) {
   CheckBudgetAccounting(line, act, &problems, &expects);
   CheckMetrics(line, act);
   AddProblems(Check::kAccounting, line, act, problems, std::move(expects),
-              "only the size on disk is wrong, which no expect can check");
+              "what is wrong is a size on disk or the usage of a budget the scenario no "
+              "longer names, which no expect can check");
 }
 
 void WorkloadRun::AddProblems(Check check, int line, int act,
