@@ -133,15 +133,7 @@ TEST(SweepBeyondUpstreamTest, ReapIgnoresLocksIsCaughtAsAReapOfALiveFile) {
 }
 
 TEST(SweepBeyondUpstreamTest, SpilledCountsRefusedIsCaughtAsTheMetrics) {
-  const SweepResult result = MustSweep(OptionsFor(R"(dir /l
-plan p /l limit=10
-spill f p
-write f 8
-write f 8
-drop f
-drop p
-)",
-                                                  Quirk::kSpilledCountsRefused));
+  const SweepResult result = MustSweep(OptionsFor(kLimitWorkload, Quirk::kSpilledCountsRefused));
   ASSERT_FALSE(result.violations.empty());
   const Violation& first = result.violations[0];
   EXPECT_EQ(first.check, Check::kMetrics);

@@ -33,16 +33,6 @@ SweepOptions SmallOptions(std::string workload) {
   return options;
 }
 
-// One plan, one file, a write that fits and one that does not.
-constexpr char kLimitWorkload[] = R"(dir /l
-plan p /l limit=10
-spill f p
-write f 8
-write f 8
-drop f
-drop p
-)";
-
 TEST(SweepTest, ReferenceWorkloadParsesWithoutExpectOrFault) {
   auto parsed = scenario::Parse(ReferenceWorkload(), "reference");
   ASSERT_TRUE(std::holds_alternative<scenario::Scenario>(parsed));

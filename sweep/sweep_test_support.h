@@ -20,6 +20,16 @@ inline std::string TestOutDir(const std::string& prefix) {
   return dir.string();
 }
 
+// One plan, one file, a write that fits under the plan's limit and one that does not.
+inline constexpr char kLimitWorkload[] = R"(dir /l
+plan p /l limit=10
+spill f p
+write f 8
+write f 8
+drop f
+drop p
+)";
+
 // The whole text of a file the sweep wrote ("" when it cannot be read).
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
