@@ -324,6 +324,28 @@ TEST_F(PlanTest, BaselineFileRoundTripsAndRefusesAnotherCommandOrDamage) {
   EXPECT_NE(bad.status().message().find("line 5"), std::string::npos) << bad.status().message();
 }
 
+TEST_F(PlanTest, TraceLinesWithEscapesOrOutOfOrderReadAsTheParserReadsThem) {
+  std::ofstream(dir_ / "t")
+      << "{\"seq\":2,\"op\":\"write\",\"call\":\"write\",\"path\":\"/s/a\\\"b\","
+         "\"injected\":true,\"site\":\"00000000000e\"}\n"
+      << "{\"seq\":1,\"pid\":1,\"op\":\"read\",\"call\":\"pread64\",\"path\":\"/s/c\","
+         "\"injected\":false}\n";
+  TraceReader reader((dir_ / "t").string(), 0, "/s", true, nullptr);
+  TracedCall call;
+  ASSERT_TRUE(reader.Next(&call));
+  EXPECT_EQ(call.op, "read");
+  EXPECT_EQ(call.call, "pread64");
+  EXPECT_EQ(call.path, "{dir}/c");
+  EXPECT_FALSE(call.injected);
+  EXPECT_EQ(call.site, "");
+  ASSERT_TRUE(reader.Next(&call));
+  EXPECT_EQ(call.path, "{dir}/a\"b");
+  EXPECT_TRUE(call.injected);
+  EXPECT_EQ(call.site, "00000000000e");
+  EXPECT_FALSE(reader.Next(&call));
+  EXPECT_EQ(reader.bad_line(), 0u);
+}
+
 TEST(CmdSweepPlanTest, DepthNamesAreTheThree) {
   Depth depth = Depth::kAll;
   EXPECT_TRUE(DepthFromName("first", &depth));
