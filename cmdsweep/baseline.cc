@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "trace_reader.h"
+#include "verdict.h"
 
 namespace spillway::cmdsweep {
 namespace {
@@ -15,30 +17,20 @@ namespace {
 constexpr const char* kBaselineKey = "spillway_sweep_baseline";
 constexpr int kBaselineVersion = 1;
 
-std::vector<std::string> Split(const std::string& path) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (start <= path.size()) {
-    const size_t slash = std::min(path.find('/', start), path.size());
-    parts.push_back(path.substr(start, slash - start));
-    start = slash + 1;
-  }
-  return parts;
-}
-
 }  // namespace
 
 std::string WidenPathPattern(const std::string& pattern, const std::string& path) {
   if (SamePathPattern(pattern, path)) return pattern;
-  const std::vector<std::string> a = Split(pattern);
-  const std::vector<std::string> b = Split(path);
+  const std::vector<std::string_view> a = PathComponents(pattern);
+  const std::vector<std::string_view> b = PathComponents(path);
   std::string out;
   const size_t common = std::min(a.size(), b.size());
   size_t i = 0;
   for (; i < common; ++i) {
     if (a[i] == "**") break;
     const bool same = a[i] == "*" || SamePathPattern(a[i], b[i]);
-    out += (i == 0 ? "" : "/") + (same ? a[i] : std::string("*"));
+    if (i > 0) out += '/';
+    out += same ? a[i] : std::string_view("*");
   }
   if (a.size() != b.size() || i < common) out += "/**";
   return out;
@@ -85,20 +77,16 @@ Status ScanBaselineTrace(const std::string& what, int64_t expected_calls, Baseli
 
 Status WriteBaselineFile(const std::string& file, const std::vector<std::string>& command,
                          const Baseline& baseline) {
-  nlohmann::ordered_json header;
-  header[kBaselineKey] = kBaselineVersion;
-  header["command"] = command;
-  header["scope"] = baseline.scope;
-  header["with_dir"] = baseline.with_dir;
-  header["exit"] = baseline.exit_code;
-  header["stdout"] = baseline.stdout_text;
-  header["stderr"] = baseline.stderr_text;
-  header["seconds"] = baseline.seconds;
-  header["calls"] = baseline.calls;
-  header["leftovers"] = nlohmann::ordered_json::array();
+  nlohmann::ordered_json leftovers = nlohmann::ordered_json::array();
   for (const Leftover& left : baseline.leftovers) {
-    header["leftovers"].push_back({{"path", left.path}, {"size", left.size}});
+    leftovers.push_back({{"path", left.path}, {"size", left.size}});
   }
+  const nlohmann::ordered_json header = {
+      {kBaselineKey, kBaselineVersion}, {"command", command},
+      {"scope", baseline.scope},        {"with_dir", baseline.with_dir},
+      {"exit", baseline.exit_code},     {"stdout", baseline.stdout_text},
+      {"stderr", baseline.stderr_text}, {"seconds", baseline.seconds},
+      {"calls", baseline.calls},        {"leftovers", leftovers}};
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   std::ifstream trace(baseline.trace, std::ios::binary);
   std::string line;

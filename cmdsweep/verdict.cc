@@ -12,17 +12,6 @@ namespace {
 
 constexpr size_t kMinRandomRun = 6;
 
-std::vector<std::string_view> Components(std::string_view path) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  while (start <= path.size()) {
-    const size_t slash = std::min(path.find('/', start), path.size());
-    parts.push_back(path.substr(start, slash - start));
-    start = slash + 1;
-  }
-  return parts;
-}
-
 std::string CollapseDigits(std::string_view name) {
   std::string out;
   for (size_t i = 0; i < name.size(); ++i) {
@@ -86,9 +75,20 @@ std::string Divergence(const JudgeInput& input) {
 
 }  // namespace
 
+std::vector<std::string_view> PathComponents(std::string_view path) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (start <= path.size()) {
+    const size_t slash = std::min(path.find('/', start), path.size());
+    parts.push_back(path.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return parts;
+}
+
 bool SamePathPattern(std::string_view a, std::string_view b) {
-  const std::vector<std::string_view> left = Components(a);
-  const std::vector<std::string_view> right = Components(b);
+  const std::vector<std::string_view> left = PathComponents(a);
+  const std::vector<std::string_view> right = PathComponents(b);
   if (left.size() != right.size()) return false;
   for (size_t i = 0; i < left.size(); ++i) {
     if (!SameNamePattern(left[i], right[i])) return false;

@@ -5,12 +5,16 @@
 
 #include <regex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "inject_run.h"
 #include "spillway/cmdsweep/cmd_sweep.h"
 
 namespace spillway::cmdsweep {
+
+// The components of `path` between slashes (empty ones included: "/a" is "", "a").
+std::vector<std::string_view> PathComponents(std::string_view path);
 
 // `path` with the leading `scope` shown as {dir} (when `with_dir`); otherwise unchanged.
 std::string ShowPath(const std::string& path, const std::string& scope, bool with_dir);

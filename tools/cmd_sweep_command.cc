@@ -256,6 +256,20 @@ void AddOptions(CLI::App& app, CmdSweepArgs& args) {
   app.add_option("command", args.options.command, "-- CMD [ARG]...")->required();
 }
 
+// Parses the words into `app`; the exit status when that ends the command (help, or a
+// one-line usage error with exit 2), else nullopt.
+std::optional<int> Parse(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "%s: %s\n", app.get_name().c_str(), e.what());
+    return 2;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int RunCmdSweepCommand(int argc, char** argv) {
@@ -263,14 +277,7 @@ int RunCmdSweepCommand(int argc, char** argv) {
                "spillway sweep"};
   CmdSweepArgs args;
   AddOptions(app, args);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "spillway sweep: %s\n", e.what());
-    return 2;
-  }
+  if (std::optional<int> done = Parse(app, argc, argv)) return *done;
   return Run(args);
 }
 
@@ -285,14 +292,7 @@ int RunCmdSweepMergeCommand(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   app.add_option("--junit", junit, "Write a JUnit XML file");
   app.add_flag("--json", json, "Print the result as one JSON object");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "spillway sweep merge: %s\n", e.what());
-    return 2;
-  }
+  if (std::optional<int> done = Parse(app, argc, argv)) return *done;
   const StatusOr<cmdsweep::CmdSweepResult> result = cmdsweep::MergeReports(files);
   if (!result.ok()) {
     std::fprintf(stderr, "spillway sweep %s\n", result.status().message().c_str());
