@@ -1,5 +1,5 @@
-// The sweep's driver: the baseline, the plan, the runs (in parallel with {dir}), the
-// reproducers and the files kept with --out. Verdicts are in verdict.cc.
+// The sweep's driver: the baseline, the plan (a stream, run_plan.h), the runs (in parallel
+// with {dir}), the reproducers and the files kept with --out. Verdicts are in verdict.cc.
 #include "spillway/cmdsweep/cmd_sweep.h"
 
 #include <fmt/format.h>
@@ -14,11 +14,16 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <mutex>
+#include <optional>
+#include <regex>
 #include <thread>
 
+#include "baseline.h"
 #include "inject_run.h"
 #include "run_plan.h"
+#include "trace_reader.h"
 #include "verdict.h"
 
 namespace spillway::cmdsweep {
@@ -40,6 +45,8 @@ struct Sweep {
   std::string work_dir;  // Private: traces and outputs of the runs in flight.
   double timeout = 0;
   Baseline baseline;
+  std::optional<std::regex> error_pattern;
+  bool baseline_reported_error = false;
 };
 
 bool HasDirWord(const std::vector<std::string>& command) {
@@ -121,13 +128,15 @@ void DropScope(const Sweep& sweep, const std::string& scope, const InjectOutcome
 }
 
 // Runs the command once under `spillway inject` with `faults` in a fresh scope; the
-// outcome's paths are shown relative to the scope.
+// outcome's paths are shown relative to the scope (`*real`, resolved; its trace is read so).
 StatusOr<InjectOutcome> RunOnce(const Sweep& sweep, const std::string& label,
-                                const std::vector<std::string>& faults, double timeout) {
+                                const std::vector<std::string>& faults, double timeout,
+                                std::string* real_scope) {
   StatusOr<std::string> scope = MakeScope(sweep, label);
   if (!scope.ok()) return scope.status();
   char resolved[PATH_MAX];
   const std::string real = realpath(scope->c_str(), resolved) != nullptr ? resolved : *scope;
+  *real_scope = real;
   InjectInvocation invocation{sweep.options->spillway_binary,
                               real,
                               CommandFor(sweep, *scope),
@@ -150,27 +159,47 @@ StatusOr<InjectOutcome> RunOnce(const Sweep& sweep, const std::string& label,
 
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
+// Runs the baseline, or reads it from --baseline FILE when that exists (and records it
+// there when it does not).
 Status RunBaseline(Sweep* sweep) {
   const CmdSweepOptions& options = *sweep->options;
-  const double limit = options.timeout > 0 ? options.timeout : kBaselineTimeoutSeconds;
-  StatusOr<InjectOutcome> outcome = RunOnce(*sweep, "baseline", {}, limit);
-  if (!outcome.ok()) return outcome.status();
-  if (!outcome->summary) {
-    return Status::InvalidArgument(
-        fmt::format("the command did not run: {}", FirstLine(outcome->inject_stderr)));
-  }
-  if (outcome->status != 0) {
-    return Status::InvalidArgument(
-        fmt::format("the run without faults exited {}, not 0 (its stderr: {})", outcome->status,
-                    FirstLine(outcome->inject_stderr)));
-  }
   Baseline& baseline = sweep->baseline;
-  baseline.exit_code = outcome->status;
-  baseline.stdout_text = std::move(outcome->program_stdout);
-  baseline.calls = std::move(outcome->calls);
-  baseline.leftovers = std::move(outcome->leftovers);
-  for (Leftover& left : baseline.leftovers) left.kind = Leftover::Kind::kBaseline;
-  baseline.seconds = outcome->seconds;
+  std::error_code ec;
+  if (!options.baseline_file.empty() && fs::exists(options.baseline_file, ec)) {
+    StatusOr<Baseline> recorded = ReadBaselineFile(options.baseline_file, options.command);
+    if (!recorded.ok()) return recorded.status();
+    baseline = std::move(*recorded);
+  } else {
+    const double limit = options.timeout > 0 ? options.timeout : kBaselineTimeoutSeconds;
+    StatusOr<InjectOutcome> outcome = RunOnce(*sweep, "baseline", {}, limit, &baseline.scope);
+    if (!outcome.ok()) return outcome.status();
+    if (!outcome->summary) {
+      return Status::InvalidArgument(
+          fmt::format("the command did not run: {}", FirstLine(outcome->inject_stderr)));
+    }
+    if (outcome->status != 0) {
+      return Status::InvalidArgument(
+          fmt::format("the run without faults exited {}, not 0 (its stderr: {})", outcome->status,
+                      FirstLine(outcome->inject_stderr)));
+    }
+    baseline.exit_code = outcome->status;
+    baseline.stdout_text = std::move(outcome->program_stdout);
+    baseline.stderr_text = std::move(outcome->inject_stderr);
+    baseline.leftovers = std::move(outcome->leftovers);
+    baseline.seconds = outcome->seconds;
+    baseline.trace = outcome->trace;
+    baseline.with_dir = sweep->with_dir;
+    SPILLWAY_RETURN_IF_ERROR(ScanBaselineTrace("the baseline's trace", -1, &baseline));
+    if (!options.baseline_file.empty()) {
+      SPILLWAY_RETURN_IF_ERROR(WriteBaselineFile(options.baseline_file, options.command, baseline));
+    }
+  }
+  for (Leftover& left : baseline.leftovers) {
+    left.kind = options.scratch ? Leftover::Kind::kLeak : Leftover::Kind::kBaseline;
+  }
+  sweep->baseline_reported_error =
+      ReportsError(sweep->error_pattern ? &*sweep->error_pattern : nullptr, baseline.stdout_text,
+                   baseline.stderr_text);
   sweep->timeout = options.timeout > 0
                        ? options.timeout
                        : std::max(kMinTimeoutSeconds, kTimeoutFactor * baseline.seconds);
@@ -178,7 +207,9 @@ Status RunBaseline(Sweep* sweep) {
 }
 
 std::string RunLabel(const RunSpec& spec) {
-  return fmt::format("run-{}-{}-{}-{}", spec.n, spec.call.op, ErrnoName(spec.error_number),
+  const std::string at =
+      spec.by_site ? fmt::format("{}-{}", spec.site, spec.nth) : fmt::format("{}", spec.n);
+  return fmt::format("run-{}-{}-{}-{}", at, spec.call.op, ErrnoName(spec.error_number),
                      FaultModeName(spec.mode));
 }
 
@@ -204,14 +235,20 @@ RunResult RunOne(const Sweep& sweep, const RunSpec& spec) {
   result.spec = spec;
   result.reproducer = Reproducer(sweep, spec);
   const std::string label = RunLabel(spec);
-  StatusOr<InjectOutcome> outcome = RunOnce(sweep, label, {FaultRuleFor(spec)}, sweep.timeout);
+  std::string scope;
+  StatusOr<InjectOutcome> outcome =
+      RunOnce(sweep, label, {FaultRuleFor(spec)}, sweep.timeout, &scope);
   if (!outcome.ok()) {
     result.diverged_at = outcome.status().message();
     result.verdicts.push_back(Verdict::kDiverged);
     return result;
   }
-  ClassifyLeftovers(sweep.baseline.leftovers, outcome->faults, &outcome->leftovers);
-  Judge({&spec, &*outcome, &sweep.baseline, sweep.timeout, sweep.options->compare_stdout}, &result);
+  ClassifyLeftovers(sweep.options->scratch ? std::vector<Leftover>{} : sweep.baseline.leftovers,
+                    outcome->faults, &outcome->leftovers);
+  Judge({&spec, &*outcome, &sweep.baseline, sweep.timeout, sweep.options->compare_stdout,
+         sweep.error_pattern ? &*sweep.error_pattern : nullptr, sweep.baseline_reported_error,
+         scope, sweep.with_dir},
+        &result);
   KeepFiles(sweep, label, &result);
   for (const char* suffix : {".stdout", ".stderr", ".trace"}) {
     unlink((sweep.work_dir + "/" + label + suffix).c_str());
@@ -219,22 +256,26 @@ RunResult RunOne(const Sweep& sweep, const RunSpec& spec) {
   return result;
 }
 
-void RunAll(const Sweep& sweep, const std::vector<RunSpec>& specs, CmdSweepResult* result) {
-  result->runs.resize(specs.size());
-  std::atomic<size_t> next{0};
+// Runs the plan's runs, `--jobs` at a time, each taken from the stream when a worker is
+// free; the results are put back in plan order.
+void RunAll(const Sweep& sweep, RunPlan* plan, CmdSweepResult* result) {
   std::mutex mu;
   uint64_t done = 0;
+  const uint64_t total = plan->shard_runs();
   auto worker = [&] {
-    for (size_t i = next++; i < specs.size(); i = next++) {
-      RunResult run = RunOne(sweep, specs[i]);
+    for (;;) {
+      RunSpec spec;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!plan->Next(&spec)) return;
+      }
+      RunResult run = RunOne(sweep, spec);
       std::lock_guard<std::mutex> lock(mu);
       result->violations += HasViolation(run) ? 1 : 0;
       for (Verdict v : run.verdicts) ++result->by_verdict[static_cast<int>(v)];
-      result->runs[i] = std::move(run);
+      result->runs.push_back(std::move(run));
       ++done;
-      if (sweep.options->on_progress) {
-        sweep.options->on_progress(done, specs.size(), result->violations);
-      }
+      if (sweep.options->on_progress) sweep.options->on_progress(done, total, result->violations);
     }
   };
   const int jobs = sweep.with_dir ? std::max(1, sweep.options->jobs) : 1;
@@ -242,6 +283,8 @@ void RunAll(const Sweep& sweep, const std::vector<RunSpec>& specs, CmdSweepResul
   for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
   worker();
   for (std::thread& t : threads) t.join();
+  std::sort(result->runs.begin(), result->runs.end(),
+            [](const RunResult& a, const RunResult& b) { return a.spec.index < b.spec.index; });
 }
 
 Status Validate(const CmdSweepOptions& options, Sweep* sweep) {
@@ -259,6 +302,14 @@ Status Validate(const CmdSweepOptions& options, Sweep* sweep) {
         fmt::format("--shard {}/{}: K must be in 1..N", options.shard_index, options.shard_count));
   }
   if (options.jobs < 1) return Status::InvalidArgument("--jobs must be at least 1");
+  if (!options.error_pattern.empty()) {
+    try {
+      sweep->error_pattern.emplace(options.error_pattern);
+    } catch (const std::regex_error& e) {
+      return Status::InvalidArgument(fmt::format("--error-pattern {}: not a regular expression: {}",
+                                                 options.error_pattern, e.what()));
+    }
+  }
   if (!options.out_dir.empty() && !fs::create_directories(options.out_dir, ec) && ec) {
     return Status::InvalidArgument(
         fmt::format("--out {}: cannot make it: {}", options.out_dir, ec.message()));
@@ -310,8 +361,30 @@ const char* LeftoverKindName(Leftover::Kind kind) {
   return kNames[static_cast<int>(kind)];
 }
 
+const char* DepthName(Depth depth) {
+  static constexpr const char* kNames[kDepthCount] = {"first", "edges", "all"};
+  return kNames[static_cast<int>(depth)];
+}
+
+bool DepthFromName(std::string_view name, Depth* depth) {
+  for (int d = 0; d < kDepthCount; ++d) {
+    if (name == DepthName(static_cast<Depth>(d))) {
+      *depth = static_cast<Depth>(d);
+      return true;
+    }
+  }
+  return false;
+}
+
+int ExitStatusOf(const CmdSweepResult& result) {
+  const bool baseline_leaks = result.scratch && !result.baseline.leftovers.empty();
+  return result.violations == 0 && !baseline_leaks ? 0 : 1;
+}
+
 std::string FaultRuleFor(const RunSpec& spec) {
-  return fmt::format("{} {} after={}{}", spec.call.op, ErrnoName(spec.error_number), spec.after,
+  const std::string where = spec.by_site ? fmt::format("site={} nth={}", spec.site, spec.nth)
+                                         : fmt::format("after={}", spec.after);
+  return fmt::format("{} {} {}{}", spec.call.op, ErrnoName(spec.error_number), where,
                      spec.mode == FaultMode::kPersistent ? " times=forever" : "");
 }
 
@@ -326,13 +399,27 @@ StatusOr<CmdSweepResult> RunCmdSweep(const CmdSweepOptions& options) {
   SPILLWAY_RETURN_IF_ERROR(RunBaseline(&sweep));
   CmdSweepResult result;
   result.baseline = sweep.baseline;
+  result.command = options.command;
   result.timeout = sweep.timeout;
-  const std::vector<RunSpec> planned =
-      PlanRuns(sweep.baseline.calls, options.errnos, options.ops, options.modes);
-  const std::vector<RunSpec> sampled = SampleRuns(planned, options.max_runs);
-  result.planned_runs = planned.size();
-  result.sampled_runs = sampled.size();
-  RunAll(sweep, ShardRuns(sampled, options.shard_index, options.shard_count), &result);
+  result.max_runs = options.max_runs;
+  result.shard_index = options.shard_index;
+  result.shard_count = options.shard_count;
+  result.scratch = options.scratch;
+  const Baseline& baseline = sweep.baseline;
+  RunPlan plan(baseline,
+               {options.depth, options.errnos, options.ops, options.modes, options.max_runs,
+                options.shard_index, options.shard_count},
+               [&baseline]() -> CallSource {
+                 auto reader =
+                     std::make_shared<TraceReader>(baseline.trace, baseline.trace_skip,
+                                                   baseline.scope, baseline.with_dir, nullptr);
+                 return [reader](TracedCall* call) { return reader->Next(call); };
+               });
+  result.depth = plan.depth();
+  result.plan_sizes = plan.sizes();
+  result.planned_runs = plan.planned();
+  result.sampled_runs = plan.sampled();
+  RunAll(sweep, &plan, &result);
   return result;
 }
 

@@ -4,13 +4,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <utility>
 
 namespace spillway::cmdsweep {
 namespace {
@@ -89,27 +87,6 @@ bool SplitSummary(const std::string& text, std::string* program, nlohmann::json*
   return false;
 }
 
-std::vector<TracedCall> ReadTrace(const std::string& path) {
-  std::vector<std::pair<uint64_t, TracedCall>> lines;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) {
-    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) continue;
-    TracedCall call;
-    call.op = j.value("op", "");
-    call.call = j.value("call", "");
-    call.path = j.value("path", "");
-    call.injected = j.value("injected", false);
-    lines.emplace_back(j.value("seq", uint64_t{0}), std::move(call));
-  }
-  std::stable_sort(lines.begin(), lines.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<TracedCall> calls;
-  calls.reserve(lines.size());
-  for (auto& [seq, call] : lines) calls.push_back(std::move(call));
-  return calls;
-}
-
 void ReadSummary(const nlohmann::json& summary, InjectOutcome* outcome) {
   for (const nlohmann::json& entry : summary["leftovers"]) {
     outcome->leftovers.push_back(
@@ -135,7 +112,7 @@ InjectOutcome RunInject(const InjectInvocation& invocation) {
   nlohmann::json summary;
   outcome.summary = SplitSummary(ReadFile(out), &outcome.program_stdout, &summary);
   if (outcome.summary) ReadSummary(summary, &outcome);
-  outcome.calls = ReadTrace(invocation.files_prefix + ".trace");
+  outcome.trace = invocation.files_prefix + ".trace";
   return outcome;
 }
 

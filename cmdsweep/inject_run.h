@@ -1,5 +1,6 @@
 // Runs a program once under `spillway inject` (with --trace and --json) and reads back what
-// the run did: its exit status, its stdout, its in-scope calls and what it left behind.
+// the run did: its exit status, its stdout and stderr and what it left behind. Its in-scope
+// calls stay in the trace file (files_prefix + ".trace"), read as a stream (trace_reader.h).
 #ifndef SPILLWAY_CMDSWEEP_INJECT_RUN_H_
 #define SPILLWAY_CMDSWEEP_INJECT_RUN_H_
 
@@ -34,7 +35,7 @@ struct InjectOutcome {
   double seconds = 0;               // Wall time.
   std::string program_stdout;       // The program's stdout, without inject's summary.
   std::string inject_stderr;        // Inject's stderr (and the program's).
-  std::vector<TracedCall> calls;    // Absolute paths, ordered by `seq`.
+  std::string trace;                // The trace file.
   std::vector<Leftover> leftovers;  // Absolute paths; kind unset.
   std::vector<InjectedFault> faults;
 };

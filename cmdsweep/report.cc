@@ -3,15 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
-#include <nlohmann/json.hpp>
 
 namespace spillway::cmdsweep {
 namespace {
 
 std::string Describe(const RunSpec& spec) {
-  return fmt::format("call {} ({} {} {}) {} {}", spec.n, spec.call.op, spec.call.call,
-                     spec.call.path, ErrnoName(spec.error_number), FaultModeName(spec.mode));
+  const std::string at = spec.by_site ? fmt::format("site {} call {}", spec.site, spec.nth)
+                                      : fmt::format("call {}", spec.n);
+  return fmt::format("{} ({} {} {}) {} {}", at, spec.call.op, spec.call.call, spec.call.path,
+                     ErrnoName(spec.error_number), FaultModeName(spec.mode));
 }
 
 std::string VerdictList(const RunResult& run) {
@@ -21,52 +21,12 @@ std::string VerdictList(const RunResult& run) {
 }
 
 std::string HowItEnded(const RunResult& run) {
+  if (run.exit_code && run.reported_error) {
+    return fmt::format("exit {}, an error reported", *run.exit_code);
+  }
   if (run.exit_code) return fmt::format("exit {}", *run.exit_code);
   if (run.signal) return fmt::format("killed by signal {}", *run.signal);
   return "stopped at the timeout";
-}
-
-nlohmann::ordered_json LeftoversJson(const std::vector<Leftover>& leftovers) {
-  nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const Leftover& left : leftovers) {
-    list.push_back(
-        {{"path", left.path}, {"size", left.size}, {"kind", LeftoverKindName(left.kind)}});
-  }
-  return list;
-}
-
-nlohmann::ordered_json RunJson(const RunResult& run) {
-  nlohmann::ordered_json j;
-  j["n"] = run.spec.n;
-  j["op"] = run.spec.call.op;
-  j["call"] = run.spec.call.call;
-  j["path"] = run.spec.call.path;
-  j["errno"] = ErrnoName(run.spec.error_number);
-  j["mode"] = FaultModeName(run.spec.mode);
-  j["exit"] = run.exit_code ? nlohmann::ordered_json(*run.exit_code) : nullptr;
-  j["signal"] = run.signal ? nlohmann::ordered_json(*run.signal) : nullptr;
-  j["verdicts"] = nlohmann::ordered_json::array();
-  for (Verdict v : run.verdicts) j["verdicts"].push_back(VerdictName(v));
-  j["leftovers"] = LeftoversJson(run.leftovers);
-  j["reproducer"] = run.reproducer;
-  return j;
-}
-
-nlohmann::ordered_json BaselineJson(const CmdSweepOptions& options, const CmdSweepResult& result) {
-  std::map<std::string, uint64_t> by_op;
-  for (const TracedCall& call : result.baseline.calls) ++by_op[call.op];
-  nlohmann::ordered_json j;
-  j["command"] = options.command;
-  j["exit"] = result.baseline.exit_code;
-  j["calls"] = result.baseline.calls.size();
-  j["calls_by_op"] = by_op;
-  j["leftovers"] = LeftoversJson(result.baseline.leftovers);
-  j["seconds"] = result.baseline.seconds;
-  j["timeout"] = result.timeout;
-  j["planned_runs"] = result.planned_runs;
-  j["sampled_runs"] = result.sampled_runs;
-  j["shard"] = fmt::format("{}/{}", options.shard_index, options.shard_count);
-  return j;
 }
 
 std::string XmlEscape(std::string_view text) {
@@ -92,22 +52,54 @@ std::string XmlEscape(std::string_view text) {
   return out;
 }
 
-void PrintPlan(std::FILE* out, const CmdSweepOptions& options, const CmdSweepResult& result) {
-  std::fprintf(
-      out,
-      "runs: %llu planned (in-scope calls x errnos each call's operation can return x modes)\n",
-      static_cast<unsigned long long>(result.planned_runs));
+std::string Counts(const std::array<uint64_t, kVerdictCount>& counts, bool skip_zero) {
+  std::string out;
+  for (int v = 0; v < kVerdictCount; ++v) {
+    if (skip_zero && counts[v] == 0) continue;
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", VerdictName(static_cast<Verdict>(v)),
+                       counts[v]);
+  }
+  return out;
+}
+
+void PrintPlan(std::FILE* out, const CmdSweepResult& result) {
+  const auto& sizes = result.plan_sizes;
+  if (result.baseline.sites.empty()) {
+    std::fprintf(out,
+                 "plan: depth all (the baseline's trace names no call sites): %llu runs "
+                 "(in-scope calls x errnos each call's operation can return x modes)\n",
+                 static_cast<unsigned long long>(result.planned_runs));
+  } else {
+    std::fprintf(out,
+                 "plan: depth %s: %llu runs (by depth: first %llu, edges %llu, all %llu; "
+                 "x errnos each operation can return x modes)\n",
+                 DepthName(result.depth), static_cast<unsigned long long>(result.planned_runs),
+                 static_cast<unsigned long long>(sizes[0]),
+                 static_cast<unsigned long long>(sizes[1]),
+                 static_cast<unsigned long long>(sizes[2]));
+  }
   if (result.sampled_runs != result.planned_runs) {
     std::fprintf(out,
-                 "sampled: %llu of %llu runs (--max-runs %llu), spread evenly over the calls, "
-                 "the first call of each operation always included\n",
+                 "sampled: %llu of %llu runs (--max-runs %llu), spread evenly over the plan, "
+                 "the first planned call of each operation always included\n",
                  static_cast<unsigned long long>(result.sampled_runs),
                  static_cast<unsigned long long>(result.planned_runs),
-                 static_cast<unsigned long long>(options.max_runs));
+                 static_cast<unsigned long long>(result.max_runs));
   }
-  if (options.shard_count > 1) {
-    std::fprintf(out, "shard %d/%d: %zu of %llu runs\n", options.shard_index, options.shard_count,
+  if (result.shard_count > 1) {
+    std::fprintf(out, "shard %d/%d: %zu of %llu runs\n", result.shard_index, result.shard_count,
                  result.runs.size(), static_cast<unsigned long long>(result.sampled_runs));
+  }
+}
+
+void PrintSites(std::FILE* out, const CmdSweepResult& result) {
+  const auto by_site = VerdictsBySite(result);
+  for (const SiteInfo& site : result.baseline.sites) {
+    const auto it = by_site.find(site.id);
+    std::fprintf(out, "site %s: %s %s %s, %llu calls: %s\n", site.id.c_str(), site.op.c_str(),
+                 site.call.c_str(), site.path.c_str(), static_cast<unsigned long long>(site.calls),
+                 it == by_site.end() ? "no run" : Counts(it->second, true).c_str());
+    for (const std::string& frame : site.frames) std::fprintf(out, "  at %s\n", frame.c_str());
   }
 }
 
@@ -126,45 +118,45 @@ void PrintViolation(std::FILE* out, const RunResult& run) {
 
 }  // namespace
 
-void PrintText(std::FILE* out, const CmdSweepOptions& options, const CmdSweepResult& result) {
-  std::map<std::string, uint64_t> by_op;
-  for (const TracedCall& call : result.baseline.calls) ++by_op[call.op];
-  std::string ops;
-  for (const auto& [op, n] : by_op) ops += fmt::format("{}{} {}", ops.empty() ? "" : ", ", op, n);
-  std::fprintf(out, "baseline: exit %d, %zu in-scope calls (%s), %zu leftovers, %.2f s\n",
-               result.baseline.exit_code, result.baseline.calls.size(),
-               ops.empty() ? "none" : ops.c_str(), result.baseline.leftovers.size(),
-               result.baseline.seconds);
-  PrintPlan(out, options, result);
+std::map<std::string, std::array<uint64_t, kVerdictCount>> VerdictsBySite(
+    const CmdSweepResult& result) {
+  std::map<std::string, std::array<uint64_t, kVerdictCount>> by_site;
   for (const RunResult& run : result.runs) {
-    if (std::any_of(run.verdicts.begin(), run.verdicts.end(), IsViolation))
+    if (run.spec.site.empty()) continue;
+    auto& counts = by_site[run.spec.site];
+    for (Verdict v : run.verdicts) ++counts[static_cast<int>(v)];
+  }
+  return by_site;
+}
+
+void PrintText(std::FILE* out, const CmdSweepResult& result) {
+  const Baseline& baseline = result.baseline;
+  std::string ops;
+  for (const auto& [op, n] : baseline.calls_by_op) {
+    ops += fmt::format("{}{} {}", ops.empty() ? "" : ", ", op, n);
+  }
+  std::fprintf(
+      out, "baseline: exit %d, %llu in-scope calls (%s), %zu call sites, %zu leftovers, %.2f s\n",
+      baseline.exit_code, static_cast<unsigned long long>(baseline.calls),
+      ops.empty() ? "none" : ops.c_str(), baseline.sites.size(), baseline.leftovers.size(),
+      baseline.seconds);
+  if (result.scratch) {
+    for (const Leftover& left : baseline.leftovers) {
+      std::fprintf(out, "baseline leak (--scratch): %s (%llu bytes)\n", left.path.c_str(),
+                   static_cast<unsigned long long>(left.size));
+    }
+  }
+  PrintPlan(out, result);
+  PrintSites(out, result);
+  for (const RunResult& run : result.runs) {
+    if (std::any_of(run.verdicts.begin(), run.verdicts.end(), IsViolation)) {
       PrintViolation(out, run);
+    }
   }
-  std::string counts;
-  for (int v = 0; v < kVerdictCount; ++v) {
-    counts += fmt::format("{}{} {}", v == 0 ? "" : ", ", VerdictName(static_cast<Verdict>(v)),
-                          result.by_verdict[v]);
-  }
-  std::fprintf(out, "verdicts: %s\n", counts.c_str());
+  std::fprintf(out, "verdicts: %s\n", Counts(result.by_verdict, false).c_str());
   std::fprintf(out, "violations: %llu of %zu runs (timeout %.3g s per run)\n",
                static_cast<unsigned long long>(result.violations), result.runs.size(),
                result.timeout);
-}
-
-std::string ToJson(const CmdSweepOptions& options, const CmdSweepResult& result) {
-  nlohmann::ordered_json j;
-  j["baseline"] = BaselineJson(options, result);
-  j["runs"] = nlohmann::ordered_json::array();
-  for (const RunResult& run : result.runs) j["runs"].push_back(RunJson(run));
-  nlohmann::ordered_json by_verdict;
-  for (int v = 0; v < kVerdictCount; ++v) {
-    by_verdict[VerdictName(static_cast<Verdict>(v))] = result.by_verdict[v];
-  }
-  j["summary"] = {{"calls", result.baseline.calls.size()},
-                  {"runs", result.runs.size()},
-                  {"violations", result.violations},
-                  {"by_verdict", by_verdict}};
-  return j.dump();
 }
 
 std::string ToJunit(const CmdSweepResult& result) {
@@ -172,7 +164,18 @@ std::string ToJunit(const CmdSweepResult& result) {
   std::string xml = fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
       "<testsuite name=\"spillway sweep\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
-      result.runs.size(), result.violations, skipped);
+      result.runs.size() + (result.scratch ? 1 : 0),
+      result.violations + (result.scratch && !result.baseline.leftovers.empty() ? 1 : 0), skipped);
+  if (result.scratch) {
+    // The baseline is a case of its own: what it left in temporary space is a leak.
+    xml += "<testcase classname=\"spillway.sweep\" name=\"baseline\">";
+    std::string left;
+    for (const Leftover& l : result.baseline.leftovers) left += l.path + "\n";
+    if (!left.empty()) {
+      xml += fmt::format("<failure message=\"leak\">{}</failure>", XmlEscape(left));
+    }
+    xml += "</testcase>\n";
+  }
   for (const RunResult& run : result.runs) {
     xml += fmt::format("<testcase classname=\"spillway.sweep\" name=\"{}\">",
                        XmlEscape(Describe(run.spec)));

@@ -5,21 +5,12 @@
 #include <algorithm>
 #include <cctype>
 
+#include "trace_reader.h"
+
 namespace spillway::cmdsweep {
 namespace {
 
 constexpr size_t kMinRandomRun = 6;
-
-std::vector<std::string_view> Components(std::string_view path) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  while (start <= path.size()) {
-    const size_t slash = std::min(path.find('/', start), path.size());
-    parts.push_back(path.substr(start, slash - start));
-    start = slash + 1;
-  }
-  return parts;
-}
 
 std::string CollapseDigits(std::string_view name) {
   std::string out;
@@ -57,13 +48,24 @@ bool Contains(const std::vector<Verdict>& verdicts, Verdict v) {
   return std::find(verdicts.begin(), verdicts.end(), v) != verdicts.end();
 }
 
-// Empty when the run's call n is the baseline's call n and was the one failed; otherwise
-// what it was instead.
-std::string Divergence(const RunSpec& spec, const std::vector<TracedCall>& calls) {
-  if (calls.size() < spec.n) {
-    return fmt::format("the run made only {} in-scope calls", calls.size());
+// Empty when the run's call n is the baseline's call n and was the one failed (by site:
+// when the site's nth call came and was failed); otherwise what happened instead.
+std::string Divergence(const JudgeInput& input) {
+  const RunSpec& spec = *input.spec;
+  TraceReader trace(input.outcome->trace, 0, input.scope, input.with_dir, nullptr);
+  TracedCall call;
+  uint64_t n = 0;
+  if (spec.by_site) {
+    uint64_t nth = 0;
+    while (trace.Next(&call)) {
+      if (call.site != spec.site || call.op != spec.call.op || ++nth < spec.nth) continue;
+      if (call.injected) return {};
+      return fmt::format("call {} of site {} was not failed", spec.nth, spec.site);
+    }
+    return fmt::format("site {} made only {} {} calls", spec.site, nth, spec.call.op);
   }
-  const TracedCall& call = calls[spec.n - 1];
+  while (n < spec.n && trace.Next(&call)) ++n;
+  if (n < spec.n) return fmt::format("the run made only {} in-scope calls", n);
   if (call.op == spec.call.op && call.injected && SamePathPattern(call.path, spec.call.path)) {
     return {};
   }
@@ -73,9 +75,20 @@ std::string Divergence(const RunSpec& spec, const std::vector<TracedCall>& calls
 
 }  // namespace
 
+std::vector<std::string_view> PathComponents(std::string_view path) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (start <= path.size()) {
+    const size_t slash = std::min(path.find('/', start), path.size());
+    parts.push_back(path.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return parts;
+}
+
 bool SamePathPattern(std::string_view a, std::string_view b) {
-  const std::vector<std::string_view> left = Components(a);
-  const std::vector<std::string_view> right = Components(b);
+  const std::vector<std::string_view> left = PathComponents(a);
+  const std::vector<std::string_view> right = PathComponents(b);
   if (left.size() != right.size()) return false;
   for (size_t i = 0; i < left.size(); ++i) {
     if (!SameNamePattern(left[i], right[i])) return false;
@@ -90,7 +103,6 @@ std::string ShowPath(const std::string& path, const std::string& scope, bool wit
 }
 
 void ShowPaths(InjectOutcome* outcome, const std::string& scope, bool with_dir) {
-  for (TracedCall& call : outcome->calls) call.path = ShowPath(call.path, scope, with_dir);
   for (Leftover& left : outcome->leftovers) left.path = ShowPath(left.path, scope, with_dir);
   for (InjectedFault& fault : outcome->faults) fault.path = ShowPath(fault.path, scope, with_dir);
   if (!with_dir) return;
@@ -123,6 +135,11 @@ void ClassifyLeftovers(const std::vector<Leftover>& baseline,
   }
 }
 
+bool ReportsError(const std::regex* pattern, const std::string& out, const std::string& err) {
+  return pattern != nullptr &&
+         (std::regex_search(out, *pattern) || std::regex_search(err, *pattern));
+}
+
 void Judge(const JudgeInput& input, RunResult* result) {
   const InjectOutcome& outcome = *input.outcome;
   result->leftovers = outcome.leftovers;
@@ -132,7 +149,10 @@ void Judge(const JudgeInput& input, RunResult* result) {
   } else if (!hung) {
     result->exit_code = outcome.status;
   }
-  result->diverged_at = Divergence(*input.spec, outcome.calls);
+  result->diverged_at = Divergence(input);
+  result->reported_error =
+      outcome.status == 0 && !input.baseline_reported_error &&
+      ReportsError(input.error_pattern, outcome.program_stdout, outcome.inject_stderr);
   std::vector<Verdict>& verdicts = result->verdicts;
   if (!result->diverged_at.empty()) {
     verdicts.push_back(Verdict::kDiverged);
@@ -144,7 +164,7 @@ void Judge(const JudgeInput& input, RunResult* result) {
     verdicts.push_back(Verdict::kHang);
   } else if (result->signal) {
     verdicts.push_back(Verdict::kCrash);
-  } else if (outcome.status != 0) {
+  } else if (outcome.status != 0 || result->reported_error) {
     if (!leak) verdicts.push_back(Verdict::kCleanError);
   } else if (input.compare_stdout && outcome.program_stdout != input.baseline->stdout_text) {
     verdicts.push_back(Verdict::kSilentWrongOutput);

@@ -16,7 +16,7 @@ profile() {
   rm -rf "build/engines/sweeps/$name"
   SPILLWAY_ENGINE_WORK=$PWD/build/engines/sweeps/$name sh "$@" >"build/engines/sweeps/$name.log" 2>&1 ||
     failed=1
-  grep -E "^(baseline|runs|sampled|verdicts|violations|skipped|FAIL)" "build/engines/sweeps/$name.log" || true
+  grep -E "^(baseline|plan|sampled|verdicts|violations|skipped|FAIL)" "build/engines/sweeps/$name.log" || true
 }
 mkdir -p build/engines/sweeps
 profile sort engines/sort/sweep.sh --max-runs 600

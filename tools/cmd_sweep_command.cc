@@ -1,12 +1,15 @@
-// `spillway sweep [OPTIONS] -- CMD`: fails each in-scope file call of an unmodified program in
-// turn (cmdsweep/, docs/sweep.md). `spillway sweep` without `--` is sweep_command.cc.
+// `spillway sweep [OPTIONS] -- CMD`: fails each planned in-scope file call of an unmodified
+// program in turn (cmdsweep/, docs/sweep.md), and `spillway sweep merge`, which joins the
+// reports of its shards. `spillway sweep` without `--` is sweep_command.cc.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -23,6 +26,8 @@ namespace {
 
 // Sweeps with fewer runs print no progress.
 constexpr uint64_t kProgressMinRuns = 20;
+// Off a terminal, a progress line at least this often (and at every tenth of the plan).
+constexpr double kProgressEverySeconds = 30;
 
 struct CmdSweepArgs {
   std::string under;
@@ -30,6 +35,8 @@ struct CmdSweepArgs {
   std::vector<std::string> ops;
   std::string mode = "both";
   std::string shard;
+  int shard_count = 0;  // --shard-count, with JOB_COMPLETION_INDEX.
+  std::string depth = "first";
   std::string compare = "stdout";
   std::string junit;
   bool json = false;
@@ -40,6 +47,72 @@ std::string Upper(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   return text;
+}
+
+// A 0-based shard index or count from the environment variable `name`: false when it is
+// not a number in [min, max).
+bool EnvNumber(const char* name, long min, long max, long* value) {
+  const char* text = std::getenv(name);
+  char* end = nullptr;
+  *value = std::strtol(text, &end, 10);
+  return *text != '\0' && *end == '\0' && *value >= min && *value < max;
+}
+
+bool HasEnv(const char* name) { return std::getenv(name) != nullptr; }
+
+// --shard K/N; without it Bazel's or GoogleTest's sharding variables, or a Kubernetes
+// Indexed Job's JOB_COMPLETION_INDEX with --shard-count N. Returns the reason for bad
+// input, or empty.
+std::string ChooseShard(CmdSweepArgs& args) {
+  cmdsweep::CmdSweepOptions& options = args.options;
+  if (!args.shard.empty()) {
+    int k = 0;
+    int n = 0;
+    char extra = 0;
+    if (std::sscanf(args.shard.c_str(), "%d/%d%c", &k, &n, &extra) != 2 || n < 1 || k < 1 ||
+        k > n) {
+      return "--shard " + args.shard + ": K/N with 1 <= K <= N";
+    }
+    if (args.shard_count != 0) return "--shard and --shard-count: give one of them";
+    options.shard_index = k;
+    options.shard_count = n;
+    return {};
+  }
+  const char* total_var = nullptr;
+  const char* index_var = nullptr;
+  long total = 0;
+  if (args.shard_count != 0) {
+    total_var = "--shard-count";
+    index_var = "JOB_COMPLETION_INDEX";
+    total = args.shard_count;
+    if (!HasEnv(index_var)) return "--shard-count needs JOB_COMPLETION_INDEX (an Indexed Job's)";
+  } else if (HasEnv("TEST_TOTAL_SHARDS") || HasEnv("TEST_SHARD_INDEX")) {
+    total_var = "TEST_TOTAL_SHARDS";
+    index_var = "TEST_SHARD_INDEX";
+  } else if (HasEnv("GTEST_TOTAL_SHARDS") || HasEnv("GTEST_SHARD_INDEX")) {
+    total_var = "GTEST_TOTAL_SHARDS";
+    index_var = "GTEST_SHARD_INDEX";
+  } else {
+    return {};
+  }
+  if (args.shard_count == 0 && (!HasEnv(total_var) || !EnvNumber(total_var, 1, INT_MAX, &total))) {
+    return std::string(total_var) + ": not a number of shards (1 or more)";
+  }
+  long index = 0;
+  if (!HasEnv(index_var) || !EnvNumber(index_var, 0, total, &index)) {
+    return std::string(index_var) + ": not a shard index in 0.." + std::to_string(total - 1);
+  }
+  options.shard_index = static_cast<int>(index) + 1;
+  options.shard_count = static_cast<int>(total);
+  // Bazel asks a test that shards to say so by touching this file.
+  if (const char* status_file = std::getenv("TEST_SHARD_STATUS_FILE");
+      status_file != nullptr && *status_file != '\0' &&
+      std::string(total_var) == "TEST_TOTAL_SHARDS") {
+    if (!std::ofstream(status_file, std::ios::app)) {
+      return std::string("TEST_SHARD_STATUS_FILE ") + status_file + ": cannot touch it";
+    }
+  }
+  return {};
 }
 
 // Fills the options from the words; returns the reason for bad input, or empty.
@@ -66,17 +139,10 @@ std::string MakeOptions(CmdSweepArgs& args) {
     options.modes = {args.mode == "transient" ? cmdsweep::FaultMode::kTransient
                                               : cmdsweep::FaultMode::kPersistent};
   }
-  if (!args.shard.empty()) {
-    int k = 0;
-    int n = 0;
-    char extra = 0;
-    if (std::sscanf(args.shard.c_str(), "%d/%d%c", &k, &n, &extra) != 2 || n < 1 || k < 1 ||
-        k > n) {
-      return "--shard " + args.shard + ": K/N with 1 <= K <= N";
-    }
-    options.shard_index = k;
-    options.shard_count = n;
+  if (!cmdsweep::DepthFromName(args.depth, &options.depth)) {
+    return "--depth " + args.depth + ": first, edges or all";
   }
+  if (std::string bad = ChooseShard(args); !bad.empty()) return bad;
   options.compare_stdout = args.compare == "stdout";
   char exe[PATH_MAX];
   const ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -85,23 +151,53 @@ std::string MakeOptions(CmdSweepArgs& args) {
   return {};
 }
 
-// A progress line on stderr: redrawn on a terminal, every tenth otherwise.
-void ShowProgress(uint64_t done, uint64_t total, uint64_t violations) {
-  if (total < kProgressMinRuns) return;
-  static int last_tenth = -1;
-  const int percent = static_cast<int>(done * 100 / total);
-  if (isatty(STDERR_FILENO)) {
-    std::fprintf(stderr, "\rspillway sweep: %3d%% (%llu/%llu runs, %llu violations)", percent,
+// Progress on stderr: runs done, runs/s, violations and the time left; redrawn on a
+// terminal, else printed at every tenth of the plan and at least every 30 s.
+class Progress {
+ public:
+  void Show(uint64_t done, uint64_t total, uint64_t violations) {
+    if (total < kProgressMinRuns) return;
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const int tenth = static_cast<int>(done * 10 / total);
+    const bool tty = isatty(STDERR_FILENO) != 0;
+    if (!tty && tenth == last_tenth_ && seconds - last_print_ < kProgressEverySeconds) return;
+    last_tenth_ = tenth;
+    last_print_ = seconds;
+    const double rate = seconds > 0 ? static_cast<double>(done) / seconds : 0;
+    const double left = rate > 0 ? static_cast<double>(total - done) / rate : 0;
+    std::fprintf(stderr,
+                 "%sspillway sweep: %3d%% (%llu/%llu runs, %.1f runs/s, %llu violations, "
+                 "%.0f s left)%s",
+                 tty ? "\r" : "", static_cast<int>(done * 100 / total),
                  static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
-                 static_cast<unsigned long long>(violations));
-    if (done == total) std::fprintf(stderr, "\n");
-  } else if (percent / 10 > last_tenth) {
-    last_tenth = percent / 10;
-    std::fprintf(stderr, "spillway sweep: %d%% (%llu/%llu runs, %llu violations)\n", percent,
-                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
-                 static_cast<unsigned long long>(violations));
+                 rate, static_cast<unsigned long long>(violations), left,
+                 tty && done != total ? "" : "\n");
+    std::fflush(stderr);
   }
-  std::fflush(stderr);
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  int last_tenth_ = -1;
+  double last_print_ = 0;
+};
+
+// Writes --junit and prints the text or JSON report; returns the sweep's exit status.
+int Report(const cmdsweep::CmdSweepResult& result, const std::string& junit_file, bool json) {
+  if (!junit_file.empty()) {
+    std::ofstream junit(junit_file);
+    junit << cmdsweep::ToJunit(result);
+    if (!junit.flush()) {
+      std::fprintf(stderr, "spillway sweep: --junit %s: cannot write it\n", junit_file.c_str());
+      return 2;
+    }
+  }
+  if (json) {
+    std::printf("%s\n", cmdsweep::ToJson(result).c_str());
+  } else {
+    cmdsweep::PrintText(stdout, result);
+  }
+  return cmdsweep::ExitStatusOf(result);
 }
 
 int Run(CmdSweepArgs& args) {
@@ -109,26 +205,16 @@ int Run(CmdSweepArgs& args) {
     std::fprintf(stderr, "spillway sweep: %s\n", bad.c_str());
     return 2;
   }
-  args.options.on_progress = ShowProgress;
+  Progress progress;
+  args.options.on_progress = [&progress](uint64_t done, uint64_t total, uint64_t violations) {
+    progress.Show(done, total, violations);
+  };
   const StatusOr<cmdsweep::CmdSweepResult> result = cmdsweep::RunCmdSweep(args.options);
   if (!result.ok()) {
     std::fprintf(stderr, "spillway sweep: %s\n", result.status().message().c_str());
     return 2;
   }
-  if (!args.junit.empty()) {
-    std::ofstream junit(args.junit);
-    junit << cmdsweep::ToJunit(*result);
-    if (!junit.flush()) {
-      std::fprintf(stderr, "spillway sweep: --junit %s: cannot write it\n", args.junit.c_str());
-      return 2;
-    }
-  }
-  if (args.json) {
-    std::printf("%s\n", cmdsweep::ToJson(args.options, *result).c_str());
-  } else {
-    cmdsweep::PrintText(stdout, args.options, *result);
-  }
-  return result->violations == 0 ? 0 : 1;
+  return Report(*result, args.junit, args.json);
 }
 
 void AddOptions(CLI::App& app, CmdSweepArgs& args) {
@@ -150,6 +236,16 @@ void AddOptions(CLI::App& app, CmdSweepArgs& args) {
       ->check(CLI::PositiveNumber);
   app.add_option("--max-runs", args.options.max_runs, "Sample N runs")->check(CLI::PositiveNumber);
   app.add_option("--shard", args.shard, "Run the K-th of N slices (K/N)");
+  app.add_option("--shard-count", args.shard_count,
+                 "N slices, this one JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--depth", args.depth, "first, edges or all: which calls of each site");
+  app.add_flag("--scratch", args.options.scratch,
+               "The scope is temporary space: anything left, the baseline's too, is a leak");
+  app.add_option("--error-pattern", args.options.error_pattern,
+                 "A run exiting 0 whose output matches REGEX (the baseline's not) failed");
+  app.add_option("--baseline", args.options.baseline_file,
+                 "Record the baseline in FILE, or plan from the one recorded there");
   app.add_option("--compare", args.compare, "stdout or none")
       ->check(CLI::IsMember({"stdout", "none"}));
   app.add_option("--junit", args.junit, "Write a JUnit XML file");
@@ -160,6 +256,20 @@ void AddOptions(CLI::App& app, CmdSweepArgs& args) {
   app.add_option("command", args.options.command, "-- CMD [ARG]...")->required();
 }
 
+// Parses the words into `app`; the exit status when that ends the command (help, or a
+// one-line usage error with exit 2), else nullopt.
+std::optional<int> Parse(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "%s: %s\n", app.get_name().c_str(), e.what());
+    return 2;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int RunCmdSweepCommand(int argc, char** argv) {
@@ -167,15 +277,28 @@ int RunCmdSweepCommand(int argc, char** argv) {
                "spillway sweep"};
   CmdSweepArgs args;
   AddOptions(app, args);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "spillway sweep: %s\n", e.what());
+  if (std::optional<int> done = Parse(app, argc, argv)) return *done;
+  return Run(args);
+}
+
+int RunCmdSweepMergeCommand(int argc, char** argv) {
+  CLI::App app{"spillway sweep merge: join the JSON reports of a sweep's shards",
+               "spillway sweep merge"};
+  std::vector<std::string> files;
+  std::string junit;
+  bool json = false;
+  app.add_option("reports", files, "REPORT.json of every shard")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app.add_option("--junit", junit, "Write a JUnit XML file");
+  app.add_flag("--json", json, "Print the result as one JSON object");
+  if (std::optional<int> done = Parse(app, argc, argv)) return *done;
+  const StatusOr<cmdsweep::CmdSweepResult> result = cmdsweep::MergeReports(files);
+  if (!result.ok()) {
+    std::fprintf(stderr, "spillway sweep %s\n", result.status().message().c_str());
     return 2;
   }
-  return Run(args);
+  return Report(*result, junit, json);
 }
 
 }  // namespace spillway::tools

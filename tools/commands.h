@@ -32,12 +32,15 @@ scenario::FsKind FsKindFromName(std::string_view fs);
 // `quirks`. An unknown name is a usage error that names the known ones.
 CLI::Option* AddQuirkOption(CLI::App& command, Quirks& quirks);
 
-// `spillway sweep ... -- CMD`: when argv (the whole command line) is one, runs it and returns
-// its exit code; otherwise nullopt (`spillway sweep` without `--` is AddSweepCommand's).
+// `spillway sweep ... -- CMD` or `spillway sweep merge ...`: when argv (the whole command
+// line) is one, runs it and returns its exit code; otherwise nullopt (`spillway sweep`
+// without `--` is AddSweepCommand's).
 // sweep_command.cc.
 std::optional<int> DispatchCommandSweep(int argc, char** argv);
 // `spillway sweep [OPTIONS] -- CMD`, from the word after `sweep`. cmd_sweep_command.cc.
 int RunCmdSweepCommand(int argc, char** argv);
+// `spillway sweep merge REPORT.json...`, from the word after `merge`. cmd_sweep_command.cc.
+int RunCmdSweepMergeCommand(int argc, char** argv);
 
 // The names of the quirks in `quirks`, in AllQuirks() order; empty for none. The JSON
 // summaries list a run's quirks with it. cli_support.cc.

@@ -241,6 +241,9 @@ int RunSweepCommand(const SweepArgs& args) {
 
 std::optional<int> DispatchCommandSweep(int argc, char** argv) {
   if (argc < 2 || std::string_view(argv[1]) != "sweep") return std::nullopt;
+  if (argc > 2 && std::string_view(argv[2]) == "merge") {
+    return RunCmdSweepMergeCommand(argc - 2, argv + 2);
+  }
   for (int i = 2; i < argc; ++i) {
     if (std::string_view(argv[i]) == "--") return RunCmdSweepCommand(argc - 1, argv + 1);
   }

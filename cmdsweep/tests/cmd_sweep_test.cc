@@ -166,7 +166,9 @@ TEST_F(CmdSweepTest, ProgramThatRetriesForeverHangs) {
 }
 
 TEST_F(CmdSweepTest, ProgramWhoseCallOrderIsRandomDiverges) {
-  const SweepOutcome sweep = Sweep("--op write --mode transient --jobs 2", SPILL_RANDOM);
+  // By call number: a call site's first call comes whatever the order.
+  const SweepOutcome sweep =
+      Sweep("--depth all --op write --mode transient --jobs 2", SPILL_RANDOM);
   ASSERT_TRUE(sweep.result.is_object());
   EXPECT_EQ(sweep.exit_code, 0);  // diverged is reported, not a violation.
   EXPECT_GT(sweep.result["summary"]["by_verdict"]["diverged"], 0);
@@ -195,15 +197,15 @@ std::set<std::tuple<int, std::string, std::string>> RunKeys(const json& result) 
 }
 
 TEST_F(CmdSweepTest, MaxRunsSamplesTheFirstCallOfEachOperationAndShardsSplitTheSample) {
-  const SweepOutcome full = Sweep("--max-runs 12 --jobs 2", SPILL_GOOD);
+  const SweepOutcome full = Sweep("--depth all --max-runs 12 --jobs 2", SPILL_GOOD);
   ASSERT_TRUE(full.result.is_object());
   EXPECT_EQ(full.result["summary"]["runs"], 12);
   EXPECT_GT(full.result["baseline"]["planned_runs"], 12);
   std::set<std::string> ops;
   for (const json& run : full.result["runs"]) ops.insert(run["op"]);
   EXPECT_EQ(ops.size(), full.result["baseline"]["calls_by_op"].size());
-  const SweepOutcome first = Sweep("--max-runs 12 --shard 1/2", SPILL_GOOD);
-  const SweepOutcome second = Sweep("--max-runs 12 --shard 2/2", SPILL_GOOD);
+  const SweepOutcome first = Sweep("--depth all --max-runs 12 --shard 1/2", SPILL_GOOD);
+  const SweepOutcome second = Sweep("--depth all --max-runs 12 --shard 2/2", SPILL_GOOD);
   ASSERT_TRUE(first.result.is_object() && second.result.is_object());
   auto keys = RunKeys(first.result);
   const auto second_keys = RunKeys(second.result);
@@ -249,12 +251,134 @@ TEST_F(CmdSweepTest, BadInputExits2WithOneLine) {
       "--under " + scope + " --",
       "--under " + scope + " -- /nonexistent/program {dir}",
       "--under " + scope + " -- false",
+      "--under " + scope + " --depth deep -- " + prog,
+      "--under " + scope + " --error-pattern '(' -- " + prog,
+      "--under " + scope + " --shard-count 3 -- " + prog,
+      "GTEST_TOTAL_SHARDS=3 GTEST_SHARD_INDEX=3 " + sweep + "--under " + scope + " -- " + prog,
+      "TEST_TOTAL_SHARDS=0 TEST_SHARD_INDEX=0 " + sweep + "--under " + scope + " -- " + prog,
+      "JOB_COMPLETION_INDEX=x " + sweep + "--under " + scope + " --shard-count 2 -- " + prog,
+      "--under " + scope + " --baseline " + ShellQuote(trace_) + " -- " + prog,
   };
+  std::ofstream(trace_) << "{\"seq\":1}\n";  // A trace, not a baseline file.
   for (const std::string& args : bad_args) {
-    const CommandResult result = RunShell(sweep + args + " 2>&1");
+    const bool env = args.find('=') < args.find(' ');
+    const CommandResult result = RunShell((env ? args : sweep + args) + " 2>&1");
     EXPECT_EQ(result.exit_code, 2) << args << "\n" << result.out;
     EXPECT_EQ(std::count(result.out.begin(), result.out.end(), '\n'), 1) << args << "\n"
                                                                          << result.out;
+  }
+}
+
+TEST_F(CmdSweepTest, ScratchMakesWhatTheBaselineLeavesALeak) {
+  // Leaves its temp file on every run, success included.
+  const std::string leaver = "sh -c 'echo data >\"$1\"/tmpfile' sh";
+  const SweepOutcome plain = Sweep("--op create --mode transient", leaver);
+  ASSERT_TRUE(plain.result.is_object());
+  EXPECT_EQ(plain.exit_code, 0);
+  EXPECT_TRUE(plain.result["baseline"]["leaks"].empty());
+  const SweepOutcome scratch = Sweep("--scratch --op create --mode transient", leaver);
+  ASSERT_TRUE(scratch.result.is_object());
+  EXPECT_EQ(scratch.exit_code, 1);
+  ASSERT_EQ(scratch.result["baseline"]["leaks"].size(), 1u);
+  EXPECT_EQ(scratch.result["baseline"]["leaks"][0]["path"], "{dir}/tmpfile");
+  EXPECT_EQ(scratch.result["summary"]["baseline_leaks"], 1);
+}
+
+TEST_F(CmdSweepTest, ErrorPatternJudgesAReportedErrorAsAFailedExit) {
+  // Reports a failed write on stdout and exits 0 all the same.
+  const std::string shell =
+      "sh -c 'echo data >\"$1\"/f || echo \"ERROR: no spill\"; rm -f \"$1\"/f' sh";
+  const SweepOutcome plain = Sweep("--op write --mode transient --errno EIO", shell);
+  ASSERT_TRUE(plain.result.is_object());
+  ASSERT_FALSE(plain.result["runs"].empty());
+  for (const json& run : plain.result["runs"]) {
+    EXPECT_TRUE(HasVerdict(run, "silent_wrong_output")) << run.dump();
+  }
+  const SweepOutcome judged =
+      Sweep("--op write --mode transient --errno EIO --error-pattern '^ERROR:'", shell);
+  ASSERT_TRUE(judged.result.is_object());
+  EXPECT_EQ(judged.exit_code, 0);
+  for (const json& run : judged.result["runs"]) {
+    EXPECT_TRUE(HasVerdict(run, "clean_error")) << run.dump();
+    EXPECT_EQ(run["exit"], 0);
+    EXPECT_TRUE(run["reported_error"].get<bool>());
+  }
+}
+
+TEST_F(CmdSweepTest, ThreeShardsFromOneBaselineMergeIntoTheUnshardedReport) {
+  const std::string baseline = (root_ / "baseline.jsonl").string();
+  const std::string args =
+      "--depth all --op write,read --mode transient --jobs 2 --baseline " + ShellQuote(baseline);
+  const std::string tail = " -- " + std::string(SPILL_GOOD) + " {dir}";
+  const std::string sweep = std::string(SPILLWAY_BINARY) + " sweep --under " + ShellQuote(scope_);
+  const CommandResult whole = RunShell(sweep + " --json " + args + tail);
+  ASSERT_EQ(whole.exit_code, 0);
+  ASSERT_TRUE(fs::exists(baseline));
+  // Shard 1 by Bazel's variables, 2 by GoogleTest's, 3 by an Indexed Job's.
+  const fs::path status_file = root_ / "shard-status";
+  const std::vector<std::string> shard_env = {
+      "TEST_TOTAL_SHARDS=3 TEST_SHARD_INDEX=0 TEST_SHARD_STATUS_FILE=" + ShellQuote(status_file),
+      "GTEST_TOTAL_SHARDS=3 GTEST_SHARD_INDEX=1", "JOB_COMPLETION_INDEX=2"};
+  std::string reports;
+  size_t runs = 0;
+  for (size_t k = 0; k < shard_env.size(); ++k) {
+    const std::string report = (root_ / ("shard" + std::to_string(k) + ".json")).string();
+    const std::string count = k == 2 ? " --shard-count 3" : "";
+    const CommandResult shard = RunShell(shard_env[k] + " " + sweep + " --json " + args + count +
+                                         tail + " >" + ShellQuote(report));
+    ASSERT_EQ(shard.exit_code, 0) << shard_env[k];
+    std::ifstream in(report);
+    const json part = json::parse(in, nullptr, false);
+    ASSERT_TRUE(part.is_object()) << shard_env[k];
+    EXPECT_EQ(part["baseline"]["shard"], std::to_string(k + 1) + "/3");
+    runs += part["runs"].size();
+    reports += " " + ShellQuote(report);
+  }
+  EXPECT_TRUE(fs::exists(status_file));
+  const json unsharded = json::parse(whole.out);
+  EXPECT_EQ(runs, unsharded["runs"].size());
+  EXPECT_GT(runs, 3u);
+  const std::string merge = std::string(SPILLWAY_BINARY) + " sweep merge" + reports;
+  const CommandResult merged = RunShell(merge + " --json");
+  EXPECT_EQ(merged.exit_code, 0);
+  EXPECT_EQ(merged.out, whole.out);
+  const CommandResult text = RunShell(merge);
+  EXPECT_EQ(text.out, RunShell(sweep + " " + args + tail).out);
+  // Reports of another plan (other errnos) do not merge.
+  const std::string other = (root_ / "other.json").string();
+  RunShell("GTEST_TOTAL_SHARDS=3 GTEST_SHARD_INDEX=1 " + sweep + " --json --errno EIO " + args +
+           tail + " >" + ShellQuote(other));
+  const CommandResult bad =
+      RunShell(std::string(SPILLWAY_BINARY) + " sweep merge " +
+               ShellQuote((root_ / "shard0.json").string()) + " " + ShellQuote(other) + " 2>&1");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(std::count(bad.out.begin(), bad.out.end(), '\n'), 1) << bad.out;
+}
+
+// Needs a shim whose traces name call sites (`"site"` in each call line); skipped without.
+TEST_F(CmdSweepTest, SitePlanFailsEachSitesFirstCallAndNeverDiverges) {
+  const SweepOutcome probe = Sweep("--max-runs 1", SPILL_RANDOM);
+  ASSERT_TRUE(probe.result.is_object());
+  if (probe.result["summary"]["sites"] == 0) {
+    GTEST_SKIP() << "the shim's traces carry no call sites: nothing to plan by site";
+  }
+  const SweepOutcome sweep = Sweep("--jobs 2", SPILL_RANDOM);
+  ASSERT_TRUE(sweep.result.is_object());
+  const json& summary = sweep.result["summary"];
+  EXPECT_EQ(summary["depth"], "first");
+  EXPECT_EQ(summary["by_verdict"]["diverged"], 0);
+  EXPECT_LE(summary["plan_sizes"]["first"], summary["plan_sizes"]["edges"]);
+  EXPECT_LT(summary["plan_sizes"]["edges"], summary["plan_sizes"]["all"]);
+  std::set<std::string> sites;
+  for (const json& site : sweep.result["sites"]) {
+    EXPECT_EQ(site["id"].get<std::string>().size(), 12u);
+    EXPECT_FALSE(site["frames"].empty());
+    sites.insert(site["id"].get<std::string>());
+  }
+  for (const json& run : sweep.result["runs"]) {
+    EXPECT_EQ(run["nth"], 1);
+    EXPECT_EQ(sites.count(run["site"].get<std::string>()), 1u) << run.dump();
+    EXPECT_NE(run["reproducer"].get<std::string>().find("site="), std::string::npos);
   }
 }
 

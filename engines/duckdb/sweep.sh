@@ -13,4 +13,4 @@ case "${1:-}" in plain|limit-set|limit-config) mode=$1; shift ;; esac
 NODE_PATH=${DUCKDB_NODE_MODULES:-$ENGINES_DIR/../build/engines/duckdb/node_modules}
 skip_unless node "$NODE_PATH/@duckdb/node-api/package.json"
 export NODE_PATH
-sweep_engine --jobs 2 "$@" -- node "$ENGINES_DIR/duckdb/spill.js" {dir} "$mode" 1MB
+sweep_engine --jobs 2 --scratch "$@" -- node "$ENGINES_DIR/duckdb/spill.js" {dir} "$mode" 1MB

@@ -1,12 +1,14 @@
 // `spillway sweep -- CMD`: runs an unmodified program once without faults (the baseline),
-// then once per in-scope filesystem call of the baseline, errno and mode with that call
-// failing (through `spillway inject`), and gives every run a verdict (docs/sweep.md).
+// then once per planned call (by default each call site's first call; with --depth all
+// every in-scope call), errno and mode with that call failing (through `spillway inject`),
+// and gives every run a verdict (docs/sweep.md).
 #ifndef SPILLWAY_CMDSWEEP_CMD_SWEEP_H_
 #define SPILLWAY_CMDSWEEP_CMD_SWEEP_H_
 
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +38,14 @@ bool IsViolation(Verdict verdict);
 enum class FaultMode : uint8_t { kTransient, kPersistent };
 const char* FaultModeName(FaultMode mode);
 
+// Which calls of the baseline the plan fails: each site's first call, its first, second and
+// last calls, or every call number.
+enum class Depth : uint8_t { kFirst, kEdges, kAll };
+inline constexpr int kDepthCount = 3;
+const char* DepthName(Depth depth);  // "first", "edges", "all".
+// False for a name that is none of the three.
+bool DepthFromName(std::string_view name, Depth* depth);
+
 // The word in CMD that each run replaces by its own fresh scope directory.
 inline constexpr std::string_view kDirWord = "{dir}";
 
@@ -49,6 +59,10 @@ struct CmdSweepOptions {
   uint64_t max_runs = 0;  // 0: every run.
   int shard_index = 1;    // 1-based K of --shard K/N.
   int shard_count = 1;
+  Depth depth = Depth::kFirst;
+  bool scratch = false;        // The scope is temporary space: every leftover is a leak.
+  std::string error_pattern;   // ECMAScript regex; empty: none.
+  std::string baseline_file;   // Record the baseline here, or plan from the one recorded.
   bool compare_stdout = true;  // --compare stdout (false: none).
   std::string out_dir;         // Empty: keep no files of the runs.
   std::vector<std::string> command;
@@ -73,18 +87,36 @@ struct TracedCall {
   std::string call;  // The C library function ("pwrite64").
   std::string path;  // The resolved path, the scope shown as {dir} when the command has one.
   bool injected = false;
+  std::string site;  // 12 hex digits; empty when the trace has no call sites.
 };
 
-// The run that fails the baseline's call `n` (1-based) with `error_number` in `mode`.
+// A call site of the baseline: where the program made calls of one operation.
+struct SiteInfo {
+  std::string id;
+  std::string op;    // The operation of its first call; `calls` counts that operation's.
+  std::string call;  // The C library function of its first call.
+  std::string path;  // Its calls' path pattern: components that differ between calls are *.
+  uint64_t calls = 0;
+  uint64_t first_n = 0;             // Its first call's number among all calls.
+  std::vector<std::string> frames;  // "MODULE+0xOFFSET SYMBOL", innermost first.
+};
+
+// The run that fails the baseline's call `n` (1-based) with `error_number` in `mode`; in a
+// site plan, the `nth` call of `site`.
 struct RunSpec {
-  uint64_t n = 0;
-  TracedCall call;     // The baseline's call n.
-  uint64_t after = 0;  // Earlier baseline calls of the same operation.
+  uint64_t index = 0;    // Its place in the whole plan (before sampling and sharding).
+  uint64_t n = 0;        // 0 in a site plan: call numbers are not planned there.
+  TracedCall call;       // The baseline's call n, or the site's first call.
+  uint64_t after = 0;    // Earlier baseline calls of the same operation.
+  std::string site;      // The call's site; empty when the baseline has none.
+  uint64_t nth = 0;      // Which of the site's calls (1-based); 0 without sites.
+  bool by_site = false;  // The rule names site= and nth= (not after=).
   int error_number = 0;
   FaultMode mode = FaultMode::kTransient;
 };
 
-// `OP ERRNO after=N [times=forever]`: the rule that fails the spec's call.
+// The rule that fails the spec's call: `OP ERRNO site=ID nth=K [times=forever]` by site,
+// else `OP ERRNO after=N [times=forever]`.
 std::string FaultRuleFor(const RunSpec& spec);
 
 struct RunResult {
@@ -93,31 +125,53 @@ struct RunResult {
   std::optional<int> signal;     // Set when a signal killed it.
   std::vector<Verdict> verdicts;
   std::vector<Leftover> leftovers;
-  std::string diverged_at;  // For kDiverged: what call n was instead.
-  std::string reproducer;   // A shell command line running `spillway inject`.
-  std::string kept_as;      // With --out: the files' common prefix; else empty.
+  std::string diverged_at;      // For kDiverged: what call n was instead.
+  std::string reproducer;       // A shell command line running `spillway inject`.
+  std::string kept_as;          // With --out: the files' common prefix; else empty.
+  bool reported_error = false;  // Exited 0 but printed a match of --error-pattern.
 };
 
+// What the run without faults did. Its calls are not held: `trace` is read again to plan
+// by call number.
 struct Baseline {
   int exit_code = 0;
   std::string stdout_text;  // The scope shown as {dir} when the command has one.
-  std::vector<TracedCall> calls;
-  std::vector<Leftover> leftovers;
+  std::string stderr_text;
+  uint64_t calls = 0;  // In-scope calls.
+  std::map<std::string, uint64_t> calls_by_op;
+  std::map<std::string, uint64_t> first_call_of_op;  // Its number, per operation.
+  std::vector<SiteInfo> sites;                       // In the order of their first calls.
+  std::vector<Leftover> leftovers;  // kBaseline; kLeak with --scratch (then they are leaks).
   double seconds = 0;
+  std::string trace;  // A trace file (after `trace_skip` header lines) of its calls.
+  int trace_skip = 0;
+  std::string scope;  // The scope it ran in, resolved: shown as {dir} in paths.
+  bool with_dir = false;
 };
 
 struct CmdSweepResult {
   Baseline baseline;
-  double timeout = 0;           // Seconds per run.
-  uint64_t planned_runs = 0;    // Every (call, errno, mode) of the baseline.
-  uint64_t sampled_runs = 0;    // After --max-runs (== planned_runs without it).
+  std::vector<std::string> command;
+  double timeout = 0;                                 // Seconds per run.
+  Depth depth = Depth::kFirst;                        // As planned (kAll without sites).
+  std::array<uint64_t, kDepthCount> plan_sizes = {};  // The plan's size under each depth.
+  uint64_t planned_runs = 0;                          // Under `depth`.
+  uint64_t sampled_runs = 0;  // After --max-runs (== planned_runs without it).
+  uint64_t max_runs = 0;
+  int shard_index = 1;
+  int shard_count = 1;
+  bool scratch = false;
   std::vector<RunResult> runs;  // This shard's, in plan order.
   std::array<uint64_t, kVerdictCount> by_verdict = {};
   uint64_t violations = 0;  // Runs with at least one violation verdict.
 };
 
+// 0 when no run is a violation and (with --scratch) the baseline left nothing; else 1.
+int ExitStatusOf(const CmdSweepResult& result);
+
 // Runs the sweep. Errors (InvalidArgument): bad options, a command `spillway inject`
-// refuses, a baseline that does not exit 0, an --out directory that cannot be made.
+// refuses, a baseline that does not exit 0, an --out directory that cannot be made, a
+// --baseline file of another command or a damaged one.
 // Runs the program 1 + runs times; not thread-safe (it changes no global state, but runs
 // in the scope directory it is given).
 StatusOr<CmdSweepResult> RunCmdSweep(const CmdSweepOptions& options);
