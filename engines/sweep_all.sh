@@ -27,4 +27,5 @@ profile postgres_limit engines/postgres/sweep.sh limit
 profile duckdb engines/duckdb/sweep.sh plain --max-runs 120
 profile duckdb_limit_set engines/duckdb/sweep.sh limit-set --max-runs 120
 profile duckdb_limit_config engines/duckdb/sweep.sh limit-config --max-runs 120
+profile lancedb engines/lancedb/sweep.sh --max-runs 120
 exit "$failed"

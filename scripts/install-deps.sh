@@ -3,7 +3,8 @@
 #   scripts/install-deps.sh build   # compiler, CMake, Ninja and the libraries
 #   scripts/install-deps.sh test    # the above, plus clang for the parser fuzzer
 #   scripts/install-deps.sh engines # the above, plus the engines of engines/ (docs/engines.md):
-#                                   # Debian's packages, and DuckDB from npm into build/engines
+#                                   # Debian's packages, and DuckDB and LanceDB from npm into
+#                                   # build/engines
 # Runs apt-get only when something is missing, so it is quick on a prepared machine.
 set -euo pipefail
 
@@ -25,20 +26,32 @@ case "${1:-build}" in
   *) echo "usage: $0 [build|test|engines|plot]" >&2; exit 2 ;;
 esac
 
-# DuckDB's Node API at a pinned version; its platform package ships libduckdb.so, so the
-# install downloads nothing else. Into the build tree, never the user's global modules.
+# The engines from npm, each at a pinned version into its own folder of the build tree,
+# never the user's global modules: DuckDB's Node API, whose platform package ships
+# libduckdb.so; LanceDB, whose platform package embeds DataFusion 53.1.0, with the
+# apache-arrow its peer dependency asks for (>=15.0.0 <=18.1.0).
 duckdb_version=1.5.6-r.1
-install_duckdb() {
-  local dir
-  dir="$(cd "$(dirname "$0")/.." && pwd)/build/engines/duckdb"
-  if [ "$(cat "$dir/node_modules/@duckdb/node-api/package.json" 2>/dev/null |
-          sed -n 's/.*"version": *"\([^"]*\)".*/\1/p')" = "$duckdb_version" ]; then
+lancedb_version=0.31.0
+arrow_version=18.1.0
+# install_npm NAME PACKAGE VERSION [MORE PACKAGE@VERSION...]: installs into
+# build/engines/NAME unless PACKAGE is there at VERSION already.
+install_npm() {
+  local name=$1 package=$2 version=$3 dir
+  shift 3
+  dir="$(cd "$(dirname "$0")/.." && pwd)/build/engines/$name"
+  # The first "version" key is the package's (LanceDB's has a second, napi's).
+  if [ "$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' \
+          "$dir/node_modules/$package/package.json" 2>/dev/null | head -n 1)" = "$version" ]; then
     return
   fi
   mkdir -p "$dir"
-  echo "installing @duckdb/node-api@$duckdb_version into $dir"
+  echo "installing $package@$version${*:+ $*} into $dir"
   (cd "$dir" && npm install --no-audit --no-fund --no-save --prefix . \
-     "@duckdb/node-api@$duckdb_version" >/dev/null)
+     "$package@$version" "$@" >/dev/null)
+}
+install_engines() {
+  install_npm duckdb @duckdb/node-api "$duckdb_version"
+  install_npm lancedb @lancedb/lancedb "$lancedb_version" "apache-arrow@$arrow_version"
 }
 
 missing=()
@@ -47,7 +60,7 @@ for pkg in "${want[@]}"; do
     || missing+=("$pkg")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  [ "${1:-build}" = engines ] && install_duckdb
+  [ "${1:-build}" = engines ] && install_engines
   exit 0
 fi
 
@@ -60,5 +73,5 @@ echo "installing: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-[ "${1:-build}" = engines ] && install_duckdb
+[ "${1:-build}" = engines ] && install_engines
 exit 0

@@ -57,6 +57,11 @@ Status SpillAccounting::AddThenCheck(uint64_t bytes) {
   return over_budget ? budget_->LimitError() : OkStatus();
 }
 
+void SpillAccounting::Add(uint64_t bytes) {
+  ledger_.Add(bytes);
+  if (budget_ != nullptr) budget_->ledger().Add(bytes);
+}
+
 void SpillAccounting::Release(uint64_t bytes) {
   ledger_.Release(bytes);
   if (budget_ != nullptr) budget_->ledger().Release(bytes);

@@ -46,21 +46,34 @@ Status UpdateDiskUsageLocked(SpillFileState& state) {
   const uint64_t after = *on_disk;
   SpillAccounting& accounting = *state.accounting;
 
-  if (after <= before) {  // Never happens to an append-only file; handled for safety.
+  const bool rollback = !accounting.quirks().Has(Quirk::kNoRollback);
+  if (after < before) {
+    // Never happens to an append-only file. Upstream subtracts the old size, adds the new
+    // one and checks the limit as for any update; the fix rolls back on the error. With
+    // the quirk, the new size is stored all the same: upstream keeps the old one, and its
+    // drop would then give back more than is counted (a wrap-around spillway cannot hold).
     accounting.Release(before - after);
+    Status within = accounting.Reserve(0);
+    if (!within.ok() && rollback) {
+      accounting.Add(before - after);  // The old size stays counted, as on the file.
+      return within;
+    }
     state.size.store(after);
-    return OkStatus();
+    return within;
   }
   const uint64_t delta = after - before;
-  if (accounting.quirks().Has(Quirk::kNoRollback)) {
+  if (!rollback) {
     // DataFusion 54.1's update_disk_usage: add (new - old) to the manager, then check, and
     // on the error return before the file's size is stored. The drop gives back only the
-    // old size, so the manager stays `delta` too high for its whole life.
+    // old size, so the manager stays `delta` too high for its whole life. A size that did
+    // not change adds nothing and still fails while the manager is over its limit.
     SPILLWAY_RETURN_IF_ERROR(accounting.AddThenCheck(delta));
     state.size.store(after);
     return OkStatus();
   }
-  // Reserve counts nothing when the bytes do not fit: that is the rollback.
+  // Reserve counts nothing when the bytes do not fit: that is the rollback. Reserve(0)
+  // fails while the manager is over its limit (lowered below its usage), as upstream's
+  // check of used > limit does whether or not the file grew.
   SPILLWAY_RETURN_IF_ERROR(accounting.Reserve(delta));
   state.size.store(after);
   return OkStatus();

@@ -102,6 +102,8 @@ class SpillAccounting {
   // Counts `bytes` more as used in both whatever the limits, then reports the first limit
   // now exceeded. For the kNoRollback quirk, which checks only afterwards.
   Status AddThenCheck(uint64_t bytes);
+  // Counts `bytes` more as used in both whatever the limits (a rolled-back Release).
+  void Add(uint64_t bytes);
   // Counts `bytes` fewer as used in both. REQUIRES: bytes <= used().
   void Release(uint64_t bytes);
 

@@ -321,8 +321,8 @@ TEST_F(ConcurrencyTest, LimitSetDuringTheFirstSpillReachesTheInnerManager) {
   ExpectNothingLeft();
 }
 
-// DataFusion's test_dynamic_limit_concurrent_access.
-TEST_F(ConcurrencyTest, ConcurrentLimitSettersOnADiskManager) {
+// Upstream: test_dynamic_limit_concurrent_access (disk_manager.rs at 02ee6daeb0cf).
+TEST_F(ConcurrencyTest, DynamicLimitConcurrentAccess) {
   StatusOr<std::shared_ptr<DiskManager>> dm =
       DiskManagerBuilder().WithMaxTempDirectorySize(1000).Build(fs_);
   ASSERT_TRUE(dm.ok());

@@ -24,6 +24,7 @@ using ::testing::HasSubstr;
 // ---------------------------------------------------------------------------------------
 // Accounting
 
+// Upstream: test_disk_usage_basic (disk_manager.rs at 02ee6daeb0cf).
 TEST_F(DiskManagerTest, DiskUsageBasic) {
   ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().Build(fs_));
   ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, dm->CreateTempFile("Testing"));
@@ -47,6 +48,7 @@ TEST_F(DiskManagerTest, DiskUsageBasic) {
   EXPECT_EQ(dm->spilling_progress(), (SpillingProgress{0, 0}));
 }
 
+// Upstream: test_disk_usage_with_clones (disk_manager.rs at 02ee6daeb0cf).
 TEST_F(DiskManagerTest, DiskUsageWithClones) {
   ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().Build(fs_));
   ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, dm->CreateTempFile("Testing"));
@@ -74,6 +76,7 @@ TEST_F(DiskManagerTest, DiskUsageWithClones) {
   EXPECT_FALSE(mem_->Exists(path));
 }
 
+// Upstream: test_disk_usage_clones_dropped_out_of_order (disk_manager.rs at 02ee6daeb0cf).
 TEST_F(DiskManagerTest, DiskUsageClonesDroppedOutOfOrder) {
   ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().Build(fs_));
   ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, dm->CreateTempFile("Testing"));
@@ -92,6 +95,7 @@ TEST_F(DiskManagerTest, DiskUsageClonesDroppedOutOfOrder) {
   EXPECT_EQ(dm->spilling_progress().active_files_count, 0u);
 }
 
+// Upstream: test_disk_usage_multiple_files (disk_manager.rs at 02ee6daeb0cf).
 TEST_F(DiskManagerTest, DiskUsageMultipleFiles) {
   ASSERT_OK_AND_ASSIGN(auto dm, BuildDirectories(2));
   std::optional<SpillFile> file1, file2;
@@ -113,7 +117,8 @@ TEST_F(DiskManagerTest, DiskUsageMultipleFiles) {
   EXPECT_EQ(dm->spilling_progress(), (SpillingProgress{0, 0}));
 }
 
-TEST_F(DiskManagerTest, DynamicLimitThroughASharedReference) {
+// Upstream: test_dynamic_limit_adjustment_through_shared_ref (disk_manager.rs at 02ee6daeb0cf).
+TEST_F(DiskManagerTest, DynamicLimitAdjustmentThroughSharedRef) {
   ASSERT_OK_AND_ASSIGN(std::shared_ptr<DiskManager> dm,
                        DiskManagerBuilder().WithMaxTempDirectorySize(1024).Build(fs_));
   std::shared_ptr<SpillManager> shared = dm;  // As a plan would hold it.
@@ -130,7 +135,9 @@ TEST_F(DiskManagerTest, DynamicLimitThroughASharedReference) {
   EXPECT_OK(writer.Write(std::string(512, 'x')));
 }
 
-TEST_F(DiskManagerTest, LimitLoweredBelowCurrentUsage) {
+// Upstream: test_limit_decrease_below_current_usage (disk_manager.rs at 02ee6daeb0cf), with real
+// files where upstream stores into used_disk_space.
+TEST_F(DiskManagerTest, LimitDecreaseBelowCurrentUsage) {
   ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().WithMaxTempDirectorySize(100).Build(fs_));
   ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, dm->CreateTempFile("Testing"));
   ASSERT_OK(SpillWriter(*file).Write(std::string(80, 'x')));

@@ -27,7 +27,9 @@ using ::testing::SizeIs;
 // ---------------------------------------------------------------------------------------
 // Lifetimes
 
-TEST_F(DiskManagerTest, FileOutlivesItsManagerInOsTmpMode) {
+// Upstream: test_temp_file_still_alive_after_disk_manager_dropped (disk_manager.rs at
+// 02ee6daeb0cf), its OS-temp half; the next test is its half with local dirs.
+TEST_F(DiskManagerTest, TempFileStillAliveAfterDiskManagerDropped) {
   ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().Build(fs_));
   ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, dm->CreateTempFile("Testing"));
   const std::string path = file->path();
@@ -42,6 +44,8 @@ TEST_F(DiskManagerTest, FileOutlivesItsManagerInOsTmpMode) {
   EXPECT_EQ(Count("/tmp/*"), 0u);  // The temp dir's spill directory went with it.
 }
 
+// Upstream: test_temp_file_still_alive_after_disk_manager_dropped (disk_manager.rs at
+// 02ee6daeb0cf), with local dirs.
 TEST_F(DiskManagerTest, FileAndSpillDirsGoOnlyWhenManagerAndEveryFileAreGone) {
   ASSERT_OK_AND_ASSIGN(auto dm, BuildDirectories(3));
   ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, dm->CreateTempFile("Testing"));

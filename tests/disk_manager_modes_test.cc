@@ -71,7 +71,8 @@ TEST_F(DiskManagerTest, BuilderKeepsOnlyTheLastModeChosen) {
   EXPECT_EQ(dm->mode(), DiskManagerMode::kOsTmpDirectory);
 }
 
-TEST_F(DiskManagerTest, LazyOsTmpDirectoryIsCreatedOnTheFirstFile) {
+// Upstream: lazy_temp_dir_creation (disk_manager.rs at 02ee6daeb0cf).
+TEST_F(DiskManagerTest, LazyTempDirCreation) {
   ASSERT_OK_AND_ASSIGN(auto dm, DiskManagerBuilder().Build(fs_));
   EXPECT_THAT(dm->spill_dirs(), IsEmpty());
   EXPECT_EQ(Count("/tmp/*"), 0u);
@@ -90,7 +91,8 @@ TEST_F(DiskManagerTest, LazyOsTmpDirectoryIsCreatedOnTheFirstFile) {
   EXPECT_EQ(Count("/tmp/.tmp*"), 1u);
 }
 
-TEST_F(DiskManagerTest, DirectoriesModeMakesOneSpillDirPerLocalDirAtBuild) {
+// Upstream: test_disk_manager_create_spill_folder (disk_manager.rs at 02ee6daeb0cf).
+TEST_F(DiskManagerTest, DiskManagerCreateSpillFolder) {
   ASSERT_OK_AND_ASSIGN(auto dm, BuildDirectories(3));
   const std::vector<std::string> dirs = dm->spill_dirs();
   ASSERT_THAT(dirs, SizeIs(3));

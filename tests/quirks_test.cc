@@ -222,6 +222,24 @@ TEST_F(NoRollbackTest, UpstreamUpdateDiskUsageCountsTheNewSizeOnlyInTheManager) 
   }
 }
 
+// Upstream's update_disk_usage checks used > limit after every update, so with the limit
+// lowered below the usage it fails even when the file did not grow; fixed or not.
+TEST_F(NoRollbackTest, UpdateDiskUsageWithoutGrowthStillFailsOverALoweredLimit) {
+  for (const bool quirk : {true, false}) {
+    SCOPED_TRACE(quirk ? "no_rollback" : "fixed");
+    ASSERT_OK_AND_ASSIGN(auto dm, Manager(quirk ? Quirks(Quirk::kNoRollback) : Quirks()));
+    ASSERT_OK_AND_ASSIGN(SpillFile file, dm->CreateTempFile("sort"));
+    ASSERT_OK(SpillWriter(file).Write(std::string(8, 'x')));
+    ASSERT_OK(file.UpdateDiskUsage());  // Within the limit, nothing new: fine.
+    ASSERT_OK(dm->SetMaxTempDirectorySize(4));
+    EXPECT_TRUE(IsLimitExceeded(file.UpdateDiskUsage()));
+    EXPECT_EQ(dm->used_disk_space(), 8u);  // Nothing changed to roll back or to leak.
+    EXPECT_EQ(file.size(), 8u);
+    ASSERT_OK(dm->SetMaxTempDirectorySize(8));
+    EXPECT_OK(file.UpdateDiskUsage());  // used == limit is allowed, as upstream's `>`.
+  }
+}
+
 TEST_F(NoRollbackTest, UpstreamDoesNotCountTheBytesOfAFailedAppend) {
   for (const bool quirk : {true, false}) {
     SCOPED_TRACE(quirk ? "no_rollback" : "fixed");

@@ -7,10 +7,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <barrier>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "spillway/spill/disk_manager.h"
@@ -143,6 +146,39 @@ TEST_F(DiskManagerTest, UpstreamRollbackOnLimitExceededThenDropReturnsToZero) {
   writer.reset();
   file.reset();
   EXPECT_EQ(dm->used_disk_space(), 0u);
+}
+
+// Upstream: test_limit_decrease_with_concurrent_queries (disk_manager.rs at 02ee6daeb0cf).
+// Four threads spill 10 MB each, hold it 10 ms and drop it, while a fifth lowers the limit
+// from 100 MB to 30 MB. Upstream moves used_disk_space by hand; here each thread writes a
+// real spill file, so a write that lands after the lowering may be refused by the new limit
+// (which upstream's test never checks). Upstream's expected values: the limit is the one
+// set last, and nothing stays counted.
+TEST_F(DiskManagerTest, UpstreamLimitDecreaseWithConcurrentQueries) {
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<DiskManager> dm,
+                       DiskManagerBuilder().WithMaxTempDirectorySize(100 * kMB).Build(fs_));
+  std::barrier barrier(5);
+  const std::string ten_mb(10 * kMB, 'x');
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&] {
+      barrier.arrive_and_wait();
+      StatusOr<SpillFile> file = dm->CreateTempFile("spill");
+      ASSERT_TRUE(file.ok()) << file.status().ToString();
+      const Status written = SpillWriter(*file).Write(ten_mb);
+      EXPECT_TRUE(written.ok() || IsLimitExceeded(written)) << written.ToString();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    });
+  }
+  threads.emplace_back([&] {
+    barrier.arrive_and_wait();
+    EXPECT_OK(dm->SetMaxTempDirectorySize(30 * kMB));
+  });
+  for (std::thread& thread : threads) thread.join();
+
+  EXPECT_EQ(dm->max_temp_directory_size(), 30 * kMB);
+  EXPECT_EQ(dm->used_disk_space(), 0u);
+  EXPECT_EQ(dm->spilling_progress().active_files_count, 0u);
 }
 
 // The limit error's whole text, with upstream's size formatting of the limit.

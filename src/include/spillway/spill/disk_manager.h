@@ -179,7 +179,11 @@ class DiskManager final : public SpillManager {
   std::shared_ptr<Core> core_;
 };
 
-// DataFusion's DiskManagerBuilder: DiskManagerBuilder().WithMode(...).Build(fs).
+// DataFusion's DiskManagerBuilder (DiskManager::builder() is DiskManagerBuilder()).
+// Upstream's with_mode(DiskManagerMode::...) is one method per mode here:
+// WithOsTmpDirectory(), WithDirectories(dirs), WithDisabled(), WithFactory(factory)
+// (with_temp_file_factory); the last one called wins, as upstream's last with_mode.
+// For example DiskManagerBuilder().WithDirectories(dirs).WithMaxTempDirectorySize(n).Build(fs).
 class DiskManagerBuilder {
  public:
   DiskManagerBuilder& WithOsTmpDirectory();

@@ -43,9 +43,11 @@ class SpillFile {
   uint64_t size() const;
 
   // DataFusion's update_disk_usage: reads the file's size from its open handle and moves
-  // the difference into the manager's used_disk_space. When that takes the manager over
-  // its limit, the update is rolled back and a limit error (IsLimitExceeded) is returned (with the
-  // kNoRollback quirk, the manager keeps the difference counted while the file does not).
+  // the difference into the manager's used_disk_space. When the manager is then over its
+  // limit, the update is rolled back and a limit error (IsLimitExceeded) is returned (with
+  // the kNoRollback quirk, the manager keeps the difference counted while the file does
+  // not). As upstream, a size that did not grow still fails while the manager is over its
+  // limit (a limit lowered below the usage).
   // Errors: a failed size read (an errno Status), a limit error.
   Status UpdateDiskUsage();
 
