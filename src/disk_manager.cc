@@ -27,8 +27,6 @@ using internal::SpillAccounting;
 using internal::SpillDir;
 using internal::SpillDirKind;
 using internal::SpillDirSet;
-using internal::SpillFileAccess;
-using internal::SpillFileState;
 
 std::string_view SpillDirLayoutName(SpillDirLayout layout) {
   return layout == SpillDirLayout::kAll ? "all" : "each";
@@ -105,7 +103,7 @@ class DiskManager::Core final {
         placed->dir->Own(BaseName(placed->file->path()));
         if (!count_leak) accounting_->FileCreated();
         accounting_->CountSpill();
-        return SpillFileAccess::Make(std::make_shared<SpillFileState>(
+        return SpillFile::Access::Make(std::make_shared<SpillFile::State>(
             accounting_, std::move(placed->dir), dirs_, fs_, std::move(placed->file)));
       }
       // With kCountLeak the count stays raised.
