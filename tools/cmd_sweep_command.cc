@@ -4,7 +4,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cctype>
 #include <climits>
 #include <cstdio>
 #include <fstream>
@@ -36,26 +35,15 @@ struct CmdSweepArgs {
   cmdsweep::CmdSweepOptions options;
 };
 
-std::string Upper(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return text;
-}
-
-// Fills the options from the words; returns the reason for bad input, or empty.
-std::string MakeOptions(CmdSweepArgs& args) {
+// Fills the options from the words. Throws UsageError.
+void MakeOptions(CmdSweepArgs& args) {
   cmdsweep::CmdSweepOptions& options = args.options;
   options.under = args.under;
-  for (const std::string& name : args.errnos) {
-    const std::optional<int> e = ErrnoFromName(Upper(name));
-    if (!e) return "--errno: unknown errno name '" + name + "'";
-    if (std::find(options.errnos.begin(), options.errnos.end(), *e) == options.errnos.end()) {
-      options.errnos.push_back(*e);
-    }
-  }
+  options.errnos = ErrnosFromNames(args.errnos);
   for (const std::string& name : args.ops) {
     uint8_t code = 0;
-    if (!FaultOpCodeFromName(name, &code)) return "--op: unknown operation '" + name + "'";
+    if (!FaultOpCodeFromName(name, &code))
+      throw UsageError("--op: unknown operation '" + name + "'");
     if (code == kFaultAnyOp) {
       options.ops.clear();
       break;
@@ -72,7 +60,7 @@ std::string MakeOptions(CmdSweepArgs& args) {
     char extra = 0;
     if (std::sscanf(args.shard.c_str(), "%d/%d%c", &k, &n, &extra) != 2 || n < 1 || k < 1 ||
         k > n) {
-      return "--shard " + args.shard + ": K/N with 1 <= K <= N";
+      throw UsageError("--shard " + args.shard + ": K/N with 1 <= K <= N");
     }
     options.shard_index = k;
     options.shard_count = n;
@@ -80,9 +68,8 @@ std::string MakeOptions(CmdSweepArgs& args) {
   options.compare_stdout = args.compare == "stdout";
   char exe[PATH_MAX];
   const ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (len <= 0) return "cannot find the spillway executable";
+  if (len <= 0) throw UsageError("cannot find the spillway executable");
   options.spillway_binary.assign(exe, static_cast<size_t>(len));
-  return {};
 }
 
 // A progress line on stderr: redrawn on a terminal, every tenth otherwise.
@@ -105,23 +92,14 @@ void ShowProgress(uint64_t done, uint64_t total, uint64_t violations) {
 }
 
 int Run(CmdSweepArgs& args) {
-  if (std::string bad = MakeOptions(args); !bad.empty()) {
-    std::fprintf(stderr, "spillway sweep: %s\n", bad.c_str());
-    return 2;
-  }
+  MakeOptions(args);
   args.options.on_progress = ShowProgress;
   const StatusOr<cmdsweep::CmdSweepResult> result = cmdsweep::RunCmdSweep(args.options);
-  if (!result.ok()) {
-    std::fprintf(stderr, "spillway sweep: %s\n", result.status().message().c_str());
-    return 2;
-  }
+  if (!result.ok()) throw UsageError(result.status().message());
   if (!args.junit.empty()) {
     std::ofstream junit(args.junit);
     junit << cmdsweep::ToJunit(*result);
-    if (!junit.flush()) {
-      std::fprintf(stderr, "spillway sweep: --junit %s: cannot write it\n", args.junit.c_str());
-      return 2;
-    }
+    if (!junit.flush()) throw UsageError("--junit " + args.junit + ": cannot write it");
   }
   if (args.json) {
     std::printf("%s\n", cmdsweep::ToJson(args.options, *result).c_str());
