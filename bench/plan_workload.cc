@@ -10,8 +10,8 @@ std::string_view PlanModeName(PlanMode mode) { return mode == PlanMode::kEager ?
 
 PlanWorkload::PlanWorkload(const std::vector<std::string>& local_dirs) {
   eager.mode = DiskManagerMode::kDirectories;
-  eager.local_dirs = local_dirs;
-  lazy.local_dirs = local_dirs;
+  eager.spill.local_dirs = local_dirs;
+  lazy.spill.local_dirs = local_dirs;
 }
 
 StatusOr<PlanDiskManagerFactory> PlanWorkload::Factory(
@@ -34,8 +34,8 @@ StatusOr<std::shared_ptr<SpillManager>> PlanWorkload::Build(
 
 FirstSpillWorkload::FirstSpillWorkload(const std::vector<std::string>& local_dirs,
                                        SpillDirLayout layout) {
-  options.local_dirs = local_dirs;
-  options.layout = layout;
+  options.spill.local_dirs = local_dirs;
+  options.spill.layout = layout;
 }
 
 StatusOr<PlanDiskManagerFactory> FirstSpillWorkload::Factory(

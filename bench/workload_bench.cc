@@ -41,8 +41,8 @@ Status RunRound(const std::shared_ptr<FileSystem>& fs, const std::vector<std::st
   std::vector<Handle> live;
   for (int p = 0; p < kPlans; ++p) {
     PlanDiskManagerOptions options;
-    options.local_dirs = dirs;
-    options.seed = rng();
+    options.spill.local_dirs = dirs;
+    options.spill.seed = rng();
     StatusOr<std::shared_ptr<PlanDiskManager>> plan =
         PlanDiskManager::Create(fs, std::move(options));
     if (!plan.ok()) return plan.status();

@@ -37,7 +37,7 @@ void BM_SpillWriterWrite(benchmark::State& state, FsKind kind) {
   StatusOr<BenchFs*> env = GetBenchFs(kind);
   if (!env.ok()) return Fail(state, env.status());
   PlanDiskManagerOptions options;
-  options.local_dirs = FirstLocalDirs(**env, 1);
+  options.spill.local_dirs = FirstLocalDirs(**env, 1);
   StatusOr<std::shared_ptr<PlanDiskManager>> plan =
       PlanDiskManager::Create((*env)->fs, std::move(options));
   if (!plan.ok()) return Fail(state, plan.status());

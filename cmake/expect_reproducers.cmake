@@ -1,7 +1,8 @@
 # Runs a command that writes reproducers (spillway sweep or simulate) from an empty working
-# directory with `--out out --json`, and checks that they went into --out only: the working
-# directory holds nothing but out/, and out/ holds one file per violation that does not
-# share an earlier one's (JSON `same_scenario_as` null), and each one's file exists.
+# directory with `--out out --json` (out/ missing: the command makes it), and checks that
+# they went into --out only: the working directory holds nothing but out/, and out/ holds
+# one file per violation that does not share an earlier one's (JSON `same_scenario_as`
+# null), and each one's file exists.
 #
 #   cmake -DCOMMAND=a|b|c -DWORK_DIR=dir -DEXPECTED_EXIT=N -DLIST=key [-DITEM=key]
 #         [-DALL=ON] -P expect_reproducers.cmake
@@ -12,7 +13,7 @@
 # test would show nothing.
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK_DIR}")
-file(MAKE_DIRECTORY "${WORK_DIR}/out")  # simulate needs it to exist.
+file(MAKE_DIRECTORY "${WORK_DIR}")  # Not out/: the command makes it.
 string(REPLACE "|" ";" command "${COMMAND}")
 execute_process(COMMAND ${command} --out out --json WORKING_DIRECTORY "${WORK_DIR}"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE json ERROR_VARIABLE err)

@@ -135,23 +135,20 @@ struct Runner::Impl {
 
   // REQUIRES: spec.budget is empty or bound to a budget.
   StatusOr<std::shared_ptr<SpillManager>> BuildPlan(const PlanSpec& spec) {
-    std::shared_ptr<SpillBudget> budget = spec.budget.empty() ? nullptr : budgets.at(spec.budget);
-    const uint64_t seed = MixSeed(options.seed, ++plans_built);
+    SpillOptions spill;
+    if (spec.dirs_kind == DirsKind::kList) spill.local_dirs = spec.local_dirs;
+    spill.max_temp_directory_size = spec.limit;
+    spill.missing_dir = spec.missing_dir;
+    spill.layout = spec.layout;
+    spill.failover = spec.failover;
+    spill.quirks = quirks;
+    spill.seed = MixSeed(options.seed, ++plans_built);
+    spill.cleanup_log = cleanup_log;
+    if (!spec.budget.empty()) spill.budget = budgets.at(spec.budget);
     if (spec.dirs_kind == DirsKind::kList && spec.mode == PlanMode::kLazy) {
-      PlanDiskManagerOptions o;
-      o.local_dirs = spec.local_dirs;
-      o.max_temp_directory_size = spec.limit;
-      o.limit_config_key = std::string(internal::kCometLimitKey);
-      o.missing_dir = spec.missing_dir;
-      o.layout = spec.layout;
-      o.failover = spec.failover;
-      o.quirks = quirks;
-      o.seed = seed;
-      o.cleanup_log = cleanup_log;
-      o.shared_cache = shared_cache;
-      o.budget = std::move(budget);
-      StatusOr<std::shared_ptr<PlanDiskManager>> built =
-          PlanDiskManager::Create(process, std::move(o));
+      spill.limit_config_key = std::string(internal::kCometLimitKey);
+      StatusOr<std::shared_ptr<PlanDiskManager>> built = PlanDiskManager::Create(
+          process, {.spill = std::move(spill), .shared_cache = shared_cache});
       if (!built.ok()) return built.status();
       return std::shared_ptr<SpillManager>(std::move(*built));
     }
@@ -159,7 +156,6 @@ struct Runner::Impl {
     switch (spec.dirs_kind) {
       case DirsKind::kList:
         o.mode = DiskManagerMode::kDirectories;
-        o.local_dirs = spec.local_dirs;
         break;
       case DirsKind::kOsTmp:
         o.mode = DiskManagerMode::kOsTmpDirectory;
@@ -168,14 +164,7 @@ struct Runner::Impl {
         o.mode = DiskManagerMode::kDisabled;
         break;
     }
-    o.max_temp_directory_size = spec.limit;
-    o.missing_dir = spec.missing_dir;
-    o.layout = spec.layout;
-    o.failover = spec.failover;
-    o.quirks = quirks;
-    o.seed = seed;
-    o.cleanup_log = cleanup_log;
-    o.budget = std::move(budget);
+    o.spill = std::move(spill);
     StatusOr<std::shared_ptr<DiskManager>> built = DiskManager::Build(process, std::move(o));
     if (!built.ok()) return built.status();
     return std::shared_ptr<SpillManager>(std::move(*built));

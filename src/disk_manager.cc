@@ -27,8 +27,6 @@ using internal::SpillAccounting;
 using internal::SpillDir;
 using internal::SpillDirKind;
 using internal::SpillDirSet;
-using internal::SpillFileAccess;
-using internal::SpillFileState;
 
 std::string_view SpillDirLayoutName(SpillDirLayout layout) {
   return layout == SpillDirLayout::kAll ? "all" : "each";
@@ -46,7 +44,7 @@ class DiskManager::Core final {
       : fs_(std::move(fs)),
         options_(std::move(options)),
         accounting_(std::move(accounting)),
-        slots_(seed, options_.failover) {}
+        slots_(seed, options_.spill.failover) {}
 
   // kDirectories: sets up one slot per local dir. kAll makes every slot's directory now:
   // without failover, on a failure the directories made so far are dropped (which
@@ -54,27 +52,28 @@ class DiskManager::Core final {
   // whose directory failed stays empty (avoided if IsLocalDirUnhealthy) unless every one
   // failed. kEach makes none.
   Status CreateLocalDirs() {
-    const size_t n = options_.local_dirs.size();
+    const size_t n = options_.spill.local_dirs.size();
     std::vector<std::shared_ptr<SpillDir>> made(n);
     std::vector<bool> avoided(n, false);
-    if (options_.layout == SpillDirLayout::kAll) {
+    if (options_.spill.layout == SpillDirLayout::kAll) {
       std::vector<LocalDirFailure> failures;
       for (size_t slot = 0; slot < n; ++slot) {
-        StatusOr<std::shared_ptr<SpillDir>> dir = MakeSpillDir(
-            fs_, options_.local_dirs[slot], SpillDirKind::kLocalDir, accounting_->cleanup_log());
+        StatusOr<std::shared_ptr<SpillDir>> dir =
+            MakeSpillDir(fs_, options_.spill.local_dirs[slot], SpillDirKind::kLocalDir,
+                         accounting_->cleanup_log());
         if (dir.ok()) {
           made[slot] = std::move(*dir);
           continue;
         }
-        if (!options_.failover) return dir.status();  // `made` goes out of scope: removed.
+        if (!options_.spill.failover) return dir.status();  // `made` goes out of scope: removed.
         avoided[slot] = IsLocalDirUnhealthy(dir.status());
-        failures.push_back({options_.local_dirs[slot], dir.status()});
+        failures.push_back({options_.spill.local_dirs[slot], dir.status()});
       }
       if (failures.size() == n) return AllLocalDirsFailed(failures);
     }
     std::lock_guard<std::mutex> lock(mu_);
     dirs_->dirs = std::move(made);
-    dirs_->parents = options_.local_dirs;
+    dirs_->parents = options_.spill.local_dirs;
     slots_.SetSlots(std::move(avoided));
     return OkStatus();
   }
@@ -100,17 +99,17 @@ class DiskManager::Core final {
     std::vector<LocalDirFailure> failures;
     for (const size_t slot : *slots) {
       StatusOr<Placed> placed = CreateInSlot(slot, prefix);
-      if (options_.failover) MarkSlot(slot, placed.status());
+      if (options_.spill.failover) MarkSlot(slot, placed.status());
       if (placed.ok()) {
         placed->dir->Own(BaseName(placed->file->path()));
         if (!count_leak) accounting_->FileCreated();
         accounting_->CountSpill();
-        return SpillFileAccess::Make(std::make_shared<SpillFileState>(
+        return SpillFile::Access::Make(std::make_shared<SpillFile::State>(
             accounting_, std::move(placed->dir), dirs_, fs_, std::move(placed->file)));
       }
       // With kCountLeak the count stays raised.
-      if (!options_.failover) return placed.status();
-      failures.push_back({options_.local_dirs[slot], placed.status()});
+      if (!options_.spill.failover) return placed.status();
+      failures.push_back({options_.spill.local_dirs[slot], placed.status()});
     }
     return AllLocalDirsFailed(failures);
   }
@@ -167,13 +166,13 @@ class DiskManager::Core final {
     if (!dir.ok()) return dir.status();
     StatusOr<std::unique_ptr<WritableFile>> file = fs_->CreateUniqueFile((*dir)->path(), prefix);
     if (!file.ok() && file.status().IsErrno(ENOENT) &&
-        options_.missing_dir == MissingDirPolicy::kRecreate) {
+        options_.spill.missing_dir == MissingDirPolicy::kRecreate) {
       dir = ReplaceDir(slot, *dir);
       if (!dir.ok()) return dir.status();
       file = fs_->CreateUniqueFile((*dir)->path(), prefix);
     }
     if (!file.ok()) {
-      if (options_.failover && accounting_->quirks().Has(Quirk::kFailoverLeak)) {
+      if (options_.spill.failover && accounting_->quirks().Has(Quirk::kFailoverLeak)) {
         ForgetDir(*dir);
       }
       return file.status();
@@ -251,13 +250,13 @@ namespace {
 Status ValidateOptions(const DiskManagerOptions& options) {
   const bool directories = options.mode == DiskManagerMode::kDirectories;
   const bool custom = options.mode == DiskManagerMode::kCustom;
-  if (directories && options.local_dirs.empty()) {
+  if (directories && options.spill.local_dirs.empty()) {
     return Status::InvalidArgument("kDirectories mode needs at least one local dir");
   }
-  if (!directories && !options.local_dirs.empty()) {
+  if (!directories && !options.spill.local_dirs.empty()) {
     return Status::InvalidArgument("local dirs are only used in kDirectories mode");
   }
-  if (!directories && (options.layout != SpillDirLayout::kAll || options.failover)) {
+  if (!directories && (options.spill.layout != SpillDirLayout::kAll || options.spill.failover)) {
     return Status::InvalidArgument("layout and failover are only used in kDirectories mode");
   }
   if (custom && options.factory == nullptr) {
@@ -266,7 +265,7 @@ Status ValidateOptions(const DiskManagerOptions& options) {
   if (!custom && options.factory != nullptr) {
     return Status::InvalidArgument("a TempFileFactory is only used in kCustom mode");
   }
-  for (const std::string& dir : options.local_dirs) {
+  for (const std::string& dir : options.spill.local_dirs) {
     SPILLWAY_RETURN_IF_ERROR(ValidatePath(dir));
   }
   return OkStatus();
@@ -292,13 +291,15 @@ StatusOr<std::shared_ptr<DiskManager>> DiskManager::Build(std::shared_ptr<FileSy
                                                           DiskManagerOptions options) {
   if (fs == nullptr) return Status::InvalidArgument("DiskManager::Build needs a FileSystem");
   SPILLWAY_RETURN_IF_ERROR(ValidateOptions(options));
-  if (options.cleanup_log == nullptr) options.cleanup_log = std::make_shared<CleanupLog>();
+  if (options.spill.cleanup_log == nullptr)
+    options.spill.cleanup_log = std::make_shared<CleanupLog>();
   // A disabled manager's limit is 0, and only 0 can be set.
   const uint64_t limit =
-      options.mode == DiskManagerMode::kDisabled ? 0 : options.max_temp_directory_size;
-  auto accounting = std::make_shared<SpillAccounting>(
-      limit, options.limit_config_key, options.quirks, options.cleanup_log, options.budget);
-  const uint64_t seed = options.seed.value_or(RandomSeed());
+      options.mode == DiskManagerMode::kDisabled ? 0 : options.spill.max_temp_directory_size;
+  auto accounting =
+      std::make_shared<SpillAccounting>(limit, options.spill.limit_config_key, options.spill.quirks,
+                                        options.spill.cleanup_log, options.spill.budget);
+  const uint64_t seed = options.spill.seed.value_or(RandomSeed());
   const bool directories = options.mode == DiskManagerMode::kDirectories;
 
   auto core =
@@ -350,34 +351,34 @@ std::vector<std::string> DiskManager::spill_dirs() const { return core_->spill_d
 
 DiskManagerBuilder& DiskManagerBuilder::WithOsTmpDirectory() {
   options_.mode = DiskManagerMode::kOsTmpDirectory;
-  options_.local_dirs.clear();
+  options_.spill.local_dirs.clear();
   options_.factory.reset();
   return *this;
 }
 
 DiskManagerBuilder& DiskManagerBuilder::WithDirectories(std::vector<std::string> local_dirs) {
   options_.mode = DiskManagerMode::kDirectories;
-  options_.local_dirs = std::move(local_dirs);
+  options_.spill.local_dirs = std::move(local_dirs);
   options_.factory.reset();
   return *this;
 }
 
 DiskManagerBuilder& DiskManagerBuilder::WithDisabled() {
   options_.mode = DiskManagerMode::kDisabled;
-  options_.local_dirs.clear();
+  options_.spill.local_dirs.clear();
   options_.factory.reset();
   return *this;
 }
 
 DiskManagerBuilder& DiskManagerBuilder::WithFactory(std::shared_ptr<TempFileFactory> factory) {
   options_.mode = DiskManagerMode::kCustom;
-  options_.local_dirs.clear();
+  options_.spill.local_dirs.clear();
   options_.factory = std::move(factory);
   return *this;
 }
 
 DiskManagerBuilder& DiskManagerBuilder::WithMaxTempDirectorySize(uint64_t bytes) {
-  options_.max_temp_directory_size = bytes;
+  options_.spill.max_temp_directory_size = bytes;
   return *this;
 }
 
@@ -387,42 +388,42 @@ DiskManagerBuilder& DiskManagerBuilder::WithMaxSpillMergeFanIn(size_t files) {
 }
 
 DiskManagerBuilder& DiskManagerBuilder::WithLimitConfigKey(std::string key) {
-  options_.limit_config_key = std::move(key);
+  options_.spill.limit_config_key = std::move(key);
   return *this;
 }
 
 DiskManagerBuilder& DiskManagerBuilder::WithMissingDirPolicy(MissingDirPolicy policy) {
-  options_.missing_dir = policy;
+  options_.spill.missing_dir = policy;
   return *this;
 }
 
 DiskManagerBuilder& DiskManagerBuilder::WithLayout(SpillDirLayout layout) {
-  options_.layout = layout;
+  options_.spill.layout = layout;
   return *this;
 }
 
 DiskManagerBuilder& DiskManagerBuilder::WithFailover(bool failover) {
-  options_.failover = failover;
+  options_.spill.failover = failover;
   return *this;
 }
 
 DiskManagerBuilder& DiskManagerBuilder::WithQuirks(Quirks quirks) {
-  options_.quirks = quirks;
+  options_.spill.quirks = quirks;
   return *this;
 }
 
 DiskManagerBuilder& DiskManagerBuilder::WithSeed(uint64_t seed) {
-  options_.seed = seed;
+  options_.spill.seed = seed;
   return *this;
 }
 
 DiskManagerBuilder& DiskManagerBuilder::WithCleanupLog(std::shared_ptr<CleanupLog> log) {
-  options_.cleanup_log = std::move(log);
+  options_.spill.cleanup_log = std::move(log);
   return *this;
 }
 
 DiskManagerBuilder& DiskManagerBuilder::WithBudget(std::shared_ptr<SpillBudget> budget) {
-  options_.budget = std::move(budget);
+  options_.spill.budget = std::move(budget);
   return *this;
 }
 

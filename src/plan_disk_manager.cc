@@ -29,10 +29,10 @@ Quirks WithoutPlanLevel(Quirks quirks) {
 
 Status ValidateOptions(const FileSystem* fs, const PlanDiskManagerOptions& options) {
   if (fs == nullptr) return Status::InvalidArgument("a plan's disk manager needs a FileSystem");
-  if (options.local_dirs.empty()) {
+  if (options.spill.local_dirs.empty()) {
     return Status::InvalidArgument("a plan's disk manager needs at least one local dir");
   }
-  for (const std::string& dir : options.local_dirs) {
+  for (const std::string& dir : options.spill.local_dirs) {
     SPILLWAY_RETURN_IF_ERROR(ValidatePath(dir));
   }
   return OkStatus();
@@ -138,7 +138,7 @@ StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManager::Create(std::shared_p
 StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManager::Make(
     std::shared_ptr<const PlanDiskManagerFactory::Shared> shared) {
   auto plan = std::make_shared<PlanDiskManager>(Passkey{}, std::move(shared));
-  if (plan->options().quirks.Has(Quirk::kEagerDirs)) {
+  if (plan->spill().quirks.Has(Quirk::kEagerDirs)) {
     // DataFusion's Directories mode as every plan used it before the PR: the directories
     // are made now, whether or not the plan ever spills.
     std::lock_guard<std::mutex> lock(plan->mu_);
@@ -151,7 +151,7 @@ StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManager::Make(
 
 PlanDiskManager::PlanDiskManager(Passkey /*key*/,
                                  std::shared_ptr<const PlanDiskManagerFactory::Shared> shared)
-    : shared_(std::move(shared)), limit_(shared_->options.max_temp_directory_size) {}
+    : shared_(std::move(shared)), limit_(shared_->options.spill.max_temp_directory_size) {}
 
 PlanDiskManager::~PlanDiskManager() = default;
 
@@ -160,38 +160,32 @@ const PlanDiskManagerOptions& PlanDiskManager::options() const { return shared_-
 const std::shared_ptr<CleanupLog>& PlanDiskManager::OwnLogLocked() const {
   if (own_log_ == nullptr) {
     own_log_ =
-        options().cleanup_log != nullptr ? options().cleanup_log : std::make_shared<CleanupLog>();
+        spill().cleanup_log != nullptr ? spill().cleanup_log : std::make_shared<CleanupLog>();
   }
   return own_log_;
 }
 
 DiskManagerOptions PlanDiskManager::InnerOptionsLocked(uint64_t limit) const {
-  const PlanDiskManagerOptions& o = options();
   DiskManagerOptions inner;
   inner.mode = DiskManagerMode::kDirectories;
-  inner.local_dirs = o.local_dirs;
-  inner.max_temp_directory_size = limit;
-  inner.limit_config_key = o.limit_config_key;
-  inner.missing_dir = o.missing_dir;
-  inner.layout = o.layout;
-  inner.failover = o.failover;
-  inner.quirks = WithoutPlanLevel(o.quirks);
-  inner.seed = o.seed;
-  inner.cleanup_log = OwnLogLocked();
-  inner.budget = o.budget;
+  inner.spill = spill();
+  inner.spill.max_temp_directory_size = limit;
+  inner.spill.quirks = WithoutPlanLevel(spill().quirks);
+  inner.spill.cleanup_log = OwnLogLocked();
   return inner;
 }
 
 StatusOr<std::shared_ptr<DiskManager>> PlanDiskManager::BuildInnerLocked(uint64_t limit) {
-  const PlanDiskManagerOptions& o = options();
+  const SpillOptions& o = spill();
   if (!o.quirks.Has(Quirk::kSharedLimit))
     return DiskManager::Build(shared_->fs, InnerOptionsLocked(limit));
   // The PR's first version: one manager per (local dirs, limit) for the whole process
   // (and here per filesystem and behaviour-changing option, SharedManagerCache::Key),
   // cached forever and keyed on the limit the plan was created with. It records cleanup
   // failures in the log of the plan that built it.
-  std::shared_ptr<SharedManagerCache> cache =
-      o.shared_cache != nullptr ? o.shared_cache : SharedManagerCache::ProcessWide();
+  std::shared_ptr<SharedManagerCache> cache = options().shared_cache != nullptr
+                                                  ? options().shared_cache
+                                                  : SharedManagerCache::ProcessWide();
   StatusOr<std::shared_ptr<DiskManager>> cached = cache->GetOrBuild(
       SharedManagerCache::Key{reinterpret_cast<uintptr_t>(shared_->fs.get()), o.local_dirs,
                               o.max_temp_directory_size, o.limit_config_key, o.missing_dir,
@@ -218,9 +212,8 @@ StatusOr<SpillFile> PlanDiskManager::CreateTempFile(std::string_view description
     if (inner_ == nullptr) {
       // Comet as merged builds the inner manager with the limit the plan was created
       // with; otherwise the limit as last set.
-      const uint64_t limit = options().quirks.Has(Quirk::kOuterAccounting)
-                                 ? options().max_temp_directory_size
-                                 : limit_;
+      const uint64_t limit =
+          spill().quirks.Has(Quirk::kOuterAccounting) ? spill().max_temp_directory_size : limit_;
       // A failed build leaves nothing behind (DiskManager::Build removes what it made),
       // and inner_ stays null, so the next spill tries again.
       StatusOr<std::shared_ptr<DiskManager>> built = BuildInnerLocked(limit);
@@ -233,20 +226,20 @@ StatusOr<SpillFile> PlanDiskManager::CreateTempFile(std::string_view description
 }
 
 uint64_t PlanDiskManager::used_disk_space() const {
-  if (options().quirks.Has(Quirk::kOuterAccounting)) return 0;
+  if (spill().quirks.Has(Quirk::kOuterAccounting)) return 0;
   std::shared_ptr<DiskManager> inner = this->inner();
   return inner != nullptr ? inner->used_disk_space() : 0;
 }
 
 SpillMetrics PlanDiskManager::metrics() const {
-  if (options().quirks.Has(Quirk::kOuterAccounting)) return SpillMetrics{};
+  if (spill().quirks.Has(Quirk::kOuterAccounting)) return SpillMetrics{};
   std::shared_ptr<DiskManager> inner = this->inner();
   return inner != nullptr ? inner->metrics() : SpillMetrics{};
 }
 
 uint64_t PlanDiskManager::max_temp_directory_size() const {
   std::lock_guard<std::mutex> lock(mu_);
-  if (inner_ == nullptr || options().quirks.Has(Quirk::kOuterAccounting)) return limit_;
+  if (inner_ == nullptr || spill().quirks.Has(Quirk::kOuterAccounting)) return limit_;
   return inner_->max_temp_directory_size();
 }
 
@@ -255,12 +248,12 @@ Status PlanDiskManager::SetMaxTempDirectorySize(uint64_t bytes) {
   // either sees the new limit or is already done and gets it forwarded.
   std::lock_guard<std::mutex> lock(mu_);
   limit_ = bytes;
-  if (inner_ == nullptr || options().quirks.Has(Quirk::kOuterAccounting)) return OkStatus();
+  if (inner_ == nullptr || spill().quirks.Has(Quirk::kOuterAccounting)) return OkStatus();
   return inner_->SetMaxTempDirectorySize(bytes);
 }
 
 SpillingProgress PlanDiskManager::spilling_progress() const {
-  if (options().quirks.Has(Quirk::kOuterAccounting)) return SpillingProgress{};
+  if (spill().quirks.Has(Quirk::kOuterAccounting)) return SpillingProgress{};
   std::shared_ptr<DiskManager> inner = this->inner();
   return inner != nullptr ? inner->spilling_progress() : SpillingProgress{};
 }
@@ -268,8 +261,8 @@ SpillingProgress PlanDiskManager::spilling_progress() const {
 std::shared_ptr<CleanupLog> PlanDiskManager::cleanup_log() const {
   // A log the options name is shared and never changes: no lock needed. Under kSharedLimit
   // the plan's log is the shared manager's, set when the plan takes it.
-  if (options().cleanup_log != nullptr && !options().quirks.Has(Quirk::kSharedLimit)) {
-    return options().cleanup_log;
+  if (spill().cleanup_log != nullptr && !spill().quirks.Has(Quirk::kSharedLimit)) {
+    return spill().cleanup_log;
   }
   std::lock_guard<std::mutex> lock(mu_);
   return OwnLogLocked();

@@ -18,7 +18,8 @@ SpillAccounting::SpillAccounting(uint64_t limit, std::string limit_config_key, Q
     : ledger_(limit, std::move(limit_config_key)),
       quirks_(quirks),
       cleanup_log_(std::move(cleanup_log)),
-      budget_(std::move(budget)) {
+      budget_(std::move(budget)),
+      budget_ledger_(budget_ != nullptr ? &SpillBudget::Access::Ledger(*budget_) : nullptr) {
   assert(cleanup_log_ != nullptr);
 }
 
@@ -30,17 +31,17 @@ Status SpillAccounting::Reserve(uint64_t bytes) {
   }
   if (budget_ != nullptr && quirks_.Has(Quirk::kBudgetAfterAdd)) {
     // Charged first, checked after; a refusal gives the plan its bytes back, not the budget.
-    if (budget_->ledger().Add(bytes) > budget_->ledger().limit()) {
+    if (budget_ledger_->Add(bytes) > budget_ledger_->limit()) {
       ledger_.Release(bytes);
       return budget_->LimitError();
     }
   } else if (budget_ != nullptr) {
-    const std::optional<uint64_t> budget_used = budget_->ledger().TryReserve(bytes);
+    const std::optional<uint64_t> budget_used = budget_ledger_->TryReserve(bytes);
     if (!budget_used.has_value()) {
       ledger_.Release(bytes);  // The budget refused: the write counts in neither.
       return budget_->LimitError();
     }
-    budget_->ledger().RaisePeak(*budget_used);
+    budget_ledger_->RaisePeak(*budget_used);
   }
   // Peaks are raised only for reservations that stand. Under concurrent writers a total
   // may include another writer's reservation that is then rolled back, so a peak is exact
@@ -52,7 +53,7 @@ Status SpillAccounting::Reserve(uint64_t bytes) {
 Status SpillAccounting::AddThenCheck(uint64_t bytes) {
   const bool over_plan = ledger_.Add(bytes) > ledger_.limit();
   const bool over_budget =
-      budget_ != nullptr && budget_->ledger().Add(bytes) > budget_->ledger().limit();
+      budget_ != nullptr && budget_ledger_->Add(bytes) > budget_ledger_->limit();
   if (over_plan) return LimitError();
   return over_budget ? budget_->LimitError() : OkStatus();
 }
@@ -64,18 +65,18 @@ void SpillAccounting::Add(uint64_t bytes) {
 
 void SpillAccounting::Release(uint64_t bytes) {
   ledger_.Release(bytes);
-  if (budget_ != nullptr) budget_->ledger().Release(bytes);
+  if (budget_ != nullptr) budget_ledger_->Release(bytes);
 }
 
 void SpillAccounting::CountSpill() {
   ledger_.CountSpill();
-  if (budget_ != nullptr) budget_->ledger().CountSpill();
+  if (budget_ != nullptr) budget_ledger_->CountSpill();
 }
 
 void SpillAccounting::CountSpilled(uint64_t bytes) {
   if (bytes == 0) return;
   ledger_.CountSpilled(bytes);
-  if (budget_ != nullptr) budget_->ledger().CountSpilled(bytes);
+  if (budget_ != nullptr) budget_ledger_->CountSpilled(bytes);
 }
 
 Status SpillAccounting::LimitError() const {

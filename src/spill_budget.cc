@@ -52,19 +52,22 @@ SpillMetrics SpillLedger::metrics() const {
 }  // namespace internal
 
 std::shared_ptr<SpillBudget> SpillBudget::Create(uint64_t limit, std::string limit_config_key) {
-  return std::make_shared<SpillBudget>(Passkey{}, limit, std::move(limit_config_key));
+  // Not make_shared: the constructor is private. A budget is made once per executor.
+  return std::shared_ptr<SpillBudget>(new SpillBudget(limit, std::move(limit_config_key)));
 }
 
-SpillBudget::SpillBudget(Passkey /*key*/, uint64_t limit, std::string limit_config_key)
-    : ledger_(std::make_unique<internal::SpillLedger>(limit, std::move(limit_config_key))) {}
+SpillBudget::SpillBudget(uint64_t limit, std::string limit_config_key)
+    : state_(std::make_unique<State>(limit, std::move(limit_config_key))) {}
 
 SpillBudget::~SpillBudget() = default;
 
-void SpillBudget::SetLimit(uint64_t bytes) { ledger_->set_limit(bytes); }
-uint64_t SpillBudget::limit() const { return ledger_->limit(); }
-uint64_t SpillBudget::used() const { return ledger_->used(); }
-const std::string& SpillBudget::limit_config_key() const { return ledger_->limit_config_key(); }
-SpillMetrics SpillBudget::metrics() const { return ledger_->metrics(); }
+void SpillBudget::SetLimit(uint64_t bytes) { state_->ledger.set_limit(bytes); }
+uint64_t SpillBudget::limit() const { return state_->ledger.limit(); }
+uint64_t SpillBudget::used() const { return state_->ledger.used(); }
+const std::string& SpillBudget::limit_config_key() const {
+  return state_->ledger.limit_config_key();
+}
+SpillMetrics SpillBudget::metrics() const { return state_->ledger.metrics(); }
 
 Status SpillBudget::LimitError() const {
   // Not an upstream text (upstream has no budget); worded like the plan's so that a user
@@ -72,7 +75,7 @@ Status SpillBudget::LimitError() const {
   return LimitExceededError(fmt::format(
       "The used disk space of the executor's spill budget has exceeded its limit of {}. "
       "Please try increasing the config: `{}`.",
-      internal::HumanReadableSize(ledger_->limit()), ledger_->limit_config_key()));
+      internal::HumanReadableSize(state_->ledger.limit()), state_->ledger.limit_config_key()));
 }
 
 }  // namespace spillway

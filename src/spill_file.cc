@@ -8,13 +8,11 @@
 #include "spill_internal.h"
 
 namespace spillway {
-namespace internal {
 
-SpillFileState::SpillFileState(std::shared_ptr<SpillAccounting> accounting_in,
-                               std::shared_ptr<SpillDir> dir_in,
-                               std::shared_ptr<SpillDirSet> manager_dirs_in,
-                               std::shared_ptr<FileSystem> fs_in,
-                               std::unique_ptr<WritableFile> file_in)
+SpillFile::State::State(std::shared_ptr<internal::SpillAccounting> accounting_in,
+                        std::shared_ptr<internal::SpillDir> dir_in,
+                        std::shared_ptr<internal::SpillDirSet> manager_dirs_in,
+                        std::shared_ptr<FileSystem> fs_in, std::unique_ptr<WritableFile> file_in)
     : accounting(std::move(accounting_in)),
       dir(std::move(dir_in)),
       manager_dirs(std::move(manager_dirs_in)),
@@ -26,7 +24,7 @@ SpillFileState::SpillFileState(std::shared_ptr<SpillAccounting> accounting_in,
 // removal). The order matters: the accounting first, so a reader never sees a removed
 // file still counted; then close before unlink; the directories last, since this file
 // may be the last thing keeping them alive.
-SpillFileState::~SpillFileState() {
+SpillFile::State::~State() {
   accounting->Release(size.load());
   accounting->FileRemoved();
   file.reset();  // Closes the file; a close error has nothing left to lose.
@@ -38,6 +36,8 @@ SpillFileState::~SpillFileState() {
   dir.reset();
   manager_dirs.reset();  // If this was the last holder, every spill directory goes now.
 }
+
+namespace internal {
 
 Status UpdateDiskUsageLocked(SpillFileState& state) {
   StatusOr<uint64_t> on_disk = state.file->Size();
@@ -81,7 +81,7 @@ Status UpdateDiskUsageLocked(SpillFileState& state) {
 
 }  // namespace internal
 
-SpillFile::SpillFile(std::shared_ptr<internal::SpillFileState> state) : state_(std::move(state)) {
+SpillFile::SpillFile(std::shared_ptr<State> state) : state_(std::move(state)) {
   assert(state_ != nullptr);
 }
 

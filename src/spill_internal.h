@@ -132,6 +132,7 @@ class SpillAccounting {
   const Quirks quirks_;
   const std::shared_ptr<CleanupLog> cleanup_log_;
   const std::shared_ptr<SpillBudget> budget_;  // May be null.
+  SpillLedger* const budget_ledger_;           // budget_'s counters; null without one.
 };
 
 // One "datafusion-XXXXXX" spill directory (DataFusion's TempDir). Destroying it removes it
@@ -205,6 +206,10 @@ StatusOr<std::shared_ptr<SpillDir>> MakeSpillDir(const std::shared_ptr<FileSyste
                                                  const std::string& parent, SpillDirKind kind,
                                                  const std::shared_ptr<CleanupLog>& log);
 
+}  // namespace spillway::internal
+
+namespace spillway {
+
 // What every copy of one SpillFile shares (RefCountedTempFile's fields). Destroying it,
 // when the last copy goes, gives the file's bytes back to the accounting, lowers the
 // active-file count, closes the file, removes it (recording a failure in the CleanupLog),
@@ -212,19 +217,20 @@ StatusOr<std::shared_ptr<SpillDir>> MakeSpillDir(const std::shared_ptr<FileSyste
 //
 // Thread safety: `size` may be read at any time; changes to it, and the appends they
 // account for, happen under `write_mu`.
-struct SpillFileState {
+struct SpillFile::State {
   // REQUIRES: every pointer non-null; the file was created at file->path().
-  SpillFileState(std::shared_ptr<SpillAccounting> accounting, std::shared_ptr<SpillDir> dir,
-                 std::shared_ptr<SpillDirSet> manager_dirs, std::shared_ptr<FileSystem> fs,
-                 std::unique_ptr<WritableFile> file);
-  ~SpillFileState();
+  State(std::shared_ptr<internal::SpillAccounting> accounting,
+        std::shared_ptr<internal::SpillDir> dir,
+        std::shared_ptr<internal::SpillDirSet> manager_dirs, std::shared_ptr<FileSystem> fs,
+        std::unique_ptr<WritableFile> file);
+  ~State();
 
-  SpillFileState(const SpillFileState&) = delete;
-  SpillFileState& operator=(const SpillFileState&) = delete;
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
 
-  const std::shared_ptr<SpillAccounting> accounting;
-  std::shared_ptr<SpillDir> dir;              // The directory the file is in.
-  std::shared_ptr<SpillDirSet> manager_dirs;  // Keeps its siblings alive too.
+  const std::shared_ptr<internal::SpillAccounting> accounting;
+  std::shared_ptr<internal::SpillDir> dir;              // The directory the file is in.
+  std::shared_ptr<internal::SpillDirSet> manager_dirs;  // Keeps its siblings alive too.
   const std::shared_ptr<FileSystem> fs;
   // Open for the file's whole life, so it stays writable after a cleaner unlinked it.
   std::unique_ptr<WritableFile> file;
@@ -237,12 +243,29 @@ struct SpillFileState {
 };
 
 // How the spill library makes a SpillFile and reaches its state; users cannot.
-struct SpillFileAccess {
-  static SpillFile Make(std::shared_ptr<SpillFileState> state) {
-    return SpillFile(std::move(state));
-  }
-  static SpillFileState& State(const SpillFile& file) { return *file.state_; }
+struct SpillFile::Access {
+  static SpillFile Make(std::shared_ptr<State> state) { return SpillFile(std::move(state)); }
+  static State& StateOf(const SpillFile& file) { return *file.state_; }
 };
+
+// A budget's counters (SpillBudget owns one).
+struct SpillBudget::State {
+  State(uint64_t limit, std::string limit_config_key)
+      : ledger(limit, std::move(limit_config_key)) {}
+
+  internal::SpillLedger ledger;
+};
+
+// How the spill library's accounting reaches a budget's counters; users cannot.
+struct SpillBudget::Access {
+  static internal::SpillLedger& Ledger(SpillBudget& budget) { return budget.state_->ledger; }
+};
+
+}  // namespace spillway
+
+namespace spillway::internal {
+
+using SpillFileState = SpillFile::State;
 
 // SpillFile::UpdateDiskUsage with `state.write_mu` already held (the kNoRollback writer
 // calls it after its append).

@@ -52,7 +52,7 @@ Status WriteWithoutRollback(SpillFileState& state, std::string_view data) {
 
 Status SpillWriter::Write(std::string_view data) {
   if (data.empty()) return OkStatus();  // No filesystem call, nothing to count.
-  SpillFileState& state = internal::SpillFileAccess::State(file_);
+  SpillFileState& state = SpillFile::Access::StateOf(file_);
   std::lock_guard<std::mutex> lock(state.write_mu);
   const Quirks quirks = state.accounting->quirks();
   // With both quirks on, the older upstream path (54.1) wins: it has no pre-check at all.
@@ -61,6 +61,6 @@ Status SpillWriter::Write(std::string_view data) {
   return WriteExact(state, data);
 }
 
-Status SpillWriter::Sync() { return internal::SpillFileAccess::State(file_).file->Sync(); }
+Status SpillWriter::Sync() { return SpillFile::Access::StateOf(file_).file->Sync(); }
 
 }  // namespace spillway

@@ -41,10 +41,10 @@ class ConcurrencyTest : public ::testing::Test {
 
   PlanDiskManagerOptions PlanOptions(uint64_t limit, uint64_t seed) {
     PlanDiskManagerOptions options;
-    options.local_dirs = local_dirs_;
-    options.max_temp_directory_size = limit;
-    options.seed = seed;
-    options.cleanup_log = log_;
+    options.spill.local_dirs = local_dirs_;
+    options.spill.max_temp_directory_size = limit;
+    options.spill.seed = seed;
+    options.spill.cleanup_log = log_;
     return options;
   }
 

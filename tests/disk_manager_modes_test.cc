@@ -47,7 +47,7 @@ TEST_F(DiskManagerTest, RejectsOptionsInconsistentWithTheMode) {
 
   DiskManagerOptions relative;
   relative.mode = DiskManagerMode::kDirectories;
-  relative.local_dirs = {"local0"};
+  relative.spill.local_dirs = {"local0"};
   EXPECT_EQ(DiskManager::Build(fs_, relative).status().code(), StatusCode::kInvalidArgument);
 
   DiskManagerOptions no_factory;
@@ -55,7 +55,7 @@ TEST_F(DiskManagerTest, RejectsOptionsInconsistentWithTheMode) {
   EXPECT_EQ(DiskManager::Build(fs_, no_factory).status().code(), StatusCode::kInvalidArgument);
 
   DiskManagerOptions dirs_for_os_tmp;
-  dirs_for_os_tmp.local_dirs = {"/local0"};
+  dirs_for_os_tmp.spill.local_dirs = {"/local0"};
   EXPECT_EQ(DiskManager::Build(fs_, dirs_for_os_tmp).status().code(), StatusCode::kInvalidArgument);
 
   EXPECT_EQ(DiskManager::Build(nullptr, {}).status().code(), StatusCode::kInvalidArgument);
@@ -66,7 +66,7 @@ TEST_F(DiskManagerTest, BuilderKeepsOnlyTheLastModeChosen) {
   DiskManagerBuilder builder;
   builder.WithDirectories({"/local0"}).WithOsTmpDirectory();
   EXPECT_EQ(builder.options().mode, DiskManagerMode::kOsTmpDirectory);
-  EXPECT_THAT(builder.options().local_dirs, IsEmpty());
+  EXPECT_THAT(builder.options().spill.local_dirs, IsEmpty());
   ASSERT_OK_AND_ASSIGN(auto dm, builder.Build(fs_));
   EXPECT_EQ(dm->mode(), DiskManagerMode::kOsTmpDirectory);
 }

@@ -234,6 +234,25 @@ TEST_P(FileSystemConformanceTest, MalformedPathsAreInvalidArguments) {
                                  DirEntry{"tmp", FileType::kDirectory}));
 }
 
+// A unique-name prefix that leaves its path component is refused before any call, with
+// the one message every filesystem gives (ValidatePrefix), and nothing is made.
+TEST_P(FileSystemConformanceTest, PrefixOutsideOneComponentIsInvalidArgument) {
+  for (const std::string& bad : {std::string("a/b"), std::string("/"), std::string("p\0q", 3)}) {
+    SCOPED_TRACE("prefix \"" + bad + "\"");
+    const Status expected = ValidatePrefix(bad);
+    ASSERT_THAT(expected, IsInvalidArgument());
+    StatusOr<std::string> dir = fs_->CreateUniqueDir("/tmp", bad);
+    ASSERT_THAT(dir, IsInvalidArgument());
+    EXPECT_EQ(dir.status().message(), expected.message());
+    StatusOr<std::unique_ptr<WritableFile>> file = fs_->CreateUniqueFile("/tmp", bad);
+    ASSERT_THAT(file, IsInvalidArgument());
+    EXPECT_EQ(file.status().message(), expected.message());
+  }
+  StatusOr<std::vector<DirEntry>> tmp = fs_->ListDir("/tmp");
+  ASSERT_THAT(tmp, IsOk());
+  EXPECT_THAT(*tmp, IsEmpty());
+}
+
 TEST_P(FileSystemConformanceTest, TempDirIsAnExistingDirectory) {
   const std::string temp = fs_->TempDir();
   EXPECT_EQ(temp, "/tmp");

@@ -35,10 +35,10 @@ class PlanDiskManagerLayoutConcurrencyTest : public ::testing::TestWithParam<boo
 
   PlanDiskManagerOptions Options(uint64_t seed) const {
     PlanDiskManagerOptions options;
-    options.local_dirs = local_dirs_;
-    options.layout = SpillDirLayout::kEach;
-    options.failover = GetParam();
-    options.seed = seed;
+    options.spill.local_dirs = local_dirs_;
+    options.spill.layout = SpillDirLayout::kEach;
+    options.spill.failover = GetParam();
+    options.spill.seed = seed;
     return options;
   }
 

@@ -43,10 +43,10 @@ class PlanDiskManagerLayoutTest : public ::testing::Test {
 
   static PlanDiskManagerOptions Options(size_t dirs, SpillDirLayout layout, bool failover) {
     PlanDiskManagerOptions options;
-    options.local_dirs = LocalDirs(dirs);
-    options.layout = layout;
-    options.failover = failover;
-    options.seed = 5;
+    options.spill.local_dirs = LocalDirs(dirs);
+    options.spill.layout = layout;
+    options.spill.failover = failover;
+    options.spill.seed = 5;
     return options;
   }
 
@@ -63,8 +63,8 @@ class PlanDiskManagerLayoutTest : public ::testing::Test {
 
 TEST_F(PlanDiskManagerLayoutTest, DefaultsAreComets) {
   const PlanDiskManagerOptions options;
-  EXPECT_EQ(options.layout, SpillDirLayout::kAll);
-  EXPECT_FALSE(options.failover);
+  EXPECT_EQ(options.spill.layout, SpillDirLayout::kAll);
+  EXPECT_FALSE(options.spill.failover);
 }
 
 TEST_F(PlanDiskManagerLayoutTest, FirstSpillMakesOneMkdirAndOneCreateWhateverTheDirCount) {
@@ -116,7 +116,7 @@ TEST_F(PlanDiskManagerLayoutTest, EachLayoutMakesADirOnlyWhereAFileLands) {
 
 TEST_F(PlanDiskManagerLayoutTest, EachLayoutMissingLocalDirIsCreatedWhereTheFileLands) {
   PlanDiskManagerOptions options = Options(1, SpillDirLayout::kEach, false);
-  options.local_dirs = {"/fresh"};
+  options.spill.local_dirs = {"/fresh"};
   ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
   ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
   EXPECT_THAT(file.path(), StartsWith("/fresh/datafusion-"));
@@ -257,11 +257,11 @@ TEST_F(PlanDiskManagerLayoutTest, AllLayoutFailoverFailsOnlyWhenNoDirCanBeMade) 
 
 TEST_F(PlanDiskManagerLayoutTest, OtherModesRejectLayoutAndFailover) {
   DiskManagerOptions each;
-  each.layout = SpillDirLayout::kEach;
+  each.spill.layout = SpillDirLayout::kEach;
   EXPECT_EQ(DiskManager::Build(fs_, each).status().code(), StatusCode::kInvalidArgument);
   DiskManagerOptions failover;
   failover.mode = DiskManagerMode::kDisabled;
-  failover.failover = true;
+  failover.spill.failover = true;
   EXPECT_EQ(DiskManager::Build(fs_, failover).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(fs_->total_calls(), 0u);
 }
@@ -287,10 +287,10 @@ TEST(PlanDiskManagerLayoutPosixTest, FailoverPassesOverAnUnusableLocalDir) {
   ASSERT_OK_AND_ASSIGN(auto blocker, fs->CreateFile("/bad"));
   ASSERT_OK(blocker->Close());
   PlanDiskManagerOptions options;
-  options.local_dirs = {"/bad", "/good"};
-  options.layout = SpillDirLayout::kEach;
-  options.failover = true;
-  options.seed = 5;
+  options.spill.local_dirs = {"/bad", "/good"};
+  options.spill.layout = SpillDirLayout::kEach;
+  options.spill.failover = true;
+  options.spill.seed = 5;
   ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs, options));
   std::vector<SpillFile> files;
   for (int i = 0; i < 4; ++i) {

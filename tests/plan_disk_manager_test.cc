@@ -36,10 +36,10 @@ class PlanDiskManagerTest : public ::testing::Test {
 
   PlanDiskManagerOptions Options(uint64_t limit = kDefaultMaxTempDirectorySize) {
     PlanDiskManagerOptions options;
-    options.local_dirs = {"/local0", "/local1"};
-    options.max_temp_directory_size = limit;
-    options.limit_config_key = "spark.comet.maxTempDirectorySize";
-    options.seed = 5;
+    options.spill.local_dirs = {"/local0", "/local1"};
+    options.spill.max_temp_directory_size = limit;
+    options.spill.limit_config_key = "spark.comet.maxTempDirectorySize";
+    options.spill.seed = 5;
     return options;
   }
 
@@ -51,11 +51,11 @@ class PlanDiskManagerTest : public ::testing::Test {
 
 TEST_F(PlanDiskManagerTest, RejectsBadOptionsWithoutTouchingTheFileSystem) {
   PlanDiskManagerOptions none = Options();
-  none.local_dirs.clear();
+  none.spill.local_dirs.clear();
   EXPECT_EQ(PlanDiskManager::Create(fs_, none).status().code(), StatusCode::kInvalidArgument);
 
   PlanDiskManagerOptions bad_path = Options();
-  bad_path.local_dirs = {"/local0", "/local1/"};
+  bad_path.spill.local_dirs = {"/local0", "/local1/"};
   StatusOr<std::shared_ptr<PlanDiskManager>> plan = PlanDiskManager::Create(fs_, bad_path);
   EXPECT_EQ(plan.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(plan.status().message(), ::testing::HasSubstr("/local1/"));
@@ -168,7 +168,7 @@ TEST_F(PlanDiskManagerTest, LocalDirThatIsAFileFailsTheFirstSpillNotTheBuild) {
   ASSERT_OK_AND_ASSIGN(auto blocker, mem_->CreateFile("/bad/local"));
   ASSERT_OK(blocker->Close());
   PlanDiskManagerOptions options = Options();
-  options.local_dirs = {"/local0", "/bad/local"};
+  options.spill.local_dirs = {"/local0", "/bad/local"};
   ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
 
   StatusOr<SpillFile> file = plan->CreateTempFile("sort");
@@ -204,7 +204,7 @@ TEST_F(PlanDiskManagerTest, InjectedEACCESFailsTheFirstSpillWithItsPathAndLeaves
 
 TEST_F(PlanDiskManagerTest, MissingLocalDirIsCreatedByTheFirstSpill) {
   PlanDiskManagerOptions options = Options();
-  options.local_dirs = {"/fresh"};
+  options.spill.local_dirs = {"/fresh"};
   ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
   EXPECT_FALSE(mem_->Exists("/fresh"));
   ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
@@ -249,7 +249,7 @@ TEST_F(PlanDiskManagerTest, ShuffleFileStaysWritableAfterACleanerUnlinkedIt) {
 
 TEST_F(PlanDiskManagerTest, FailPolicyReturnsENOENTAfterACleanerRemovedTheSpillDir) {
   PlanDiskManagerOptions options = Options();
-  options.local_dirs = {"/local0"};
+  options.spill.local_dirs = {"/local0"};
   ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
   ASSERT_OK_AND_ASSIGN(SpillFile first, plan->CreateTempFile("sort"));
   const std::string dir = ParentPath(first.path());
@@ -268,8 +268,8 @@ TEST_F(PlanDiskManagerTest, FailPolicyReturnsENOENTAfterACleanerRemovedTheSpillD
 
 TEST_F(PlanDiskManagerTest, RecreatePolicyMakesANewSpillDirAfterACleanerRemovedIt) {
   PlanDiskManagerOptions options = Options();
-  options.local_dirs = {"/local0"};
-  options.missing_dir = MissingDirPolicy::kRecreate;
+  options.spill.local_dirs = {"/local0"};
+  options.spill.missing_dir = MissingDirPolicy::kRecreate;
   ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
   ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> first, plan->CreateTempFile("sort"));
   const std::string old_dir = ParentPath(first->path());
@@ -296,7 +296,7 @@ TEST_F(PlanDiskManagerTest, RecreatePolicyMakesANewSpillDirAfterACleanerRemovedI
 TEST_F(PlanDiskManagerTest, CleanupFailuresAreRecordedWithTheirPaths) {
   auto log = std::make_shared<CleanupLog>();
   PlanDiskManagerOptions options = Options();
-  options.cleanup_log = log;
+  options.spill.cleanup_log = log;
   ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
   EXPECT_EQ(plan->cleanup_log(), log);
   ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, plan->CreateTempFile("sort"));
@@ -323,12 +323,12 @@ TEST_F(PlanDiskManagerTest, CleanupFailuresAreRecordedWithTheirPaths) {
 
 TEST_F(PlanDiskManagerTest, FactoryRejectsBadOptionsWithoutTouchingTheFileSystem) {
   PlanDiskManagerOptions none = Options();
-  none.local_dirs.clear();
+  none.spill.local_dirs.clear();
   EXPECT_EQ(PlanDiskManagerFactory::Create(fs_, none).status().code(),
             StatusCode::kInvalidArgument);
 
   PlanDiskManagerOptions bad_path = Options();
-  bad_path.local_dirs = {"/local0", "local1"};
+  bad_path.spill.local_dirs = {"/local0", "local1"};
   StatusOr<PlanDiskManagerFactory> factory = PlanDiskManagerFactory::Create(fs_, bad_path);
   EXPECT_EQ(factory.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(factory.status().message(), ::testing::HasSubstr("local1"));
@@ -351,7 +351,7 @@ TEST_F(PlanDiskManagerTest, AFactoryMovedFromStillMakesPlans) {
   // Every factory, the ones moved from included, makes working plans from the options.
   // NOLINTNEXTLINE(bugprone-use-after-move): using the factories moved from is the point.
   for (const PlanDiskManagerFactory* f : {&factory, &constructed, &assigned}) {
-    EXPECT_EQ(f->options().local_dirs, Options().local_dirs);
+    EXPECT_EQ(f->options().spill.local_dirs, Options().spill.local_dirs);
     ASSERT_OK_AND_ASSIGN(auto plan, f->NewPlan());
     EXPECT_EQ(plan->max_temp_directory_size(), 100u);
     ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
@@ -363,7 +363,7 @@ TEST_F(PlanDiskManagerTest, AFactoryMovedFromStillMakesPlans) {
 TEST_F(PlanDiskManagerTest, PlansFromOneFactoryHaveTheirOwnDirectoriesLimitsAndLogs) {
   ASSERT_OK_AND_ASSIGN(PlanDiskManagerFactory factory,
                        PlanDiskManagerFactory::Create(fs_, Options(100)));
-  EXPECT_EQ(factory.options().local_dirs, Options().local_dirs);
+  EXPECT_EQ(factory.options().spill.local_dirs, Options().spill.local_dirs);
   ASSERT_OK_AND_ASSIGN(auto a, factory.NewPlan());
   ASSERT_OK_AND_ASSIGN(auto b, factory.NewPlan());
   EXPECT_EQ(fs_->total_calls(), 0u);

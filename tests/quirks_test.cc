@@ -92,10 +92,10 @@ class QuirkBehaviourTest : public ::testing::Test {
 
   PlanDiskManagerOptions PlanOptions(Quirks quirks, uint64_t limit = 10) {
     PlanDiskManagerOptions options;
-    options.local_dirs = {"/local0", "/local1"};
-    options.max_temp_directory_size = limit;
-    options.quirks = quirks;
-    options.seed = 1;
+    options.spill.local_dirs = {"/local0", "/local1"};
+    options.spill.max_temp_directory_size = limit;
+    options.spill.quirks = quirks;
+    options.spill.seed = 1;
     options.shared_cache = cache_;
     return options;
   }
@@ -305,8 +305,8 @@ TEST_F(QuirkBehaviourTest, FailoverLeakLeavesTheDirectoryAFailedCreateWasMadeIn)
   for (const bool quirk : {true, false}) {
     SCOPED_TRACE(quirk ? "failover_leak" : "fixed");
     PlanDiskManagerOptions options = PlanOptions(quirk ? Quirks(Quirk::kFailoverLeak) : Quirks());
-    options.layout = SpillDirLayout::kEach;
-    options.failover = true;
+    options.spill.layout = SpillDirLayout::kEach;
+    options.spill.failover = true;
     fs_->AddRule(Fail(OpKind::kCreate, ENOSPC, "/local*/datafusion-*", 1));
     {
       ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
@@ -380,7 +380,7 @@ TEST_F(QuirkBehaviourTest, SharedLimitKeysOnTheLimitToo) {
 TEST_F(QuirkBehaviourTest, SharedLimitKeysOnTheFileSystemAndTheOptionsThatMatter) {
   const PlanDiskManagerOptions base = PlanOptions(Quirk::kSharedLimit, 10);
   std::shared_ptr<MemFileSystem> other_mem = NewMemFileSystem(5);
-  for (const std::string& dir : base.local_dirs) ASSERT_OK(other_mem->CreateDir(dir));
+  for (const std::string& dir : base.spill.local_dirs) ASSERT_OK(other_mem->CreateDir(dir));
   ASSERT_OK_AND_ASSIGN(auto on_a, PlanDiskManager::Create(fs_, base));
   ASSERT_OK_AND_ASSIGN(auto on_b, PlanDiskManager::Create(other_mem, base));
   ASSERT_OK(on_a->CreateTempFile("sort").status());
@@ -391,18 +391,18 @@ TEST_F(QuirkBehaviourTest, SharedLimitKeysOnTheFileSystemAndTheOptionsThatMatter
   EXPECT_FALSE(mem_->Exists(file.path()));
 
   PlanDiskManagerOptions key = base;
-  key.limit_config_key = "other.key";
+  key.spill.limit_config_key = "other.key";
   PlanDiskManagerOptions quirks = base;
-  quirks.quirks = base.quirks.With(Quirk::kNoRollback);
+  quirks.spill.quirks = base.spill.quirks.With(Quirk::kNoRollback);
   PlanDiskManagerOptions policy = base;
-  policy.missing_dir = MissingDirPolicy::kRecreate;
+  policy.spill.missing_dir = MissingDirPolicy::kRecreate;
   for (const PlanDiskManagerOptions& options : {key, quirks, policy}) {
     ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
     ASSERT_OK(plan->CreateTempFile("sort").status());
     EXPECT_NE(plan->inner(), on_a->inner());
   }
   PlanDiskManagerOptions same_but_seed = base;
-  same_but_seed.seed = 99;  // The seed is not in the key (shared_manager_cache.h).
+  same_but_seed.spill.seed = 99;  // The seed is not in the key (shared_manager_cache.h).
   ASSERT_OK_AND_ASSIGN(auto same, PlanDiskManager::Create(fs_, same_but_seed));
   ASSERT_OK(same->CreateTempFile("sort").status());
   EXPECT_EQ(same->inner(), on_a->inner());
@@ -412,7 +412,7 @@ TEST_F(QuirkBehaviourTest, SharedLimitBreaksEveryLaterSpillOnceACleanerRemovedIt
   for (const bool quirk : {true, false}) {
     SCOPED_TRACE(quirk ? "shared_limit" : "fixed");
     PlanDiskManagerOptions options = PlanOptions(quirk ? Quirks(Quirk::kSharedLimit) : Quirks());
-    options.local_dirs = {"/local0"};  // The default policy: a missing dir fails a spill.
+    options.spill.local_dirs = {"/local0"};  // The default policy: a missing dir fails a spill.
     {
       ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
       ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
@@ -432,7 +432,7 @@ TEST_F(QuirkBehaviourTest, SharedLimitBreaksEveryLaterSpillOnceACleanerRemovedIt
 TEST_F(QuirkBehaviourTest, SharedLimitUsesTheProcessWideCacheWhenGivenNone) {
   ASSERT_OK(mem_->CreateDir("/process-wide"));
   PlanDiskManagerOptions options = PlanOptions(Quirk::kSharedLimit);
-  options.local_dirs = {"/process-wide"};
+  options.spill.local_dirs = {"/process-wide"};
   options.shared_cache = nullptr;
   ASSERT_OK_AND_ASSIGN(auto plan1, PlanDiskManager::Create(fs_, options));
   ASSERT_OK_AND_ASSIGN(auto plan2, PlanDiskManager::Create(fs_, options));

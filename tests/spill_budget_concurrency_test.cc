@@ -58,9 +58,9 @@ TEST(SpillBudgetConcurrencyTest, ConcurrentPlansNeverExceedTheBudgetAndAccountEx
   ASSERT_OK(mem->CreateDir("/local0"));
   std::shared_ptr<SpillBudget> budget = SpillBudget::Create(kBudget);
   PlanDiskManagerOptions options;
-  options.local_dirs = {"/local0"};
-  options.max_temp_directory_size = 150;
-  options.budget = budget;
+  options.spill.local_dirs = {"/local0"};
+  options.spill.max_temp_directory_size = 150;
+  options.spill.budget = budget;
   ASSERT_OK_AND_ASSIGN(PlanDiskManagerFactory factory,
                        PlanDiskManagerFactory::Create(mem, options));
 
@@ -89,7 +89,7 @@ TEST(SpillBudgetConcurrencyTest, ConcurrentPlansNeverExceedTheBudgetAndAccountEx
     files += tallies[i].files;
     const SpillMetrics m = plans[i]->metrics();
     EXPECT_EQ(m.spilled, tallies[i].written);
-    EXPECT_LE(m.peak, options.max_temp_directory_size);
+    EXPECT_LE(m.peak, options.spill.max_temp_directory_size);
     sum.spills += m.spills;
     sum.spilled += m.spilled;
   }

@@ -31,12 +31,12 @@ class SpillBudgetTest : public ::testing::Test {
   std::shared_ptr<PlanDiskManager> Plan(uint64_t limit, std::shared_ptr<SpillBudget> budget,
                                         Quirks quirks = {}) {
     PlanDiskManagerOptions options;
-    options.quirks = quirks;
-    options.local_dirs = {"/local0"};
-    options.max_temp_directory_size = limit;
-    options.limit_config_key = "spark.comet.maxTempDirectorySize";
-    options.seed = 3;
-    options.budget = std::move(budget);
+    options.spill.quirks = quirks;
+    options.spill.local_dirs = {"/local0"};
+    options.spill.max_temp_directory_size = limit;
+    options.spill.limit_config_key = "spark.comet.maxTempDirectorySize";
+    options.spill.seed = 3;
+    options.spill.budget = std::move(budget);
     StatusOr<std::shared_ptr<PlanDiskManager>> plan = PlanDiskManager::Create(fs_, options);
     EXPECT_TRUE(plan.ok()) << plan.status().ToString();
     return plan.ok() ? *plan : nullptr;

@@ -328,13 +328,6 @@ void PrintTable(const std::vector<ConfigResult>& results, const std::string& hea
   }
 }
 
-// Runs the command; returns the exit code.
-// Prints `message` as a usage error and returns 2.
-int BenchUsageError(const std::string& message) {
-  std::fprintf(stderr, "spillway bench: %s\n", message.c_str());
-  return 2;
-}
-
 // Where the benchmark runs: the filesystem, the directory it works in, and a description.
 struct BenchTarget {
   std::shared_ptr<FileSystem> fs;
@@ -343,8 +336,8 @@ struct BenchTarget {
 };
 
 // The POSIX target: --root, $SPILLWAY_BENCH_DIR or the temp dir, which must be a
-// directory. Returns 0, or 2 after printing what is wrong.
-int PosixTarget(const BenchFlags& flags, BenchTarget* target) {
+// directory. Throws UsageError.
+void PosixTarget(const BenchFlags& flags, BenchTarget* target) {
   target->fs = NewPosixFileSystem();
   std::string root = flags.root;
   if (root.empty()) {
@@ -353,20 +346,19 @@ int PosixTarget(const BenchFlags& flags, BenchTarget* target) {
   }
   std::error_code ec;
   std::filesystem::path abs = std::filesystem::absolute(root, ec);
-  if (ec) return BenchUsageError("--root " + root + ": " + ec.message());
+  if (ec) throw UsageError("--root " + root + ": " + ec.message());
   std::string parent = abs.lexically_normal().string();
   while (parent.size() > 1 && parent.back() == '/') parent.pop_back();
   if (Status valid = ValidatePath(parent); !valid.ok()) {
-    return BenchUsageError("--root: " + valid.ToString());
+    throw UsageError("--root: " + valid.ToString());
   }
   StatusOr<FileStat> stat = target->fs->Stat(parent);
-  if (!stat.ok()) return BenchUsageError("--root: " + stat.status().ToString());
+  if (!stat.ok()) throw UsageError("--root: " + stat.status().ToString());
   if (stat->type != FileType::kDirectory) {
-    return BenchUsageError("--root " + parent + ": not a directory");
+    throw UsageError("--root " + parent + ": not a directory");
   }
   target->fs_type = FsTypeOf(parent);
   target->parent = std::move(parent);
-  return 0;
 }
 
 // The results as one JSON document on stdout.
@@ -423,11 +415,11 @@ int MeasureAll(const BenchArea& area, const BenchFlags& flags, std::vector<Confi
 
 int RunBench(const BenchFlags& flags) {
   if (flags.fs == "mem" && !flags.root.empty()) {
-    return BenchUsageError("--root applies to --fs posix only");
+    throw UsageError("--root applies to --fs posix only");
   }
   BenchTarget target;
   if (flags.fs == "posix") {
-    if (const int bad = PosixTarget(flags, &target); bad != 0) return bad;
+    PosixTarget(flags, &target);
   } else {
     target.fs = MemFileSystem::Create();
     target.parent = target.fs->TempDir();
@@ -439,9 +431,8 @@ int RunBench(const BenchFlags& flags) {
       BenchArea::Make(target.fs, flags.fs == "posix", target.parent, max_dirs);
   if (!area.ok()) {
     // Could not work in the directory given: bad input when it was named.
-    std::fprintf(stderr, "spillway bench: cannot set up in %s: %s\n", target.parent.c_str(),
-                 area.status().ToString().c_str());
-    return 2;
+    throw UsageError(
+        fmt::format("cannot set up in {}: {}", target.parent, area.status().ToString()));
   }
 
   const double load_before = LoadAverage();

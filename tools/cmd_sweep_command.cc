@@ -4,8 +4,6 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -43,12 +41,6 @@ struct CmdSweepArgs {
   cmdsweep::CmdSweepOptions options;
 };
 
-std::string Upper(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return text;
-}
-
 // A 0-based shard index or count from the environment variable `name`: false when it is
 // not a number in [min, max).
 bool EnvNumber(const char* name, long min, long max, long* value) {
@@ -61,9 +53,8 @@ bool EnvNumber(const char* name, long min, long max, long* value) {
 bool HasEnv(const char* name) { return std::getenv(name) != nullptr; }
 
 // --shard K/N; without it Bazel's or GoogleTest's sharding variables, or a Kubernetes
-// Indexed Job's JOB_COMPLETION_INDEX with --shard-count N. Returns the reason for bad
-// input, or empty.
-std::string ChooseShard(CmdSweepArgs& args) {
+// Indexed Job's JOB_COMPLETION_INDEX with --shard-count N. Throws UsageError.
+void ChooseShard(CmdSweepArgs& args) {
   cmdsweep::CmdSweepOptions& options = args.options;
   if (!args.shard.empty()) {
     int k = 0;
@@ -71,12 +62,12 @@ std::string ChooseShard(CmdSweepArgs& args) {
     char extra = 0;
     if (std::sscanf(args.shard.c_str(), "%d/%d%c", &k, &n, &extra) != 2 || n < 1 || k < 1 ||
         k > n) {
-      return "--shard " + args.shard + ": K/N with 1 <= K <= N";
+      throw UsageError("--shard " + args.shard + ": K/N with 1 <= K <= N");
     }
-    if (args.shard_count != 0) return "--shard and --shard-count: give one of them";
+    if (args.shard_count != 0) throw UsageError("--shard and --shard-count: give one of them");
     options.shard_index = k;
     options.shard_count = n;
-    return {};
+    return;
   }
   const char* total_var = nullptr;
   const char* index_var = nullptr;
@@ -85,7 +76,8 @@ std::string ChooseShard(CmdSweepArgs& args) {
     total_var = "--shard-count";
     index_var = "JOB_COMPLETION_INDEX";
     total = args.shard_count;
-    if (!HasEnv(index_var)) return "--shard-count needs JOB_COMPLETION_INDEX (an Indexed Job's)";
+    if (!HasEnv(index_var))
+      throw UsageError("--shard-count needs JOB_COMPLETION_INDEX (an Indexed Job's)");
   } else if (HasEnv("TEST_TOTAL_SHARDS") || HasEnv("TEST_SHARD_INDEX")) {
     total_var = "TEST_TOTAL_SHARDS";
     index_var = "TEST_SHARD_INDEX";
@@ -93,14 +85,15 @@ std::string ChooseShard(CmdSweepArgs& args) {
     total_var = "GTEST_TOTAL_SHARDS";
     index_var = "GTEST_SHARD_INDEX";
   } else {
-    return {};
+    return;
   }
   if (args.shard_count == 0 && (!HasEnv(total_var) || !EnvNumber(total_var, 1, INT_MAX, &total))) {
-    return std::string(total_var) + ": not a number of shards (1 or more)";
+    throw UsageError(std::string(total_var) + ": not a number of shards (1 or more)");
   }
   long index = 0;
   if (!HasEnv(index_var) || !EnvNumber(index_var, 0, total, &index)) {
-    return std::string(index_var) + ": not a shard index in 0.." + std::to_string(total - 1);
+    throw UsageError(std::string(index_var) + ": not a shard index in 0.." +
+                     std::to_string(total - 1));
   }
   options.shard_index = static_cast<int>(index) + 1;
   options.shard_count = static_cast<int>(total);
@@ -109,26 +102,20 @@ std::string ChooseShard(CmdSweepArgs& args) {
       status_file != nullptr && *status_file != '\0' &&
       std::string(total_var) == "TEST_TOTAL_SHARDS") {
     if (!std::ofstream(status_file, std::ios::app)) {
-      return std::string("TEST_SHARD_STATUS_FILE ") + status_file + ": cannot touch it";
+      throw UsageError(std::string("TEST_SHARD_STATUS_FILE ") + status_file + ": cannot touch it");
     }
   }
-  return {};
 }
 
-// Fills the options from the words; returns the reason for bad input, or empty.
-std::string MakeOptions(CmdSweepArgs& args) {
+// Fills the options from the words. Throws UsageError.
+void MakeOptions(CmdSweepArgs& args) {
   cmdsweep::CmdSweepOptions& options = args.options;
   options.under = args.under;
-  for (const std::string& name : args.errnos) {
-    const std::optional<int> e = ErrnoFromName(Upper(name));
-    if (!e) return "--errno: unknown errno name '" + name + "'";
-    if (std::find(options.errnos.begin(), options.errnos.end(), *e) == options.errnos.end()) {
-      options.errnos.push_back(*e);
-    }
-  }
+  options.errnos = ErrnosFromNames(args.errnos);
   for (const std::string& name : args.ops) {
     uint8_t code = 0;
-    if (!FaultOpCodeFromName(name, &code)) return "--op: unknown operation '" + name + "'";
+    if (!FaultOpCodeFromName(name, &code))
+      throw UsageError("--op: unknown operation '" + name + "'");
     if (code == kFaultAnyOp) {
       options.ops.clear();
       break;
@@ -140,15 +127,14 @@ std::string MakeOptions(CmdSweepArgs& args) {
                                               : cmdsweep::FaultMode::kPersistent};
   }
   if (!cmdsweep::DepthFromName(args.depth, &options.depth)) {
-    return "--depth " + args.depth + ": first, edges or all";
+    throw UsageError("--depth " + args.depth + ": first, edges or all");
   }
-  if (std::string bad = ChooseShard(args); !bad.empty()) return bad;
+  ChooseShard(args);
   options.compare_stdout = args.compare == "stdout";
   char exe[PATH_MAX];
   const ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (len <= 0) return "cannot find the spillway executable";
+  if (len <= 0) throw UsageError("cannot find the spillway executable");
   options.spillway_binary.assign(exe, static_cast<size_t>(len));
-  return {};
 }
 
 // Progress on stderr: runs done, runs/s, violations and the time left; redrawn on a
@@ -187,10 +173,7 @@ int Report(const cmdsweep::CmdSweepResult& result, const std::string& junit_file
   if (!junit_file.empty()) {
     std::ofstream junit(junit_file);
     junit << cmdsweep::ToJunit(result);
-    if (!junit.flush()) {
-      std::fprintf(stderr, "spillway sweep: --junit %s: cannot write it\n", junit_file.c_str());
-      return 2;
-    }
+    if (!junit.flush()) throw UsageError("--junit " + junit_file + ": cannot write it");
   }
   if (json) {
     std::printf("%s\n", cmdsweep::ToJson(result).c_str());
@@ -201,19 +184,13 @@ int Report(const cmdsweep::CmdSweepResult& result, const std::string& junit_file
 }
 
 int Run(CmdSweepArgs& args) {
-  if (std::string bad = MakeOptions(args); !bad.empty()) {
-    std::fprintf(stderr, "spillway sweep: %s\n", bad.c_str());
-    return 2;
-  }
+  MakeOptions(args);
   Progress progress;
   args.options.on_progress = [&progress](uint64_t done, uint64_t total, uint64_t violations) {
     progress.Show(done, total, violations);
   };
   const StatusOr<cmdsweep::CmdSweepResult> result = cmdsweep::RunCmdSweep(args.options);
-  if (!result.ok()) {
-    std::fprintf(stderr, "spillway sweep: %s\n", result.status().message().c_str());
-    return 2;
-  }
+  if (!result.ok()) throw UsageError(result.status().message());
   return Report(*result, args.junit, args.json);
 }
 
@@ -264,8 +241,7 @@ std::optional<int> Parse(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "%s: %s\n", app.get_name().c_str(), e.what());
-    return 2;
+    throw UsageError(e.what());
   }
   return std::nullopt;
 }
@@ -294,10 +270,7 @@ int RunCmdSweepMergeCommand(int argc, char** argv) {
   app.add_flag("--json", json, "Print the result as one JSON object");
   if (std::optional<int> done = Parse(app, argc, argv)) return *done;
   const StatusOr<cmdsweep::CmdSweepResult> result = cmdsweep::MergeReports(files);
-  if (!result.ok()) {
-    std::fprintf(stderr, "spillway sweep %s\n", result.status().message().c_str());
-    return 2;
-  }
+  if (!result.ok()) throw UsageError(result.status().message());
   return Report(*result, junit, json);
 }
 

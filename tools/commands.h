@@ -1,6 +1,7 @@
 // The subcommands of the `spillway` tool. Each Add*Command registers one CLI11 subcommand
 // on `app`; when that subcommand runs, its callback stores the process exit code in
-// `exit_code` (0 success, 1 a check failed or a violation was found, 2 bad input).
+// `exit_code` (0 success, 1 a check failed or a violation was found). Bad input is thrown
+// as a UsageError (cli_support.h), which spillway_main.cc turns into one line and exit 2.
 #ifndef SPILLWAY_TOOLS_COMMANDS_H_
 #define SPILLWAY_TOOLS_COMMANDS_H_
 
@@ -10,8 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "spillway/scenario/scenario.h"
-#include "spillway/spill/quirks.h"
+#include "cli_support.h"
 
 namespace spillway::tools {
 
@@ -22,16 +22,6 @@ void AddBenchCommand(CLI::App& app, int& exit_code);     // bench_command.cc
 void AddInjectCommand(CLI::App& app, int& exit_code);    // inject_command.cc
 void AddReapCommand(CLI::App& app, int& exit_code);      // reap_command.cc
 
-// The options several subcommands take, declared once (cli_support.cc).
-//
-// --fs mem|posix into `fs`, whose initial value is the default shown in the help.
-CLI::Option* AddFsOption(CLI::App& command, std::string& fs);
-// The filesystem --fs named.
-scenario::FsKind FsKindFromName(std::string_view fs);
-// --quirk NAME (repeatable or a comma list), each name checked against quirks.h, added to
-// `quirks`. An unknown name is a usage error that names the known ones.
-CLI::Option* AddQuirkOption(CLI::App& command, Quirks& quirks);
-
 // `spillway sweep ... -- CMD` or `spillway sweep merge ...`: when argv (the whole command
 // line) is one, runs it and returns its exit code; otherwise nullopt (`spillway sweep`
 // without `--` is AddSweepCommand's).
@@ -41,10 +31,6 @@ std::optional<int> DispatchCommandSweep(int argc, char** argv);
 int RunCmdSweepCommand(int argc, char** argv);
 // `spillway sweep merge REPORT.json...`, from the word after `merge`. cmd_sweep_command.cc.
 int RunCmdSweepMergeCommand(int argc, char** argv);
-
-// The names of the quirks in `quirks`, in AllQuirks() order; empty for none. The JSON
-// summaries list a run's quirks with it. cli_support.cc.
-std::vector<std::string> QuirkNames(Quirks quirks);
 
 }  // namespace spillway::tools
 

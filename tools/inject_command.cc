@@ -56,11 +56,6 @@ struct InjectArgs {
   std::vector<std::string> command;
 };
 
-// Bad input: the message for a one-line error and exit 2.
-struct BadInput {
-  std::string message;
-};
-
 // "100", "64K", "10M", "1G": bytes.
 std::optional<uint64_t> ParseQuota(const std::string& text) {
   static constexpr std::pair<char, int> kSuffixes[] = {{'K', 10}, {'M', 20}, {'G', 30}};
@@ -220,11 +215,10 @@ uint64_t TotalBytes(const std::map<std::string, uint64_t>& entries) {
 }
 
 void CheckedCopy(char* out, size_t capacity, const std::string& value, const char* what) {
-  if (value.size() >= capacity) throw BadInput{fmt::format("{} is too long: {}", what, value)};
+  if (value.size() >= capacity) throw UsageError(fmt::format("{} is too long: {}", what, value));
   std::memcpy(out, value.c_str(), value.size() + 1);
 }
 
-// Fills the state from the arguments; throws BadInput.
 // Hands the open file `fd` to `user` (keeping mode 0600), so that a process of the run that
 // switches to that user (PostgreSQL's server started as root through runuser) can still
 // count, decide and trace; the caller, root, keeps access. No-op for an empty user.
@@ -245,44 +239,45 @@ std::string ShareError(const std::string& user, const std::string& what, int err
                      std::strerror(error), error == EPERM ? " (it needs root)" : "");
 }
 
+// Fills the state from the arguments. Throws UsageError.
 void FillState(const InjectArgs& args, SharedState* state, const std::string& shim,
                const std::string& state_path) {
   state->magic = inject::kStateMagic;
   state->size = sizeof(SharedState);
   state->seed = args.seed;
   if (args.under.size() > inject::kMaxScopes) {
-    throw BadInput{fmt::format("at most {} --under directories", inject::kMaxScopes)};
+    throw UsageError(fmt::format("at most {} --under directories", inject::kMaxScopes));
   }
   for (const std::string& dir : args.under) {
     char resolved[PATH_MAX];
     struct stat st;
     if (realpath(dir.c_str(), resolved) == nullptr || stat(resolved, &st) != 0 ||
         !S_ISDIR(st.st_mode)) {
-      throw BadInput{fmt::format("--under {}: not an existing directory", dir)};
+      throw UsageError(fmt::format("--under {}: not an existing directory", dir));
     }
     CheckedCopy(state->scopes[state->scope_count++], inject::kPathCapacity, resolved, "--under");
   }
   if (args.faults.size() > inject::kMaxRules) {
-    throw BadInput{fmt::format("at most {} --fault rules", inject::kMaxRules)};
+    throw UsageError(fmt::format("at most {} --fault rules", inject::kMaxRules));
   }
   for (const std::string& text : args.faults) {
     char error[1024];
     if (!ParseFaultRule(text, &state->rules[state->rule_count++], error, sizeof(error))) {
-      throw BadInput{fmt::format("--fault '{}': {}", text, error)};
+      throw UsageError(fmt::format("--fault '{}': {}", text, error));
     }
   }
   if (!args.quota.empty()) {
     const std::optional<uint64_t> quota = ParseQuota(args.quota);
-    if (!quota) throw BadInput{"--quota " + args.quota + ": bytes with an optional K, M or G"};
+    if (!quota) throw UsageError("--quota " + args.quota + ": bytes with an optional K, M or G");
     state->quota = *quota;
   }
   if (!args.trace.empty()) {
     const fs::path trace = fs::absolute(args.trace);
     const int fd = open(trace.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) throw BadInput{fmt::format("--trace {}: {}", args.trace, std::strerror(errno))};
+    if (fd < 0) throw UsageError(fmt::format("--trace {}: {}", args.trace, std::strerror(errno)));
     const int error = HandTo(fd, args.share_with);
     close(fd);
-    if (error != 0) throw BadInput{ShareError(args.share_with, "--trace " + args.trace, error)};
+    if (error != 0) throw UsageError(ShareError(args.share_with, "--trace " + args.trace, error));
     CheckedCopy(state->trace_path, inject::kPathCapacity, trace.string(), "--trace");
   }
   CheckedCopy(state->preload_path, inject::kPathCapacity, shim, "the shim's path");
@@ -297,20 +292,20 @@ class StateFile {
     std::string dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (tmp != nullptr ? tmp : "/tmp");
     path_ = dir + "/spillway-inject-XXXXXX";
     const int fd = mkstemp(path_.data());
-    if (fd < 0) throw BadInput{fmt::format("cannot create a state file in {}", dir)};
+    if (fd < 0) throw UsageError(fmt::format("cannot create a state file in {}", dir));
     // Mode 0600 (mkstemp's): only the caller, and with --share-with the user it is handed
     // to, can change the run's counters.
     if (const int error = HandTo(fd, share_with); error != 0) {
       close(fd);
       unlink(path_.c_str());
-      throw BadInput{ShareError(share_with, "the state file " + path_, error)};
+      throw UsageError(ShareError(share_with, "the state file " + path_, error));
     }
     if (ftruncate(fd, sizeof(SharedState)) == 0) {
       void* map = mmap(nullptr, sizeof(SharedState), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
       if (map != MAP_FAILED) state_ = new (map) SharedState();
     }
     close(fd);
-    if (state_ == nullptr) throw BadInput{"cannot map the state file " + path_};
+    if (state_ == nullptr) throw UsageError("cannot map the state file " + path_);
   }
   ~StateFile() {
     munmap(state_, sizeof(SharedState));
@@ -440,32 +435,28 @@ void PrintSummary(const nlohmann::json& summary) {
   }
 }
 
+// Runs the program under the shim. Throws UsageError for bad input, before it starts.
 int Inject(const InjectArgs& args) {
-  try {
-    const std::optional<std::string> shim = FindShim();
-    if (!shim) throw BadInput{fmt::format("cannot find {} next to spillway", kShimName)};
-    const std::optional<std::string> program = FindProgram(args.command.front());
-    if (!program) throw BadInput{"command not found: " + args.command.front()};
-    if (std::string why = WhyNotInterposable(*program); !why.empty()) throw BadInput{why};
-    StateFile file(args.share_with);
-    FillState(args, file.state(), *shim, file.path());
-    std::vector<std::map<std::string, uint64_t>> before;
-    for (uint32_t i = 0; i < file.state()->scope_count; ++i) {
-      before.push_back(Snapshot(file.state()->scopes[i]));
-      file.state()->quota_used += TotalBytes(before.back());
-    }
-    const int status = RunProgram(args, *shim, file.path());
-    const nlohmann::json summary = Summary(*file.state(), status, before);
-    if (args.json) {
-      std::printf("%s\n", summary.dump().c_str());
-    } else {
-      PrintSummary(summary);
-    }
-    return status;
-  } catch (const BadInput& bad) {
-    std::fprintf(stderr, "spillway inject: %s\n", bad.message.c_str());
-    return 2;
+  const std::optional<std::string> shim = FindShim();
+  if (!shim) throw UsageError(fmt::format("cannot find {} next to spillway", kShimName));
+  const std::optional<std::string> program = FindProgram(args.command.front());
+  if (!program) throw UsageError("command not found: " + args.command.front());
+  if (std::string why = WhyNotInterposable(*program); !why.empty()) throw UsageError(why);
+  StateFile file(args.share_with);
+  FillState(args, file.state(), *shim, file.path());
+  std::vector<std::map<std::string, uint64_t>> before;
+  for (uint32_t i = 0; i < file.state()->scope_count; ++i) {
+    before.push_back(Snapshot(file.state()->scopes[i]));
+    file.state()->quota_used += TotalBytes(before.back());
   }
+  const int status = RunProgram(args, *shim, file.path());
+  const nlohmann::json summary = Summary(*file.state(), status, before);
+  if (args.json) {
+    std::printf("%s\n", summary.dump().c_str());
+  } else {
+    PrintSummary(summary);
+  }
+  return status;
 }
 
 }  // namespace

@@ -32,15 +32,9 @@ int Run(const RunArgs& args) {
   options.seed = args.seed;
   options.quirks = args.quirks;
   if (!args.root.empty()) {
-    if (options.fs != scenario::FsKind::kPosix) {
-      std::fprintf(stderr, "spillway run: --root needs --fs posix\n");
-      return 2;
-    }
-    if (args.files.size() != 1) {
-      // Each file must start from a fresh filesystem, and --root is one directory.
-      std::fprintf(stderr, "spillway run: --root takes exactly one FILE\n");
-      return 2;
-    }
+    if (options.fs != scenario::FsKind::kPosix) throw UsageError("--root needs --fs posix");
+    // Each file must start from a fresh filesystem, and --root is one directory.
+    if (args.files.size() != 1) throw UsageError("--root takes exactly one FILE");
     options.posix_root = args.root;
   }
 
@@ -49,9 +43,8 @@ int Run(const RunArgs& args) {
   for (size_t i = 0; i < args.files.size(); ++i) {
     StatusOr<std::string> text = scenario::ReadScenarioFile(args.files[i]);
     if (!text.ok()) {
-      fmt::print(stderr, "spillway run: cannot read {}: {} ({})\n", args.files[i],
-                 text.status().message(), scenario::OutcomeName(text.status()));
-      return 2;
+      throw UsageError(fmt::format("cannot read {}: {} ({})", args.files[i],
+                                   text.status().message(), scenario::OutcomeName(text.status())));
     }
     texts[i] = std::move(*text);
   }

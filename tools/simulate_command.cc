@@ -50,7 +50,7 @@ struct SimulateArgs {
   Quirks quirks;
   int jobs = 1;
   bool json = false;
-  std::string out = ".";
+  std::string out;  // Empty: a fresh directory (OutDir).
   bool all_reproducers = false;
 };
 
@@ -397,27 +397,21 @@ void PrintText(const SimulateOptions& options, const std::vector<SeedResult>& re
   if (violations == 0) std::printf("  violations          none\n");
 }
 
-// Turns the arguments into options; on bad input prints one line and returns false.
-bool MakeOptions(const SimulateArgs& args, SimulateOptions* options) {
-  auto bad = [](const std::string& what) {
-    std::fprintf(stderr, "spillway simulate: %s\n", what.c_str());
-    return false;
-  };
+// Fills the options the arguments ask for, but for out_dir. Throws UsageError.
+void MakeOptions(const SimulateArgs& args, SimulateOptions* options) {
   if (args.dirs < 1 || args.dirs > model::kMaxLocalDirs) {
-    return bad(fmt::format("--dirs must be between 1 and {}", model::kMaxLocalDirs));
+    throw UsageError(fmt::format("--dirs must be between 1 and {}", model::kMaxLocalDirs));
   }
-  if (args.plans < 1) return bad("--plans must be at least 1");
-  if (args.jobs < 1) return bad("--jobs must be at least 1");
+  if (args.plans < 1) throw UsageError("--plans must be at least 1");
+  if (args.jobs < 1) throw UsageError("--jobs must be at least 1");
   if (!(args.fault_rate >= 0 && args.fault_rate < 1)) {
-    return bad("--fault-rate must be at least 0 and below 1");
+    throw UsageError("--fault-rate must be at least 0 and below 1");
   }
   if (args.forever_percent < 0 || args.forever_percent > 100) {
-    return bad("--forever-percent must be between 0 and 100");
+    throw UsageError("--forever-percent must be between 0 and 100");
   }
-  if (args.out.empty()) return bad("--out: empty directory name");
   options->steps = args.steps;
   options->fs = FsKindFromName(args.fs);
-  options->out_dir = args.out;
   options->quirks = args.quirks;
   model::GenOptions& gen = options->gen;
   gen.local_dirs = args.dirs;
@@ -431,12 +425,13 @@ bool MakeOptions(const SimulateArgs& args, SimulateOptions* options) {
   // fails every later step of its kind (the property tests cover those in short runs).
   gen.forever_percent = args.forever_percent;
   gen.capacity = options->fs == scenario::FsKind::kMem;
-  return true;
 }
 
 int RunSimulate(const SimulateArgs& args) {
   SimulateOptions options;
-  if (!MakeOptions(args, &options)) return 2;
+  MakeOptions(args, &options);
+  const OutDir out("simulate", args.out);  // Made only once the rest is valid.
+  options.out_dir = out.path();
   const auto start = std::chrono::steady_clock::now();
   std::vector<SeedResult> results(static_cast<size_t>(args.jobs));
   std::atomic<uint64_t> done{0};
@@ -496,9 +491,9 @@ void AddSimulateCommand(CLI::App& app, int& exit_code) {
   sub->add_flag("--json", args->json, "Print the summary as one JSON object");
   sub->add_option("--out", args->out,
                   "Where shrunk scenario files are written, one per distinct violation (the "
-                  "same kind of violation and shrunk program); nothing else is written")
-      ->check(CLI::ExistingDirectory)
-      ->capture_default_str();
+                  "same kind of violation and shrunk program), made if missing; not inside a "
+                  "git checkout unless git ignores it (default: a fresh directory under "
+                  "$TMPDIR or /tmp, removed if nothing is written); nothing else is written");
   sub->add_flag("--all-reproducers", args->all_reproducers,
                 "Write a scenario file for every seed with a violation, also when an earlier "
                 "seed's file holds the same program");

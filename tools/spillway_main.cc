@@ -23,12 +23,22 @@ std::string UnknownCommandError(CLI::App& app) {
   return fmt::format("unknown command '{}' (commands: {})", extra.front(), fmt::join(names, ", "));
 }
 
+// A command's bad input: one line naming the command, exit 2.
+int UsageExit(const std::string& command, const spillway::tools::UsageError& e) {
+  std::fprintf(stderr, "spillway%s%s: %s\n", command.empty() ? "" : " ", command.c_str(), e.what());
+  return 2;
+}
+
 int Main(int argc, char** argv) {
   CLI::App app{
       "spillway: a reference spill-file manager and the filesystem simulation that tests it"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "spillway " SPILLWAY_VERSION);
-  if (const auto code = spillway::tools::DispatchCommandSweep(argc, argv)) return *code;
+  try {
+    if (const auto code = spillway::tools::DispatchCommandSweep(argc, argv)) return *code;
+  } catch (const spillway::tools::UsageError& e) {
+    return UsageExit("sweep", e);
+  }
   int exit_code = 0;
   spillway::tools::AddRunCommand(app, exit_code);
   spillway::tools::AddSweepCommand(app, exit_code);
@@ -45,6 +55,10 @@ int Main(int argc, char** argv) {
     const std::string unknown = UnknownCommandError(app);
     std::fprintf(stderr, "spillway: %s\n", unknown.empty() ? e.what() : unknown.c_str());
     return 2;
+  } catch (const spillway::tools::UsageError& e) {
+    // Thrown by the callback of the one subcommand that ran.
+    const std::vector<CLI::App*> ran = app.get_subcommands();
+    return UsageExit(ran.empty() ? "" : ran.front()->get_name(), e);
   }
   return exit_code;
 }

@@ -5,7 +5,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -27,17 +26,11 @@ struct SweepArgs {
   std::vector<std::string> errnos;
   Quirks quirks;
   std::string mode = "both";
-  std::string out = ".";
+  std::string out;  // Empty: a fresh directory (OutDir).
   bool all_reproducers = false;
   bool json = false;
   bool verbose = false;
 };
-
-std::string Upper(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return text;
-}
 
 std::string ErrnoList(const std::vector<int>& errnos) {
   std::string out;
@@ -184,51 +177,33 @@ void PrintJson(const sweep::SweepOptions& options, const sweep::SweepResult& res
   std::printf("%s\n", json.dump(2).c_str());
 }
 
-// Turns the arguments into options; on bad input prints one line and returns false.
-bool MakeOptions(const SweepArgs& args, sweep::SweepOptions& options) {
+// The options the arguments ask for, but for out_dir. Throws UsageError.
+sweep::SweepOptions MakeOptions(const SweepArgs& args) {
+  sweep::SweepOptions options;
   options.fs = FsKindFromName(args.fs);
-  if (!args.errnos.empty()) {
-    options.errnos.clear();
-    for (const std::string& name : args.errnos) {
-      const std::optional<int> error_number = ErrnoFromName(Upper(name));
-      if (!error_number) {
-        std::fprintf(stderr, "spillway sweep: --errno: unknown errno name '%s'\n", name.c_str());
-        return false;
-      }
-      if (std::find(options.errnos.begin(), options.errnos.end(), *error_number) ==
-          options.errnos.end()) {
-        options.errnos.push_back(*error_number);
-      }
-    }
-  }
+  if (!args.errnos.empty()) options.errnos = ErrnosFromNames(args.errnos);
   options.quirks = args.quirks;
   if (args.mode == "transient") {
     options.modes = {sweep::FaultMode::kTransient};
   } else if (args.mode == "persistent") {
     options.modes = {sweep::FaultMode::kPersistent};
   }
-  if (args.out.empty()) {
-    std::fprintf(stderr, "spillway sweep: --out: empty directory name\n");
-    return false;
-  }
-  options.out_dir = args.out;
   options.all_reproducers = args.all_reproducers;
-  return true;
+  return options;
 }
 
 int RunSweepCommand(const SweepArgs& args) {
-  sweep::SweepOptions options;
-  if (!MakeOptions(args, options)) return 2;
+  sweep::SweepOptions options = MakeOptions(args);
+  const OutDir out("sweep", args.out);  // Made only once the rest is valid.
+  options.out_dir = out.path();
   // Progress goes to stdout, or to stderr when stdout carries JSON.
   std::FILE* progress = args.json ? stderr : stdout;
   if (args.verbose) {
     options.on_run = [progress](const sweep::RunReport& run) { PrintRun(progress, run); };
   }
   const StatusOr<sweep::SweepResult> result = sweep::RunSweep(options);
-  if (!result.ok()) {
-    std::fprintf(stderr, "spillway sweep: %s\n", result.status().ToString().c_str());
-    return 2;
-  }
+  // A malformed workload, or a directory or file that cannot be written.
+  if (!result.ok()) throw UsageError(result.status().ToString());
   if (args.json) {
     PrintJson(options, *result, args.fs);
   } else {
@@ -266,8 +241,10 @@ void AddSweepCommand(CLI::App& app, int& exit_code) {
                   "transient: operation n fails once; persistent: it and every later one fail")
       ->check(CLI::IsMember({"transient", "persistent", "both"}))
       ->capture_default_str();
-  sub->add_option("--out", args->out, "Where scenario files for violations are written")
-      ->capture_default_str();
+  sub->add_option("--out", args->out,
+                  "Where scenario files for violations are written, made if missing; not "
+                  "inside a git checkout unless git ignores it (default: a fresh directory "
+                  "under $TMPDIR or /tmp, removed if nothing is written)");
   sub->add_flag("--all-reproducers", args->all_reproducers,
                 "Write a scenario file for every violation, also for those whose scenario "
                 "runs the same commands as an earlier one's of the same check");

@@ -97,6 +97,14 @@ Status ValidatePath(std::string_view path) {
   return OkStatus();
 }
 
+Status ValidatePrefix(std::string_view prefix) {
+  if (prefix.find('/') != std::string_view::npos || prefix.find('\0') != std::string_view::npos) {
+    return Status::InvalidArgument("bad unique-name prefix \"" + std::string(prefix) +
+                                   "\": it must not contain '/' or a NUL byte");
+  }
+  return OkStatus();
+}
+
 std::string ParentPath(std::string_view path) {
   size_t slash = path.rfind('/');
   if (slash == std::string_view::npos || slash == 0) return "/";

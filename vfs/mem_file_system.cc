@@ -141,15 +141,6 @@ Status Resolve(const State& state, std::string_view path, std::string_view op, R
   }
 }
 
-// A prefix for a unique name must fit in one path component.
-Status ValidatePrefix(std::string_view prefix) {
-  if (prefix.find('/') != std::string_view::npos || prefix.find('\0') != std::string_view::npos) {
-    return Status::InvalidArgument("bad unique-name prefix \"" + std::string(prefix) +
-                                   "\": it must not contain '/' or NUL");
-  }
-  return OkStatus();
-}
-
 class MemWritableFile final : public WritableFile {
  public:
   // REQUIRES: inode->open_handles already counts this handle.

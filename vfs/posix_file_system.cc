@@ -124,15 +124,6 @@ int RandomName(size_t length, std::string* out) {
   return 0;
 }
 
-// A unique-name prefix must stay inside one path component.
-Status ValidatePrefix(std::string_view prefix) {
-  if (prefix.find('/') != std::string_view::npos || prefix.find('\0') != std::string_view::npos) {
-    return Status::InvalidArgument("bad name prefix \"" + std::string(prefix) +
-                                   "\": contains '/' or a NUL byte");
-  }
-  return OkStatus();
-}
-
 class PosixWritableFile final : public WritableFile {
  public:
   PosixWritableFile(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}

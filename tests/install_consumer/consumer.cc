@@ -11,7 +11,7 @@
 int main() {
   auto fs = spillway::MemFileSystem::Create();
   {
-    auto plan = spillway::PlanDiskManager::Create(fs, {.local_dirs = {"/tmp/local0"}});
+    auto plan = spillway::PlanDiskManager::Create(fs, {.spill = {.local_dirs = {"/tmp/local0"}}});
     if (!plan.ok()) return 1;
     auto file = (*plan)->CreateTempFile("consumer");
     if (!file.ok()) return 2;

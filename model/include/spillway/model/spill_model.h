@@ -127,10 +127,16 @@ int OtherVerbsWeight();
 
 // The source of every random choice made while generating a command, so that the same
 // generation code serves a seeded simulation and a property-test framework that shrinks
-// choices toward 0. Implementations are not thread-safe.
+// choices toward 0. Not copyable: a generator draws through a reference to the
+// interface. Implementations are not thread-safe.
 class Chooser {
  public:
+  Chooser() = default;
   virtual ~Chooser() = default;
+
+  Chooser(const Chooser&) = delete;
+  Chooser& operator=(const Chooser&) = delete;
+
   // A number in [0, n). Smaller is simpler. REQUIRES: n > 0.
   virtual uint64_t Pick(uint64_t n) = 0;
 };

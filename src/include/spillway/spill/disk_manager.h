@@ -94,21 +94,22 @@ class TempFileFactory {
   virtual StatusOr<SpillFile> CreateTempFile(std::string_view description) = 0;
 };
 
-struct DiskManagerOptions {
-  DiskManagerMode mode = DiskManagerMode::kOsTmpDirectory;
-  // kDirectories: the local dirs. REQUIRES: non-empty for that mode.
+// What a DiskManager and a plan (PlanDiskManager) share: the local dirs, the limit and the
+// key its error names, what to do about a vanished spill directory, the layout and
+// failover beyond upstream, the quirks, the seed, the cleanup log and the budget. Embedded
+// as `spill` in DiskManagerOptions and PlanDiskManagerOptions; a plan's first spill builds
+// its inner DiskManager from the plan's own.
+struct SpillOptions {
+  // The local dirs. REQUIRES: non-empty for a kDirectories manager and for a plan.
   std::vector<std::string> local_dirs;
-  // kCustom: the factory. REQUIRES: non-null for that mode.
-  std::shared_ptr<TempFileFactory> factory;
   uint64_t max_temp_directory_size = kDefaultMaxTempDirectorySize;
-  // The most spill files one external merge pass may open; 0 means no cap. The manager
-  // only carries it, for the operators that merge (as DataFusion's DiskManager does).
-  size_t max_spill_merge_fan_in = kDefaultMaxSpillMergeFanIn;
-  // The configuration key a limit error tells the user to raise.
+  // The configuration key a limit error tells the user to raise (Comet passes
+  // "spark.comet.maxTempDirectorySize").
   std::string limit_config_key = std::string(kDataFusionLimitKey);
   MissingDirPolicy missing_dir = MissingDirPolicy::kFail;
-  // kDirectories only (any other mode rejects a non-default value): when each local dir's
-  // spill directory is made. kAll is upstream's behaviour.
+  // kDirectories only (a DiskManager of any other mode rejects a non-default value): when
+  // each local dir's spill directory is made. kAll is upstream's behaviour (and Comet's:
+  // a plan's first spill makes one in every local dir); kEach makes one mkdir.
   SpillDirLayout layout = SpillDirLayout::kAll;
   // kDirectories only (any other mode rejects true). False, as upstream: a file that
   // cannot be created in its local dir fails the spill. True: the file (or, under kAll,
@@ -122,11 +123,22 @@ struct DiskManagerOptions {
   Quirks quirks;
   // Seeds the choice of local dir for each file; nullopt draws a seed at random.
   std::optional<uint64_t> seed;
-  // Where failed removals are recorded; null means a log of the manager's own.
+  // Where failed removals are recorded; null means a log of the manager's (or plan's) own.
   std::shared_ptr<CleanupLog> cleanup_log;
-  // An executor-wide budget every write must also fit (spill_budget.h); null (the
-  // default, as upstream) means none.
+  // An executor-wide budget every write must also fit (spill_budget.h), shared with other
+  // managers and plans; null (the default, as upstream) means none.
   std::shared_ptr<SpillBudget> budget;
+};
+
+struct DiskManagerOptions {
+  DiskManagerMode mode = DiskManagerMode::kOsTmpDirectory;
+  // kCustom: the factory. REQUIRES: non-null for that mode.
+  std::shared_ptr<TempFileFactory> factory;
+  // The most spill files one external merge pass may open; 0 means no cap. The manager
+  // only carries it, for the operators that merge (as DataFusion's DiskManager does).
+  size_t max_spill_merge_fan_in = kDefaultMaxSpillMergeFanIn;
+  // What a plan shares; `spill.local_dirs` are kDirectories' local dirs.
+  SpillOptions spill;
 };
 
 class DiskManager final : public SpillManager {

@@ -41,26 +41,11 @@ class SharedManagerCache;
 std::shared_ptr<SharedManagerCache> NewSharedManagerCache();
 
 struct PlanDiskManagerOptions {
-  // The executor's local dirs. REQUIRES: non-empty.
-  std::vector<std::string> local_dirs;
-  uint64_t max_temp_directory_size = kDefaultMaxTempDirectorySize;
-  // Comet passes "spark.comet.maxTempDirectorySize".
-  std::string limit_config_key = std::string(kDataFusionLimitKey);
-  MissingDirPolicy missing_dir = MissingDirPolicy::kFail;
-  // Beyond upstream: where the plan's spill directories are made and whether a file fails
-  // over to other local dirs (DiskManagerOptions in disk_manager.h). kAll, as Comet: the
-  // first spill makes one in every local dir. kEach: the first spill makes one mkdir.
-  SpillDirLayout layout = SpillDirLayout::kAll;
-  // False, as Comet.
-  bool failover = false;
-  Quirks quirks;
-  std::optional<uint64_t> seed;
-  std::shared_ptr<CleanupLog> cleanup_log;
+  // The executor's local dirs (REQUIRES: non-empty), limit, layout, failover, budget and
+  // the rest (SpillOptions, disk_manager.h); the plan's inner manager is built from them.
+  SpillOptions spill;
   // Used only with the kSharedLimit quirk; null means the process-wide cache.
   std::shared_ptr<SharedManagerCache> shared_cache;
-  // An executor-wide budget shared with other plans (spill_budget.h); null (the default,
-  // as Comet) means only the plan's own limit applies.
-  std::shared_ptr<SpillBudget> budget;
 };
 
 class PlanDiskManager;
@@ -154,7 +139,9 @@ class PlanDiskManager final : public SpillManager {
   static StatusOr<std::shared_ptr<PlanDiskManager>> Make(
       std::shared_ptr<const PlanDiskManagerFactory::Shared> shared);
 
+  // The plan's options (the factory's), and what of them it shares with a DiskManager.
   const PlanDiskManagerOptions& options() const;
+  const SpillOptions& spill() const { return options().spill; }
   // The plan's own log (made now if missing). REQUIRES: mu_ held.
   const std::shared_ptr<CleanupLog>& OwnLogLocked() const;
   // The options the inner manager is built from: the plan's, without the plan-level quirks.

@@ -36,10 +36,6 @@ struct SpillMetrics {
   friend bool operator==(const SpillMetrics&, const SpillMetrics&) = default;
 };
 
-namespace internal {
-class SpillLedger;
-}  // namespace internal
-
 class SpillBudget final {
  public:
   // A budget of `limit` bytes whose limit error names `limit_config_key`.
@@ -63,19 +59,18 @@ class SpillBudget final {
   // and its key.
   Status LimitError() const;
 
-  // The counters the spill library reserves in (opaque outside it).
-  internal::SpillLedger& ledger() { return *ledger_; }
-
- private:
-  struct Passkey {};
-
- public:
-  // Not callable outside spill_budget.cc; use Create.
-  SpillBudget(Passkey key, uint64_t limit, std::string limit_config_key);
   ~SpillBudget();
 
+  // The budget's counters, and how the spill library's accounting reaches them. Both are
+  // defined in the spill library's sources (not installed): to everyone else they are
+  // incomplete types, of no use.
+  struct State;
+  struct Access;
+
  private:
-  const std::unique_ptr<internal::SpillLedger> ledger_;  // Never null.
+  SpillBudget(uint64_t limit, std::string limit_config_key);
+
+  const std::unique_ptr<State> state_;  // Never null.
 };
 
 }  // namespace spillway

@@ -21,11 +21,6 @@
 
 namespace spillway {
 
-namespace internal {
-struct SpillFileState;
-struct SpillFileAccess;
-}  // namespace internal
-
 // DataFusion's SpillingProgress.
 struct SpillingProgress {
   uint64_t current_bytes = 0;
@@ -54,13 +49,17 @@ class SpillFile {
   // How many SpillFile copies share this file.
   long use_count() const;
 
- private:
-  // The spill library's own access (defined in its sources, not installed).
-  friend struct internal::SpillFileAccess;
-  // REQUIRES: state != nullptr.
-  explicit SpillFile(std::shared_ptr<internal::SpillFileState> state);
+  // What every copy shares, and how the spill library makes a file and reaches that state.
+  // Both are defined in the spill library's sources (not installed): to everyone else they
+  // are incomplete types, of no use.
+  struct State;
+  struct Access;
 
-  std::shared_ptr<internal::SpillFileState> state_;
+ private:
+  // REQUIRES: state != nullptr.
+  explicit SpillFile(std::shared_ptr<State> state);
+
+  std::shared_ptr<State> state_;
 };
 
 }  // namespace spillway

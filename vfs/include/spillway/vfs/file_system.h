@@ -253,6 +253,9 @@ class FileSystemWrapper : public FileSystem {
 // Checks that `path` is absolute, has no empty, "." or ".." component and no trailing
 // '/' (except "/" itself). Returns kInvalidArgument naming the path otherwise.
 Status ValidatePath(std::string_view path);
+// Checks that a unique-name `prefix` (CreateUniqueDir, CreateUniqueFile) stays inside one
+// path component: no '/' and no NUL byte. Returns kInvalidArgument naming it otherwise.
+Status ValidatePrefix(std::string_view prefix);
 
 // The parent directory of a valid path ("/a/b" -> "/a", "/a" -> "/"), and its last
 // component ("/a/b" -> "b").

@@ -1,0 +1,77 @@
+# Installs spillway into a fresh prefix and checks that its public headers name nothing of
+# the libraries' internals: every `internal::NAME` the installed headers mention (or
+# declare in a `namespace internal`) must have no symbol in the installed libraries
+# (`nm -C`). The libraries do define spillway::internal symbols (at least one must be
+# seen, or the check shows nothing); a public header may not reach them.
+#
+#   cmake -DBINARY_DIR=dir -DWORK_DIR=dir -DNM=nm -P no_internal_symbols.cmake
+cmake_minimum_required(VERSION 3.25)
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+set(prefix "${WORK_DIR}/prefix")
+
+function(run_step out_var)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "step failed (${rc}): ${ARGN}\n${out}${err}")
+  endif()
+  set(${out_var} "${out}" PARENT_SCOPE)
+endfunction()
+
+run_step(ignored ${CMAKE_COMMAND} --install "${BINARY_DIR}" --prefix "${prefix}")
+# Listings through find, never a CMake glob.
+run_step(headers find "${prefix}/include" -name "*.h")
+run_step(libraries find "${prefix}" -name "*.a" -o -name "*.so")
+string(REPLACE "\n" ";" headers "${headers}")
+string(REPLACE "\n" ";" libraries "${libraries}")
+list(FILTER headers EXCLUDE REGEX "^$")
+list(FILTER libraries EXCLUDE REGEX "^$")
+if(NOT headers OR NOT libraries)
+  message(FATAL_ERROR "nothing installed under ${prefix}: headers '${headers}', libraries '${libraries}'")
+endif()
+
+set(named "")
+foreach(header IN LISTS headers)
+  file(READ "${header}" text)
+  string(REGEX MATCHALL "internal::[A-Za-z_][A-Za-z0-9_]*" uses "${text}")
+  string(REGEX MATCHALL "namespace internal {[^}]*}" blocks "${text}")
+  foreach(block IN LISTS blocks)
+    string(REGEX MATCHALL "(class|struct|enum|using) +[A-Za-z_][A-Za-z0-9_]*" decls "${block}")
+    foreach(decl IN LISTS decls)
+      string(REGEX REPLACE "^(class|struct|enum|using) +" "internal::" decl "${decl}")
+      list(APPEND uses "${decl}")
+    endforeach()
+  endforeach()
+  foreach(use IN LISTS uses)
+    string(REPLACE "internal::" "" name "${use}")
+    list(APPEND named "${name}")
+    list(APPEND where_${name} "${header}")
+    list(REMOVE_DUPLICATES where_${name})
+  endforeach()
+endforeach()
+list(REMOVE_DUPLICATES named)
+
+set(symbols "")
+foreach(library IN LISTS libraries)
+  run_step(listing "${NM}" -C --defined-only "${library}")
+  string(APPEND symbols "${listing}")
+endforeach()
+string(REGEX MATCHALL "spillway::internal::[A-Za-z_][A-Za-z0-9_]*" internal_symbols "${symbols}")
+list(LENGTH internal_symbols internal_count)
+if(internal_count EQUAL 0)
+  message(FATAL_ERROR "no spillway::internal symbol in ${libraries}: the check shows nothing")
+endif()
+
+set(exposed "")
+foreach(name IN LISTS named)
+  if(symbols MATCHES "spillway::internal::${name}[^A-Za-z0-9_]")
+    string(APPEND exposed "\n  internal::${name}, named in ${where_${name}}")
+  endif()
+endforeach()
+if(exposed)
+  message(FATAL_ERROR "public headers name internals the installed libraries define:${exposed}")
+endif()
+list(LENGTH named named_count)
+message("${internal_count} spillway::internal symbols in the libraries; "
+        "${named_count} internal names in the public headers, none of them defined")
+file(REMOVE_RECURSE "${WORK_DIR}")
