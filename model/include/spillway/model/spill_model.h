@@ -379,6 +379,9 @@ class SpillCommand {
     std::set<int> local_dirs;     // Local dirs whose spill directories are counted.
     bool file_count = false;      // Count the spill files on disk.
     bool outcome = true;          // Print expect ok / expect error.
+    // The line removes what no live plan holds (a reap): its printed counts check the reap
+    // invariant, and the live plans' directories are checked before them.
+    bool reaps = false;
   };
 
  protected:
@@ -396,6 +399,7 @@ class SpillCommand {
   scenario::Command line_;
   std::vector<scenario::Command> expects_;
   std::vector<InvariantKind> expect_kinds_;
+  bool reaps_ = false;  // Affected::reaps of the line, from Init.
 };
 
 using CommandPtr = std::shared_ptr<const SpillCommand>;
