@@ -85,6 +85,7 @@ std::optional<std::string> Transition(const scenario::Crash&, SpillModel& s, Aff
 }
 
 std::optional<std::string> Transition(const scenario::Reap& v, SpillModel& s, Affected* a) {
+  a->reaps = true;
   std::set<int> reaped;
   for (const std::string& dir : v.local_dirs) {
     const int index = LocalDirIndex(dir);

@@ -6,7 +6,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 #include "spill_model_internal.h"
@@ -121,7 +120,8 @@ bool SpillCommand::Init(const SpillModel& s0) {
   const std::optional<std::string> outcome = Transition(s, &a);
   if (!outcome.has_value()) return false;
   Rendered rendered = Render(s, *outcome, a);
-  if (std::holds_alternative<scenario::Reap>(line_.verb)) {
+  reaps_ = a.reaps;
+  if (reaps_) {
     // What a reap leaves is the reap's invariant: it never removes a live plan's entries.
     for (InvariantKind& kind : rendered.kinds) {
       if (kind == InvariantKind::kSpillDirs || kind == InvariantKind::kSpillFiles) {
@@ -165,7 +165,7 @@ std::optional<Violation> SpillCommand::Execute(const SpillModel& s0, SpillSut& s
   }
   // After a reap, the live plans' directories are checked before its outcome, so that a
   // reap that removes them is reported as such even when a rule then fails its outcome.
-  if (std::holds_alternative<scenario::Reap>(line_.verb)) {
+  if (reaps_) {
     if (std::optional<Violation> v = CheckLiveDirs(s1, sut)) {
       v->message = fmt::format("after {}: {}", Quoted(line_), v->message);
       return v;

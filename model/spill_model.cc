@@ -92,7 +92,7 @@ uint64_t RandomChooser::Pick(uint64_t n) {
 }
 
 int NameSet::Number(const std::string& name, char prefix) {
-  if (name.size() < 2 || name.size() > 7 || name[0] != prefix) return -1;
+  if (name.size() < 2 || name.size() > 10 || name[0] != prefix) return -1;
   if (name[1] == '0' && name.size() > 2) return -1;  // A leading zero: not canonical.
   int n = 0;
   for (size_t i = 1; i < name.size(); ++i) {
@@ -102,25 +102,39 @@ int NameSet::Number(const std::string& name, char prefix) {
   return n;
 }
 
-bool NameSet::Contains(const std::string& name) const {
-  if (const int n = Number(name, 'p'); n >= 0) {
-    return static_cast<size_t>(n) < plans_.size() && plans_[n];
+void NameSet::Numbers::Insert(int n) {
+  if (n < below) return;
+  above.insert(n);
+  // Numbers used in order move the watermark, so above stays empty.
+  while (!above.empty() && *above.begin() == below) {
+    above.erase(above.begin());
+    ++below;
   }
-  if (const int n = Number(name, 'f'); n >= 0) {
-    return static_cast<size_t>(n) < files_.size() && files_[n];
+}
+
+bool NameSet::Contains(const std::string& name) const {
+  for (size_t i = 0; i < std::size(kPrefixes); ++i) {
+    if (const int n = Number(name, kPrefixes[i]); n >= 0) return numbers_[i].Contains(n);
   }
   return others_.count(name) != 0;
 }
 
 void NameSet::Insert(const std::string& name) {
-  for (auto [prefix, bits] : {std::pair{'p', &plans_}, std::pair{'f', &files_}}) {
-    if (const int n = Number(name, prefix); n >= 0) {
-      if (static_cast<size_t>(n) >= bits->size()) bits->resize(n + 1);
-      (*bits)[n] = true;
+  for (size_t i = 0; i < std::size(kPrefixes); ++i) {
+    if (const int n = Number(name, kPrefixes[i]); n >= 0) {
+      numbers_[i].Insert(n);
       return;
     }
   }
   others_.insert(name);
+}
+
+std::string NameSet::FirstFree(char prefix, int from) const {
+  const size_t i = std::find(std::begin(kPrefixes), std::end(kPrefixes), prefix) - kPrefixes;
+  const Numbers& numbers = numbers_[i];
+  int n = std::max(from, numbers.below);
+  while (numbers.above.count(n) != 0) ++n;
+  return fmt::format("{}{}", prefix, n);
 }
 
 uint64_t SpillModel::MemBytes() const {
@@ -442,10 +456,7 @@ std::optional<std::string> Outcome(int error_number) {
 }
 
 std::string FreshName(const SpillModel& s, std::string_view prefix, int counter) {
-  while (true) {
-    std::string name = fmt::format("{}{}", prefix, counter++);
-    if (!s.used_names.Contains(name)) return name;
-  }
+  return s.used_names.FirstFree(prefix[0], counter);
 }
 
 void UseName(SpillModel& s, const std::string& name) {

@@ -114,7 +114,7 @@ std::optional<Violation> CheckLiveDirs(const SpillModel& s, SpillSut& sut);
 // ---------------------------------------------------------------------------------------
 // Names
 
-// The next fresh name with `prefix` ("p" or "f"), counting from `counter`.
+// The next fresh name with `prefix` ("p", "f" or "b"), counting from `counter`.
 std::string FreshName(const SpillModel& s, std::string_view prefix, int counter);
 
 // Records that `name` is used, so that it is never bound again, and moves the fresh-name

@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
+#include <sstream>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -99,6 +102,67 @@ TEST(ScenarioParserTest, FuzzDictionaryHasEveryWordOfTheLanguage) {
   for (const std::string& word : words) {
     EXPECT_THAT(dict, ::testing::HasSubstr("\n\"" + word + "\"\n")) << word;
   }
+}
+
+// The verbs' words in docs/scenarios.md: the first word (two for an expect) of each
+// backquoted text in the first cell of each row of its command tables (those headed
+// "| command |").
+std::set<std::string> DocumentedVerbWords(const std::string& doc) {
+  std::set<std::string> words;
+  bool in_table = false;
+  size_t start = 0;
+  while (start < doc.size()) {
+    size_t end = doc.find('\n', start);
+    if (end == std::string::npos) end = doc.size();
+    const std::string line = doc.substr(start, end - start);
+    start = end + 1;
+    if (line.starts_with("| command |")) {
+      in_table = true;
+      continue;
+    }
+    if (!line.starts_with("|")) in_table = false;
+    if (!in_table || !line.starts_with("| `")) continue;
+    // Each backquoted text of the first cell ("`expect exists PATH` / `expect missing PATH`").
+    const std::string cell = line.substr(2, line.find(" | ", 2) - 2);
+    size_t open = cell.find('`');
+    while (open != std::string::npos) {
+      const size_t close = cell.find('`', open + 1);
+      if (close == std::string::npos) break;
+      std::istringstream in(cell.substr(open + 1, close - open - 1));
+      std::string word, second;
+      in >> word;
+      if (word == "expect" && in >> second) word += " " + second;
+      words.insert(word);
+      open = cell.find('`', close + 1);
+    }
+  }
+  return words;
+}
+
+// One table of verbs: every verb of the variant is a parser keyword (its word alone parses
+// to it, or to an error giving its usage), its word is in the fuzzer's dictionary, and
+// docs/scenarios.md documents exactly the verbs of the variant.
+TEST(ScenarioParserTest, VerbTableParserDictionaryAndDocsAgree) {
+  const std::string dict = ReadText(SPILLWAY_FUZZ_DICT);
+  const std::set<std::string> documented =
+      DocumentedVerbWords(ReadText(std::string(SPILLWAY_DOCS_DIR) + "/scenarios.md"));
+  ASSERT_FALSE(documented.empty());
+  std::set<std::string> verbs;
+  ForEachVerb([&](const auto& v) {
+    using V = std::decay_t<decltype(v)>;
+    const std::string word(V::kWord);
+    SCOPED_TRACE(word);
+    verbs.insert(word);
+    // An act first, so that an expect is not refused for coming first.
+    std::variant<Scenario, ParseError> parsed = Parse("crash\n" + word, "verbs");
+    if (const auto* error = std::get_if<ParseError>(&parsed)) {
+      EXPECT_THAT(error->message, ::testing::EndsWith("usage: " + std::string(V::kUsage)));
+    } else {
+      EXPECT_TRUE(std::holds_alternative<V>(std::get<Scenario>(parsed).commands.back().verb));
+    }
+    EXPECT_THAT(dict, ::testing::HasSubstr("\n\"" + word.substr(word.rfind(' ') + 1) + "\"\n"));
+  });
+  EXPECT_EQ(documented, verbs);
 }
 
 TEST(ScenarioParserTest, EveryShippedScenarioRoundTrips) {

@@ -138,16 +138,6 @@ class WorkloadRun final {
   // Whether every name the act needs is bound (a failed plan or spill binds nothing, so
   // the acts on it are skipped, as a scenario that met the failure would have to).
   bool CanRun(const scenario::Command& command) const;
-  bool CanRun(const scenario::Plan& v) const;
-  bool CanRun(const scenario::Spill& v) const;
-  bool CanRun(const scenario::Write& v) const;
-  bool CanRun(const scenario::Clone& v) const;
-  bool CanRun(const scenario::Drop& v) const;
-  bool CanRun(const scenario::SetLimit& v) const;
-  bool CanRun(const scenario::ShortWrite& v) const;
-  bool CanRun(const scenario::Budget& v) const;
-  bool CanRun(const scenario::Crash&) const { return true; }
-  bool CanRun(const scenario::Reap&) const { return true; }
   bool BudgetBound(const std::string& name) const;
   // The bytes of the live files of `plan`, and of every plan that names `budget`.
   uint64_t ModelUsed(const std::string& plan) const;
@@ -163,35 +153,83 @@ class WorkloadRun final {
   void RunActOf(const V& verb, const scenario::Command& command, int act);
   // Checks that every injected fault surfaced, or that an error without one is explained.
   void CheckOutcome(const scenario::Command& command, const ActRun& run, bool explained);
-  // Per act verb: the model's prediction before it, whether an error without an injected
-  // fault is one it may return, and how the model follows it (workload_acts.cc).
-  void Predict(const scenario::Plan& v, ActRun* run);
-  void Predict(const scenario::Drop& v, ActRun* run);
-  void Predict(const scenario::Write& v, ActRun* run);
-  void Predict(const scenario::Reap& v, ActRun* run);
-  template <typename V>
-  void Predict(const V&, ActRun*) {}
-  bool Explained(const scenario::Write& v, const ActRun& run) const;
-  bool Explained(const scenario::Spill& v, const ActRun& run) const;
-  bool Explained(const scenario::SetLimit& v, const ActRun& run) const;
-  template <typename V>
-  bool Explained(const V&, const ActRun&) const {
-    return false;
-  }
-  void Follow(const scenario::Plan& v, const ActRun& run);
-  void Follow(const scenario::Spill& v, const ActRun& run);
-  void Follow(const scenario::Clone& v, const ActRun& run);
-  void Follow(const scenario::Drop& v, const ActRun& run);
-  void Follow(const scenario::Write& v, const ActRun& run);
-  void Follow(const scenario::SetLimit& v, const ActRun& run);
-  void Follow(const scenario::ShortWrite&, const ActRun&) {}
-  void Follow(const scenario::Budget& v, const ActRun& run);
-  void Follow(const scenario::Crash& v, const ActRun& run);
-  void Follow(const scenario::Reap& v, const ActRun& run);
   // Whether an injected fault is an answer the act may act on rather than an error it
   // must report (docs/sweep.md, false_success), given the act's outcome.
   bool IsAnswer(const scenario::Command& command, const InjectedFault& fault,
                 const Status& outcome) const;
+
+  // One set of hooks per act verb (RoleOf gives ActRole), in workload_acts.cc; there is no
+  // generic fallback, so an act verb that misses one does not compile:
+  // - CanRun: whether every name the act needs is bound (a failed plan or spill binds
+  //   nothing, so the acts on it are skipped, as a scenario that met the failure would
+  //   have to);
+  // - Predict: the model's prediction, before the act changes anything;
+  // - Explained: whether an error without an injected fault is one the act may return;
+  // - Answers: whether an injected fault (other than the answers every act may act on,
+  //   IsAnswer) is an answer to this act rather than an error it must report;
+  // - Follow: how the model follows the act, and the checks only that verb has.
+  bool CanRun(const scenario::Plan& v) const;
+  void Predict(const scenario::Plan& v, ActRun* run);
+  bool Explained(const scenario::Plan& v, const ActRun& run) const;
+  bool Answers(const scenario::Plan& v, const InjectedFault& fault, const Status& outcome) const;
+  void Follow(const scenario::Plan& v, const ActRun& run);
+
+  bool CanRun(const scenario::Spill& v) const;
+  void Predict(const scenario::Spill& v, ActRun* run);
+  bool Explained(const scenario::Spill& v, const ActRun& run) const;
+  bool Answers(const scenario::Spill& v, const InjectedFault& fault, const Status& outcome) const;
+  void Follow(const scenario::Spill& v, const ActRun& run);
+
+  bool CanRun(const scenario::Write& v) const;
+  void Predict(const scenario::Write& v, ActRun* run);
+  bool Explained(const scenario::Write& v, const ActRun& run) const;
+  bool Answers(const scenario::Write& v, const InjectedFault& fault, const Status& outcome) const;
+  void Follow(const scenario::Write& v, const ActRun& run);
+
+  bool CanRun(const scenario::Clone& v) const;
+  void Predict(const scenario::Clone& v, ActRun* run);
+  bool Explained(const scenario::Clone& v, const ActRun& run) const;
+  bool Answers(const scenario::Clone& v, const InjectedFault& fault, const Status& outcome) const;
+  void Follow(const scenario::Clone& v, const ActRun& run);
+
+  bool CanRun(const scenario::Drop& v) const;
+  void Predict(const scenario::Drop& v, ActRun* run);
+  bool Explained(const scenario::Drop& v, const ActRun& run) const;
+  bool Answers(const scenario::Drop& v, const InjectedFault& fault, const Status& outcome) const;
+  void Follow(const scenario::Drop& v, const ActRun& run);
+
+  bool CanRun(const scenario::SetLimit& v) const;
+  void Predict(const scenario::SetLimit& v, ActRun* run);
+  bool Explained(const scenario::SetLimit& v, const ActRun& run) const;
+  bool Answers(const scenario::SetLimit& v, const InjectedFault& fault,
+               const Status& outcome) const;
+  void Follow(const scenario::SetLimit& v, const ActRun& run);
+
+  bool CanRun(const scenario::ShortWrite& v) const;
+  void Predict(const scenario::ShortWrite& v, ActRun* run);
+  bool Explained(const scenario::ShortWrite& v, const ActRun& run) const;
+  bool Answers(const scenario::ShortWrite& v, const InjectedFault& fault,
+               const Status& outcome) const;
+  void Follow(const scenario::ShortWrite& v, const ActRun& run);
+
+  bool CanRun(const scenario::Budget& v) const;
+  void Predict(const scenario::Budget& v, ActRun* run);
+  bool Explained(const scenario::Budget& v, const ActRun& run) const;
+  bool Answers(const scenario::Budget& v, const InjectedFault& fault, const Status& outcome) const;
+  void Follow(const scenario::Budget& v, const ActRun& run);
+
+  bool CanRun(const scenario::Crash& v) const;
+  void Predict(const scenario::Crash& v, ActRun* run);
+  bool Explained(const scenario::Crash& v, const ActRun& run) const;
+  bool Answers(const scenario::Crash& v, const InjectedFault& fault, const Status& outcome) const;
+  void Follow(const scenario::Crash& v, const ActRun& run);
+
+  bool CanRun(const scenario::Reap& v) const;
+  void Predict(const scenario::Reap& v, ActRun* run);
+  bool Explained(const scenario::Reap& v, const ActRun& run) const;
+  bool Answers(const scenario::Reap& v, const InjectedFault& fault, const Status& outcome) const;
+  void Follow(const scenario::Reap& v, const ActRun& run);
+
   // The limit a write that does not fit goes over, with what it holds, for messages.
   std::string RefusingLimit(const std::string& plan_name, const ActRun& run) const;
   // A reap's checks: what it met is in its report, a live process's files are still

@@ -69,6 +69,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -214,20 +215,33 @@ struct ModelBudget {
   bool bound = true;  // The name is bound (not dropped); plans keep the budget alive.
 };
 
-// A set of scenario names, cheap to copy when they are the generated "p<N>" and "f<N>".
+// A set of scenario names whose size does not grow with a run: the generated "p<N>",
+// "f<N>" and "b<N>" are used in increasing order, so each prefix keeps a watermark below
+// which every number is in the set and the few numbers above it.
 class NameSet {
  public:
   bool Contains(const std::string& name) const;
   void Insert(const std::string& name);
+  // The first name "<prefix><N>" with N >= from that is not in the set. REQUIRES: prefix
+  // is 'p', 'f' or 'b'; from >= 0.
+  std::string FirstFree(char prefix, int from) const;
 
  private:
-  // The N of "p<N>" (prefix 'p') or "f<N>" (prefix 'f') written without leading zeros;
-  // -1 for any other name.
+  // The numbers of one prefix in the set: every N < below, and those in above (all >
+  // below).
+  struct Numbers {
+    int below = 0;
+    std::set<int> above;
+    bool Contains(int n) const { return n < below || above.count(n) != 0; }
+    void Insert(int n);
+  };
+  // The N of "<prefix><N>" written without leading zeros (at most 9 digits); -1 for any
+  // other name.
   static int Number(const std::string& name, char prefix);
 
-  std::vector<bool> plans_;       // plans_[N]: "p<N>" is in the set.
-  std::vector<bool> files_;       // files_[N]: "f<N>" is in the set.
-  std::set<std::string> others_;  // Every other name.
+  static constexpr char kPrefixes[] = {'p', 'f', 'b'};  // Plans, files, budgets.
+  Numbers numbers_[std::size(kPrefixes)];               // By prefix, in kPrefixes order.
+  std::set<std::string> others_;                        // Every other name.
 };
 
 // The whole state: the managers, their files and directories, the filesystem's local dirs,
@@ -371,6 +385,9 @@ class SpillCommand {
     std::set<int> local_dirs;     // Local dirs whose spill directories are counted.
     bool file_count = false;      // Count the spill files on disk.
     bool outcome = true;          // Print expect ok / expect error.
+    // The line removes what no live plan holds (a reap): its printed counts check the reap
+    // invariant, and the live plans' directories are checked before them.
+    bool reaps = false;
   };
 
  protected:
@@ -388,6 +405,7 @@ class SpillCommand {
   scenario::Command line_;
   std::vector<scenario::Command> expects_;
   std::vector<InvariantKind> expect_kinds_;
+  bool reaps_ = false;  // Affected::reaps of the line, from Init.
 };
 
 using CommandPtr = std::shared_ptr<const SpillCommand>;

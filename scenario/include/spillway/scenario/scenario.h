@@ -8,8 +8,7 @@
 // Runner executes Commands one at a time against a fresh filesystem and reports each
 // step; Command::ToString() prints a command back as a scenario line, so generated
 // programs (property tests, sweeps) can be written out and replayed. A Command's verb is
-// a std::variant of one struct per verb (see Verb, and below it the list of places a new
-// verb touches).
+// a std::variant of one struct per verb (see Verb).
 #ifndef SPILLWAY_SCENARIO_SCENARIO_H_
 #define SPILLWAY_SCENARIO_SCENARIO_H_
 
@@ -74,21 +73,11 @@ using Words = std::vector<std::string_view>;
 // words ToString prints after the verb) and equality (the same meaning). Parse accepts
 // what Args prints, so Parse(ToString()) gives an equal verb back.
 //
-// A new verb touches, and nothing else does:
-// - its struct here, placed in Verb below, with its Parse (scenario_parser.cc) and Args
-//   (scenario.cc);
-// - one handler in the runner: Runner::Impl::Act or Check (scenario_runner.cc);
-// - one transition in the model (model/verb_commands.cc; NotModeled for a verb the model
-//   does not run);
-// - one entry in the model's generator (model/command_generator.cc; NotGenerated);
-// - one role in the sweep (sweep/workload.h: RoleOf), and for an act its handlers
-//   (WorkloadRun::CanRun, Predict, Explained, Follow in sweep/workload_run.cc);
-// - one Fill in the parser property test (scenario/scenario_parser_property_test.cc);
-// - docs/scenarios.md, and scenario/fuzz/scenario.dict when it adds a word (the parser
-//   test checks the dictionary against Dictionary()).
-// Forgetting any of the handlers is a compile error: each dispatches with std::visit (or
-// a fold over Verb) to one overload per verb type. Parsing, usage text, the verb words in
-// error messages and Dictionary() come from the structs through ForEachVerb.
+// Each consumer of the verbs (the parser and printer, the runner, the model, its generator
+// and the reference sweep) handles every verb through one overload set with no generic
+// fallback, so a verb that one of them misses does not build; docs/scenarios.md ("Adding
+// a verb") lists the places. Parsing, usage text, the verb words in error messages and
+// Dictionary() come from the structs through ForEachVerb.
 
 // Setting up.
 struct Dir {

@@ -1,0 +1,120 @@
+// spillway_simulate_bench: whether a step of `spillway simulate` costs the same late in a
+// run as early on. It runs `spillway simulate --fs mem --seed S --steps N --jobs 1` for
+// each N (25,000, 100,000 and 400,000 by default), one after the other in one process
+// tree, and prints, side by side, each run's CPU time (user + system, from wait4), steps
+// per CPU second, CPU microseconds per step and that figure's ratio to the first run's. A
+// cost that grows with the run shows as a ratio above 1 at the longer runs. It prints; it
+// asserts nothing about speed.
+//
+// Usage: spillway_simulate_bench [--steps N,N,...] [--seed S] [--repeat R]
+// With --repeat R each size runs R times, in rotating order, and the table gives the
+// median CPU time of each size.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+// The CPU seconds (user + system) of one `spillway simulate` run; negative when it could
+// not be run or did not exit 0.
+double RunSimulate(uint64_t steps, uint64_t seed) {
+  std::vector<std::string> args = {
+      SPILLWAY_BINARY,       "simulate", "--fs", "mem", "--seed", std::to_string(seed), "--steps",
+      std::to_string(steps), "--jobs",   "1"};
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) return -1;
+  int status = 0;
+  rusage usage{};
+  if (wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return -1;
+  }
+  auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+bool ParseSteps(const std::string& text, std::vector<uint64_t>* steps) {
+  steps->clear();
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string word = text.substr(start, comma - start);
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(word.c_str(), &end, 10);
+    if (word.empty() || *end != '\0' || n == 0) return false;
+    steps->push_back(n);
+    start = comma + 1;
+  }
+  return !steps->empty();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<uint64_t> steps = {25000, 100000, 400000};
+  uint64_t seed = 1;
+  int repeat = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "spillway_simulate_bench: %s needs a value\n", flag.c_str());
+      return 2;
+    }
+    const std::string value = argv[++i];
+    if (flag == "--steps" && ParseSteps(value, &steps)) continue;
+    if (flag == "--seed") {
+      seed = std::strtoull(value.c_str(), nullptr, 10);
+      continue;
+    }
+    if (flag == "--repeat" && (repeat = std::atoi(value.c_str())) > 0) continue;
+    std::fprintf(stderr, "spillway_simulate_bench: bad option %s %s\n", flag.c_str(),
+                 value.c_str());
+    return 2;
+  }
+  std::vector<std::vector<double>> cpu(steps.size());
+  for (int r = 0; r < repeat; ++r) {
+    for (size_t k = 0; k < steps.size(); ++k) {
+      const size_t i = (k + static_cast<size_t>(r)) % steps.size();
+      const double seconds = RunSimulate(steps[i], seed);
+      if (seconds < 0) {
+        std::fprintf(stderr, "spillway_simulate_bench: %s simulate --steps %llu failed\n",
+                     SPILLWAY_BINARY, static_cast<unsigned long long>(steps[i]));
+        return 1;
+      }
+      cpu[i].push_back(seconds);
+    }
+  }
+  std::printf("spillway simulate --fs mem --seed %llu --jobs 1, median of %d\n",
+              static_cast<unsigned long long>(seed), repeat);
+  std::printf("%10s %10s %12s %12s %10s\n", "steps", "cpu s", "steps/s", "us/step", "vs first");
+  double first = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    std::sort(cpu[i].begin(), cpu[i].end());
+    const double seconds = cpu[i][cpu[i].size() / 2];
+    const double per_step = seconds * 1e6 / static_cast<double>(steps[i]);
+    if (i == 0) first = per_step;
+    std::printf("%10llu %10.2f %12.0f %12.2f %10.2f\n", static_cast<unsigned long long>(steps[i]),
+                seconds, static_cast<double>(steps[i]) / seconds, per_step, per_step / first);
+  }
+  return 0;
+}
