@@ -60,7 +60,7 @@ Status SpillAccounting::AddThenCheck(uint64_t bytes) {
 
 void SpillAccounting::Add(uint64_t bytes) {
   ledger_.Add(bytes);
-  if (budget_ != nullptr) budget_->ledger().Add(bytes);
+  if (budget_ != nullptr) budget_ledger_->Add(bytes);
 }
 
 void SpillAccounting::Release(uint64_t bytes) {
