@@ -22,14 +22,14 @@ ssize_t __getdelim(char** line, size_t* n, int delim, FILE* f);
 
 /* Starts an in-scope call on `fd`; returns `fail` with errno from the wrapper when a rule
  * fails it. */
-#define SPW_BEGIN(c, op, name, fd, fail)                  \
+#define SPW_BEGIN(c, op, name, fd, fail)                     \
   struct spw_call c = {(op), (name), spw_fd_path(fd), 0, 0}; \
-  do {                                                    \
-    int e_ = spw_begin(&c);                               \
-    if (e_ != 0) {                                        \
-      errno = e_;                                         \
-      return (fail);                                      \
-    }                                                     \
+  do {                                                       \
+    int e_ = spw_begin(&c);                                  \
+    if (e_ != 0) {                                           \
+      errno = e_;                                            \
+      return (fail);                                         \
+    }                                                        \
   } while (0)
 /* Ends an in-scope call whose outcome is `failed`, keeping errno. */
 #define SPW_END(c, failed)         \
@@ -379,15 +379,15 @@ static void StdioQuotaFault(struct spw_call* c, FILE* f) {
   errno = ENOSPC;
 }
 
-#define SPW_STREAM_BEGIN(c, op, name, f, fail)                     \
+#define SPW_STREAM_BEGIN(c, op, name, f, fail)                        \
   struct spw_call c = {(op), (name), spw_fd_path(StreamFd(f)), 0, 0}; \
-  do {                                                             \
-    int e_ = spw_begin(&c);                                        \
-    if (e_ != 0) {                                                 \
-      SetStreamError(f);                                           \
-      errno = e_;                                                  \
-      return (fail);                                               \
-    }                                                              \
+  do {                                                                \
+    int e_ = spw_begin(&c);                                           \
+    if (e_ != 0) {                                                    \
+      SetStreamError(f);                                              \
+      errno = e_;                                                     \
+      return (fail);                                                  \
+    }                                                                 \
   } while (0)
 
 /* A write the quota cuts stores the items that fit and reports ENOSPC. */
@@ -465,7 +465,7 @@ int fprintf(FILE* f, const char* format, ...) {
   SPW_DECLARE_REAL(fn);                                                     \
   int fn(FILE* f) {                                                         \
     if (f == NULL || !spw_fd_in_scope(StreamFd(f))) return SPW_REAL(fn)(f); \
-    struct spw_call c = {SPW_WRITE, #fn, spw_fd_path(StreamFd(f)), 0, 0};      \
+    struct spw_call c = {SPW_WRITE, #fn, spw_fd_path(StreamFd(f)), 0, 0};   \
     const int e = spw_begin(&c);                                            \
     if (e != 0) {                                                           \
       DropPending(f);                                                       \

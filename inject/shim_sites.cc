@@ -253,10 +253,19 @@ __attribute__((noinline)) int Unwind(uintptr_t* pcs) {
   const bool outermost = g_backtrace(Collect, &u) == _URC_END_OF_STACK || u.end;
   int count = 0;
   const int first_program = u.count - u.program_frames;
+  // A return address not found in the slot below its CFA was not pushed by a call (the
+  // interrupted PC of a signal frame, kept in the signal context): the walk cannot step
+  // to it, so the frame before it is marked dynamic.
+  const auto in_slot = [&u](int k) {
+    return *reinterpret_cast<const uintptr_t*>(u.cfa[k] - sizeof(uintptr_t)) == u.pc[k];
+  };
+  bool learn = g_cache_on && u.count > 2 && in_slot(2);
   for (int k = 2; k < u.count; ++k) {
-    if (g_cache_on && k + 1 < u.count) {
-      LearnSize(u.pc[k], static_cast<int64_t>(u.cfa[k + 1] - u.cfa[k]));
-    } else if (g_cache_on && outermost) {
+    if (learn && k + 1 < u.count) {
+      const bool next_in_slot = in_slot(k + 1);
+      LearnSize(u.pc[k], next_in_slot ? static_cast<int64_t>(u.cfa[k + 1] - u.cfa[k]) : kDynamic);
+      learn = next_in_slot;
+    } else if (learn && outermost) {
       LearnSize(u.pc[k], kOutermost);
     }
     if (k >= first_program && count < kSiteFrames) pcs[count++] = u.pc[k];

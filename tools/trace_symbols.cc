@@ -123,6 +123,7 @@ void SymbolizeTraceFrames(const std::string& path) {
   }
   if (wanted.empty()) return;
   const auto names = Symbolize(wanted);
+  if (names.empty()) return;  // Nothing to add: the file stays as it is.
   for (auto& [index, line] : frames_lines) {
     for (auto& frame : line["frames"]) {
       std::string module;

@@ -13,7 +13,8 @@ namespace spillway::tools {
 // (`{"site":ID,"frames":[...]}`) that is a bare `MODULE+0xOFFSET` becomes
 // `MODULE+0xOFFSET FUNCTION FILE:LINE` (either part left out when unknown), using
 // addr2line(1) once per module. Call lines are kept byte for byte. Does nothing when
-// addr2line is not installed or the file cannot be read; a frame it cannot name stays bare.
+// addr2line is not installed, the file cannot be read or addr2line names no frame; a
+// frame it cannot name stays bare.
 void SymbolizeTraceFrames(const std::string& path);
 
 }  // namespace spillway::tools
