@@ -12,6 +12,8 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 extern char** environ;
@@ -100,31 +102,47 @@ std::map<std::pair<std::string, uint64_t>, std::string> Symbolize(
 
 void SymbolizeTraceFrames(const std::string& path) {
   if (access(kAddr2line, X_OK) != 0) return;
-  std::vector<std::string> lines;
+  std::string text;
   {
-    std::ifstream in(path);
+    std::ifstream in(path, std::ios::binary);
     if (!in) return;
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    std::ostringstream all;
+    all << in.rdbuf();
+    text = std::move(all).str();
   }
-  std::map<size_t, nlohmann::json> frames_lines;  // Line index -> parsed frames line.
+  // Frames lines begin `{"site":` (the shim writes that key first); call lines `{"seq":`.
+  // Only they are parsed: a trace holds a line per call and few sites.
+  constexpr std::string_view kFramesStart = "{\"site\":";
+  std::map<size_t, std::pair<size_t, nlohmann::ordered_json>> frames_lines;  // Begin -> end, line.
   std::map<std::string, std::set<uint64_t>> wanted;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].find("\"frames\"") == std::string::npos) continue;
-    nlohmann::json line = nlohmann::json::parse(lines[i], nullptr, /*allow_exceptions=*/false);
-    if (!line.is_object() || line.contains("seq") || !line["frames"].is_array()) continue;
-    for (const auto& frame : line["frames"]) {
-      std::string module;
-      uint64_t offset;
-      if (frame.is_string() && SplitBareFrame(frame.get<std::string>(), &module, &offset)) {
-        wanted[module].insert(offset);
+  for (size_t begin = 0; begin < text.size();) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    if (std::string_view(text).substr(begin, kFramesStart.size()) == kFramesStart) {
+      nlohmann::ordered_json line = nlohmann::ordered_json::parse(
+          text.begin() + static_cast<ptrdiff_t>(begin), text.begin() + static_cast<ptrdiff_t>(end),
+          nullptr, /*allow_exceptions=*/false);
+      if (line.is_object() && !line.contains("seq") && line["frames"].is_array()) {
+        for (const auto& frame : line["frames"]) {
+          std::string module;
+          uint64_t offset;
+          if (frame.is_string() && SplitBareFrame(frame.get<std::string>(), &module, &offset)) {
+            wanted[module].insert(offset);
+          }
+        }
+        frames_lines[begin] = {end, std::move(line)};
       }
     }
-    frames_lines[i] = std::move(line);
+    begin = end + 1;
   }
   if (wanted.empty()) return;
   const auto names = Symbolize(wanted);
   if (names.empty()) return;  // Nothing to add: the file stays as it is.
-  for (auto& [index, line] : frames_lines) {
+  std::string out;
+  out.reserve(text.size() + 64 * names.size());
+  size_t copied = 0;
+  for (auto& [begin, entry] : frames_lines) {
+    auto& [end, line] = entry;
     for (auto& frame : line["frames"]) {
       std::string module;
       uint64_t offset;
@@ -132,11 +150,14 @@ void SymbolizeTraceFrames(const std::string& path) {
       const auto it = names.find({module, offset});
       if (it != names.end()) frame = frame.get<std::string>() + " " + it->second;
     }
-    lines[index] = line.dump();
+    out.append(text, copied, begin - copied);
+    out += line.dump();
+    copied = end;
   }
+  out.append(text, copied, std::string::npos);
   // In place, so that the file keeps its owner and mode (--share-with).
-  std::ofstream out(path, std::ios::trunc);
-  for (const std::string& line : lines) out << line << '\n';
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(out.data(), static_cast<std::streamsize>(out.size()));
 }
 
 }  // namespace spillway::tools
