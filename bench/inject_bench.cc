@@ -1,9 +1,9 @@
 // spillway_inject_bench: what `spillway inject` adds to a spilling program, next to the
 // tools it is measured against. One run of GNU sort (`sort -S 100K --parallel=1 -T DIR`
-// of shuffled lines) in nine ways: bare; under the shim with no rules; with an armed rule
+// of shuffled lines) in ten ways: bare; under the shim with no rules; with an armed rule
 // that never fires; tracing with site recording turned off (SPILLWAY_INJECT_SITES=0, the
-// trace as it was before call sites); tracing with sites (the default); tracing with sites
-// and the site caches off (SPILLWAY_INJECT_SITE_CACHE=0: every call unwound); with an armed
+// trace as it was before call sites); tracing with sites (the default); the same with
+// --no-symbolize (the frames left bare); tracing with sites and the site caches off (SPILLWAY_INJECT_SITE_CACHE=0: every call unwound); with an armed
 // site rule that never fires (every call's site is recorded and matched); under libfiu's
 // fiu-run with a write fault point enabled at probability 0; under strace with a write
 // injection that never comes. Each is repeated, in rotating order, and the table gives the
@@ -102,6 +102,7 @@ std::vector<Config> Configs(const std::string& spillway, const std::string& dir,
       {"shim, armed rule", with({}, {"--fault", "write ENOSPC after=1000000000"})},
       {"trace, no sites", with({"SPILLWAY_INJECT_SITES=0"}, traced)},
       {"trace, sites", with({}, traced)},
+      {"trace, sites, bare", with({}, {"--trace", trace, "--no-symbolize"})},
       {"trace, sites uncached", with({"SPILLWAY_INJECT_SITE_CACHE=0"}, traced)},
       // A site no call has: every call's site is recorded and compared.
       {"shim, site rule", with({}, {"--fault", "write ENOSPC site=ffffffffffff times=forever"})},
@@ -111,8 +112,8 @@ std::vector<Config> Configs(const std::string& spillway, const std::string& dir,
        {"strace", "-f", "--seccomp-bpf", "-o", "/dev/null", "-e",
         "inject=write:error=ENOSPC:when=65535"}},
   };
-  configs[7].available = OnPath("fiu-run");
-  configs[8].available = OnPath("strace");
+  configs[8].available = OnPath("fiu-run");
+  configs[9].available = OnPath("strace");
   return configs;
 }
 
