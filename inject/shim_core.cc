@@ -35,6 +35,7 @@ char (*g_fd_paths)[SPW_PATH_MAX] = nullptr;  // Lazily touched pages, one path p
 char g_cwd[SPW_PATH_MAX];
 int g_trace_fd = -1;
 bool g_needs_lock = false;  // Some rule draws random numbers (FaultRulesNeedLock).
+bool g_sites = false;       // Calls carry their site (tracing, or a rule names one).
 // This thread's id, for the decision lock; cleared in a forked child, whose thread id
 // differs from its parent thread's.
 __thread uint32_t t_tid __attribute__((tls_model("initial-exec")));
@@ -113,24 +114,6 @@ const char* KnownDir(int dirfd) {
 
 bool Traced() { return g_state->trace_path[0] != '\0'; }
 
-// Appends `s` to the JSON line in buf as a string literal, escaped.
-size_t AppendJsonString(char* buf, size_t len, size_t cap, const char* s) {
-  if (len < cap) buf[len++] = '"';
-  for (; *s != '\0' && len + 7 < cap; ++s) {
-    const unsigned char ch = static_cast<unsigned char>(*s);
-    if (ch == '"' || ch == '\\') {
-      buf[len++] = '\\';
-      buf[len++] = static_cast<char>(ch);
-    } else if (ch < 0x20) {
-      len += static_cast<size_t>(snprintf(buf + len, cap - len, "\\u%04x", ch));
-    } else {
-      buf[len++] = static_cast<char>(ch);
-    }
-  }
-  if (len < cap) buf[len++] = '"';
-  return len;
-}
-
 // Opens the trace file far from the low fd numbers programs expect open() to return.
 void OpenTrace() {
   const long fd = Sys(SYS_openat, AT_FDCWD, reinterpret_cast<long>(g_state->trace_path),
@@ -142,23 +125,21 @@ void OpenTrace() {
 }
 
 void WriteTraceLine(const spw_call* c, int failed, int error_number, bool injected) {
-  if (g_trace_fd < 0) OpenTrace();
   char line[SPW_PATH_MAX + 256];
   size_t len = static_cast<size_t>(
       snprintf(line, sizeof(line),
                "{\"seq\":%llu,\"pid\":%d,\"tid\":%d,\"op\":\"%s\",\"call\":\"%s\",\"path\":",
                static_cast<unsigned long long>(c->seq), getpid(), gettid(),
                spillway::FaultOpName(static_cast<spillway::FaultOp>(c->op)), c->call));
-  len = AppendJsonString(line, len, sizeof(line) - 64, c->path);
+  len = spw_json_string(line, len, sizeof(line) - 96, c->path);
   const char* name = failed ? spillway::ErrnoSymbol(error_number) : nullptr;
-  len += static_cast<size_t>(snprintf(line + len, sizeof(line) - len,
-                                      ",\"result\":%d,\"errno\":%s%s%s,\"injected\":%s}\n",
-                                      failed ? -1 : 0, name ? "\"" : "", name ? name : "null",
-                                      name ? "\"" : "", injected ? "true" : "false"));
-  if (Sys(SYS_write, g_trace_fd, reinterpret_cast<long>(line), static_cast<long>(len)) == -EBADF) {
-    OpenTrace();  // The program closed it (closefrom, close_range): once more.
-    Sys(SYS_write, g_trace_fd, reinterpret_cast<long>(line), static_cast<long>(len));
-  }
+  char site[spillway::kFaultSiteDigits + 1];
+  spillway::FormatFaultSite(c->site, site);
+  len += static_cast<size_t>(snprintf(
+      line + len, sizeof(line) - len,
+      ",\"result\":%d,\"errno\":%s%s%s,\"injected\":%s,\"site\":\"%s\"}\n", failed ? -1 : 0,
+      name ? "\"" : "", name ? name : "null", name ? "\"" : "", injected ? "true" : "false", site));
+  spw_trace_write(line, len);
 }
 
 void RecordFault(const spw_call* c, int error_number) {
@@ -244,9 +225,9 @@ FaultDecision Decide(spw_call* c) {
   std::atomic_ref<uint64_t>(g_state->calls[c->op]).fetch_add(1, std::memory_order_relaxed);
   const auto decide = [c] {
     if (g_state->rule_count == 0) return FaultDecision{};
-    return spillway::DecideFault(g_state->rules, g_state->counters, g_state->rule_count,
-                                 static_cast<uint8_t>(c->op), c->path, g_state->seed,
-                                 &g_state->draws);
+    return spillway::DecideFault(
+        g_state->rules, g_state->counters, g_state->rule_count, static_cast<uint8_t>(c->op),
+        c->path, g_sites ? c->site : spillway::kFaultNoSite, g_state->seed, &g_state->draws);
   };
   if (!g_needs_lock) {
     if (Traced()) c->seq = std::atomic_ref<uint64_t>(g_state->seq).fetch_add(1) + 1;
@@ -265,6 +246,17 @@ __attribute__((constructor)) void Init() {
   if (g_state != nullptr) {
     pthread_atfork(nullptr, nullptr, ForgetThreadIdInChild);
     g_needs_lock = spillway::FaultRulesNeedLock(g_state->rules, g_state->rule_count);
+    // SPILLWAY_INJECT_SITES=0 records no sites (every call's is 000000000000): only for
+    // measuring what recording them costs (docs/performance.md).
+    const char* sites = getenv("SPILLWAY_INJECT_SITES");
+    g_sites = (Traced() || spillway::FaultRulesNeedSites(g_state->rules, g_state->rule_count)) &&
+              (sites == nullptr || strcmp(sites, "0") != 0);
+    if (g_sites && spw_site_init() == 0) {
+      static constexpr char kNoUnwinder[] =
+          "spillway inject: cannot load libgcc_s.so.1's unwinder: every call has site "
+          "000000000000\n";
+      Sys(SYS_write, 2, reinterpret_cast<long>(kNoUnwinder), sizeof(kNoUnwinder) - 1);
+    }
     spw_cwd_changed();
     TrackInheritedFds();
   }
@@ -356,6 +348,7 @@ void spw_untrack(int fd) {
 int spw_begin(spw_call* c) {
   if (c->path == nullptr) c->path = "";
   spw_guard = 1;
+  c->site = g_sites ? spw_site() : 0;
   const FaultDecision decision = Decide(c);
   if (decision.error_number != 0) {
     RecordFault(c, decision.error_number);
@@ -372,6 +365,33 @@ void spw_end(const spw_call* c, int failed, int error_number) {
   WriteTraceLine(c, failed, error_number, false);
   spw_guard = 0;
   errno = error_number;
+}
+
+size_t spw_json_string(char* buf, size_t len, size_t cap, const char* s) {
+  if (len < cap) buf[len++] = '"';
+  for (; *s != '\0' && len + 7 < cap; ++s) {
+    const unsigned char ch = static_cast<unsigned char>(*s);
+    if (ch == '"' || ch == '\\') {
+      buf[len++] = '\\';
+      buf[len++] = static_cast<char>(ch);
+    } else if (ch < 0x20) {
+      len += static_cast<size_t>(snprintf(buf + len, cap - len, "\\u%04x", ch));
+    } else {
+      buf[len++] = static_cast<char>(ch);
+    }
+  }
+  if (len < cap) buf[len++] = '"';
+  return len;
+}
+
+int spw_traced(void) { return g_state != nullptr && Traced(); }
+
+void spw_trace_write(const char* line, size_t len) {
+  if (g_trace_fd < 0) OpenTrace();
+  if (Sys(SYS_write, g_trace_fd, reinterpret_cast<long>(line), static_cast<long>(len)) == -EBADF) {
+    OpenTrace();  // The program closed it (closefrom, close_range): once more.
+    Sys(SYS_write, g_trace_fd, reinterpret_cast<long>(line), static_cast<long>(len));
+  }
 }
 
 int spw_quota_on(void) { return g_state != nullptr && g_state->quota != 0; }

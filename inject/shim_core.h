@@ -97,6 +97,7 @@ struct spw_call {
   const char* call;
   const char* path;
   uint64_t seq;
+  uint64_t site; /* Set by spw_begin while sites are recorded (tracing, or a site= rule). */
 };
 SPW_HIDDEN int spw_begin(struct spw_call* c);
 SPW_HIDDEN void spw_end(const struct spw_call* c, int failed, int error_number);
@@ -105,7 +106,7 @@ SPW_HIDDEN void spw_end(const struct spw_call* c, int failed, int error_number);
  * is an expression on `r`, the result. */
 #define SPW_IN_SCOPE(type, op, name, path, fail, expr, failed) \
   do {                                                         \
-    struct spw_call c_ = {(op), (name), (path), 0};            \
+    struct spw_call c_ = {(op), (name), (path), 0, 0};         \
     int e_ = spw_begin(&c_);                                   \
     if (e_ != 0) {                                             \
       errno = e_;                                              \
@@ -128,6 +129,21 @@ SPW_HIDDEN void spw_quota_settle(uint64_t reserved, size_t allowed, ssize_t writ
 SPW_HIDDEN void spw_quota_release(uint64_t bytes);
 /* Counts and traces a quota ENOSPC on `c` as an injected fault. */
 SPW_HIDDEN void spw_quota_fault(struct spw_call* c);
+
+/* Call sites (shim_sites.cc). spw_site_init prepares the unwinder and its caches when the
+ * shim loads (it may allocate); returns 0 when no unwinder can be loaded. spw_site returns
+ * the site of the in-scope call being made (0 without an unwinder), writing the site's
+ * frames line to the trace the first time this process sees it. REQUIRES: called from
+ * spw_begin, under the re-entrancy guard. */
+SPW_HIDDEN int spw_site_init(void);
+SPW_HIDDEN uint64_t spw_site(void);
+
+/* The trace: spw_traced says whether there is one; spw_trace_write appends one line. */
+SPW_HIDDEN int spw_traced(void);
+SPW_HIDDEN void spw_trace_write(const char* line, size_t len);
+/* Appends `s` to the JSON text buf[0..len) as an escaped string literal, within `cap`;
+ * returns the new length. */
+SPW_HIDDEN size_t spw_json_string(char* buf, size_t len, size_t cap, const char* s);
 
 /* Keeps the working directory cache in step after a successful chdir/fchdir. */
 SPW_HIDDEN void spw_cwd_changed(void);

@@ -22,14 +22,14 @@ ssize_t __getdelim(char** line, size_t* n, int delim, FILE* f);
 
 /* Starts an in-scope call on `fd`; returns `fail` with errno from the wrapper when a rule
  * fails it. */
-#define SPW_BEGIN(c, op, name, fd, fail)                  \
-  struct spw_call c = {(op), (name), spw_fd_path(fd), 0}; \
-  do {                                                    \
-    int e_ = spw_begin(&c);                               \
-    if (e_ != 0) {                                        \
-      errno = e_;                                         \
-      return (fail);                                      \
-    }                                                     \
+#define SPW_BEGIN(c, op, name, fd, fail)                     \
+  struct spw_call c = {(op), (name), spw_fd_path(fd), 0, 0}; \
+  do {                                                       \
+    int e_ = spw_begin(&c);                                  \
+    if (e_ != 0) {                                           \
+      errno = e_;                                            \
+      return (fail);                                         \
+    }                                                        \
   } while (0)
 /* Ends an in-scope call whose outcome is `failed`, keeping errno. */
 #define SPW_END(c, failed)         \
@@ -215,7 +215,7 @@ static int TruncateInScope(const char* name, int fd, off_t length, int (*real)(i
     if (r == 0 && spw_quota_on()) spw_quota_release((uint64_t)(size - length));
     return r;
   }
-  struct spw_call c = {SPW_WRITE, name, spw_fd_path(fd), 0};
+  struct spw_call c = {SPW_WRITE, name, spw_fd_path(fd), 0, 0};
   uint64_t reserved;
   const int e = GrowthInScope(&c, fd, length, &reserved);
   if (e != 0) {
@@ -247,7 +247,7 @@ SPW_DECLARE_REAL(posix_fallocate64);
 static int AllocateInScope(const char* name, int fd, int mode, off_t offset, off_t len,
                            int returns_errno) {
   if (mode & ~FALLOC_FL_KEEP_SIZE) return SPW_REAL(fallocate64)(fd, mode, offset, len);
-  struct spw_call c = {SPW_WRITE, name, spw_fd_path(fd), 0};
+  struct spw_call c = {SPW_WRITE, name, spw_fd_path(fd), 0, 0};
   uint64_t reserved;
   const int e = GrowthInScope(&c, fd, offset + len, &reserved);
   if (e != 0) {
@@ -379,15 +379,15 @@ static void StdioQuotaFault(struct spw_call* c, FILE* f) {
   errno = ENOSPC;
 }
 
-#define SPW_STREAM_BEGIN(c, op, name, f, fail)                     \
-  struct spw_call c = {(op), (name), spw_fd_path(StreamFd(f)), 0}; \
-  do {                                                             \
-    int e_ = spw_begin(&c);                                        \
-    if (e_ != 0) {                                                 \
-      SetStreamError(f);                                           \
-      errno = e_;                                                  \
-      return (fail);                                               \
-    }                                                              \
+#define SPW_STREAM_BEGIN(c, op, name, f, fail)                        \
+  struct spw_call c = {(op), (name), spw_fd_path(StreamFd(f)), 0, 0}; \
+  do {                                                                \
+    int e_ = spw_begin(&c);                                           \
+    if (e_ != 0) {                                                    \
+      SetStreamError(f);                                              \
+      errno = e_;                                                     \
+      return (fail);                                                  \
+    }                                                                 \
   } while (0)
 
 /* A write the quota cuts stores the items that fit and reports ENOSPC. */
@@ -446,7 +446,7 @@ int fprintf(FILE* f, const char* format, ...) {
   if (!spw_fd_in_scope(StreamFd(f))) {
     r = SPW_REAL(vfprintf)(f, format, ap);
   } else {
-    struct spw_call c = {SPW_WRITE, "fprintf", spw_fd_path(StreamFd(f)), 0};
+    struct spw_call c = {SPW_WRITE, "fprintf", spw_fd_path(StreamFd(f)), 0, 0};
     const int e = spw_begin(&c);
     if (e != 0) {
       SetStreamError(f);
@@ -465,7 +465,7 @@ int fprintf(FILE* f, const char* format, ...) {
   SPW_DECLARE_REAL(fn);                                                     \
   int fn(FILE* f) {                                                         \
     if (f == NULL || !spw_fd_in_scope(StreamFd(f))) return SPW_REAL(fn)(f); \
-    struct spw_call c = {SPW_WRITE, #fn, spw_fd_path(StreamFd(f)), 0};      \
+    struct spw_call c = {SPW_WRITE, #fn, spw_fd_path(StreamFd(f)), 0, 0};   \
     const int e = spw_begin(&c);                                            \
     if (e != 0) {                                                           \
       DropPending(f);                                                       \
@@ -486,7 +486,7 @@ SPW_DECLARE_REAL(fclose);
 int fclose(FILE* f) {
   const int fd = StreamFd(f);
   if (!spw_fd_in_scope(fd)) return SPW_REAL(fclose)(f);
-  struct spw_call c = {HasPending(f) ? SPW_WRITE : SPW_CLOSE, "fclose", spw_fd_path(fd), 0};
+  struct spw_call c = {HasPending(f) ? SPW_WRITE : SPW_CLOSE, "fclose", spw_fd_path(fd), 0, 0};
   const int e = spw_begin(&c);
   if (e != 0 && c.op == SPW_WRITE) DropPending(f);
   spw_untrack(fd);

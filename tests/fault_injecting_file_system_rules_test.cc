@@ -282,5 +282,26 @@ TEST_F(FaultInjectingFileSystemTest, ClearFaultsRemovesRulesRandomFaultsAndShort
   EXPECT_EQ(fs_.injected().size(), 2u);
 }
 
+TEST_F(FaultInjectingFileSystemTest, TakesTheRuleTextOfInjectAndItsSiteRulesMatchNoCall) {
+  MakeDir("/d");
+  // nth=2: the second matching call; the op names map onto this filesystem's kinds.
+  ASSERT_TRUE(fs_.AddRuleText("mkdir ENOSPC nth=2 path=/d/*").ok());
+  EXPECT_TRUE(fs_.CreateDir("/d/1").ok());
+  EXPECT_EQ(fs_.CreateDir("/d/2"), Status::FromErrno(ENOSPC, "mkdir", "/d/2"));
+  EXPECT_TRUE(fs_.CreateDir("/d/3").ok());
+  // This filesystem's calls carry no call site: a site= rule is taken, and fails nothing.
+  ASSERT_TRUE(fs_.AddRuleText("any EIO site=9f3a1c0b77e2 times=forever").ok());
+  EXPECT_TRUE(fs_.CreateDir("/d/4").ok());
+  EXPECT_TRUE(fs_.Stat("/d/4").ok());
+  EXPECT_EQ(fs_.injected().size(), 1u);
+  // Bad text is the engine's one-line reason; probability= belongs to SetRandomFaults.
+  for (const char* bad : {"mkdir ENOSPC nth=0", "mkdir ENOSPC nth=1 after=0",
+                          "mkdir ENOSPC site=xyz", "read ENOSPC", "mkdir EIO probability=0.5"}) {
+    const Status status = fs_.AddRuleText(bad);
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << bad;
+    EXPECT_EQ(status.ToString().find('\n'), std::string::npos) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace spillway

@@ -57,6 +57,72 @@ TEST(FaultRulesTest, RejectsBadRulesSayingWhy) {
   EXPECT_NE(ParseError("write EIO color=red").find("unknown option"), std::string::npos);
 }
 
+TEST(FaultRulesTest, ParsesSiteAndNth) {
+  const FaultRuleSpec rule = Parse("write ENOSPC site=9f3a1c0b77e2 nth=3 times=forever");
+  EXPECT_EQ(rule.site, 0x9f3a1c0b77e2u);
+  EXPECT_EQ(rule.after, 2u);  // nth=K is the K-th matching call: after=K-1.
+  EXPECT_TRUE(rule.forever);
+  EXPECT_EQ(Parse("write ENOSPC nth=1").after, 0u);
+  EXPECT_EQ(Parse("write ENOSPC").site, kFaultNoSite);
+  char text[kFaultSiteDigits + 1];
+  FormatFaultSite(rule.site, text);
+  EXPECT_STREQ(text, "9f3a1c0b77e2");
+  FormatFaultSite(0xab, text);
+  EXPECT_STREQ(text, "0000000000ab");
+}
+
+TEST(FaultRulesTest, RejectsBadSitesAndNth) {
+  for (const char* site : {"9f3a1c", "9F3A1C0B77E2", "9f3a1c0b77e2f", "9f3a1c0b77eg", ""}) {
+    EXPECT_NE(ParseError(std::string("write EIO site=") + site).find("not a site id"),
+              std::string::npos)
+        << site;
+  }
+  EXPECT_NE(ParseError("write EIO nth=0").find("from 1"), std::string::npos);
+  EXPECT_NE(ParseError("write EIO nth=-1").find("from 1"), std::string::npos);
+  EXPECT_NE(ParseError("write EIO nth=2 after=1").find("one of nth= and after="),
+            std::string::npos);
+  EXPECT_NE(ParseError("write EIO after=1 nth=2").find("one of nth= and after="),
+            std::string::npos);
+  EXPECT_NE(ParseError("write EIO after=1 after=2").find("one of nth= and after="),
+            std::string::npos);
+}
+
+TEST(FaultRulesTest, ASiteRuleCountsAndFailsOnlyItsSitesCalls) {
+  // Calls from sites 1, 2, 1, 1, 2, 1: the rule fails site 1's second call (the third call
+  // in all), then with forever every later call of site 1.
+  const std::vector<uint64_t> sites = {1, 2, 1, 1, 2, 1};
+  const auto decide = [&sites](const std::string& text) {
+    const FaultRuleSpec rule = Parse(text);
+    FaultRuleCounters counters{};
+    uint64_t draws = 0;
+    std::vector<int> out;
+    for (uint64_t site : sites) {
+      out.push_back(DecideFault(&rule, &counters, 1, static_cast<uint8_t>(FaultOp::kWrite), "/s/f",
+                                site, 0, &draws)
+                        .error_number);
+    }
+    return out;
+  };
+  EXPECT_EQ(decide("write EIO site=000000000001 nth=2"), (std::vector<int>{0, 0, EIO, 0, 0, 0}));
+  EXPECT_EQ(decide("write EIO site=000000000001 nth=2 times=forever"),
+            (std::vector<int>{0, 0, EIO, EIO, 0, EIO}));
+  EXPECT_EQ(decide("write EIO site=000000000002 after=1"), (std::vector<int>{0, 0, 0, 0, EIO, 0}));
+  // Without site=, nth= counts every call.
+  EXPECT_EQ(decide("write EIO nth=2"), (std::vector<int>{0, EIO, 0, 0, 0, 0}));
+  // A call that carries no site never matches a rule that names one.
+  const FaultRuleSpec rule = Parse("write EIO site=000000000001 times=forever");
+  FaultRuleCounters counters{};
+  uint64_t draws = 0;
+  EXPECT_EQ(DecideFault(&rule, &counters, 1, static_cast<uint8_t>(FaultOp::kWrite), "/s/f",
+                        kFaultNoSite, 0, &draws)
+                .error_number,
+            0);
+  EXPECT_EQ(counters.matched, 0u);
+  EXPECT_TRUE(FaultRulesNeedSites(&rule, 1));
+  const FaultRuleSpec plain = Parse("write EIO");
+  EXPECT_FALSE(FaultRulesNeedSites(&plain, 1));
+}
+
 TEST(FaultRulesTest, TheErrnoTableFollowsTheManPages) {
   const auto code = [](FaultOp op) { return static_cast<uint8_t>(op); };
   EXPECT_TRUE(FaultOpCanReturn(code(FaultOp::kWrite), ENOSPC));
@@ -102,8 +168,9 @@ TEST(FaultRulesTest, GlobDiffersFromFnmatchOnPathsRulesMeet) {
   FaultRuleCounters counters{};
   uint64_t draws = 0;
   const auto list = static_cast<uint8_t>(FaultOp::kList);
-  EXPECT_EQ(DecideFault(&rule, &counters, 1, list, "/", 0, &draws).error_number, 0);
-  EXPECT_EQ(DecideFault(&rule, &counters, 1, list, "/s", 0, &draws).error_number, EIO);
+  EXPECT_EQ(DecideFault(&rule, &counters, 1, list, "/", kFaultNoSite, 0, &draws).error_number, 0);
+  EXPECT_EQ(DecideFault(&rule, &counters, 1, list, "/s", kFaultNoSite, 0, &draws).error_number,
+            EIO);
 }
 
 // Decides `calls` calls of op write on /s/f and returns the errno of each.
@@ -114,7 +181,8 @@ std::vector<int> Decide(std::vector<FaultRuleSpec> rules, int calls, uint64_t se
   out.reserve(static_cast<size_t>(calls));
   for (int i = 0; i < calls; ++i) {
     out.push_back(DecideFault(rules.data(), counters.data(), rules.size(),
-                              static_cast<uint8_t>(FaultOp::kWrite), "/s/f", seed, &draws)
+                              static_cast<uint8_t>(FaultOp::kWrite), "/s/f", kFaultNoSite, seed,
+                              &draws)
                       .error_number);
   }
   return out;
@@ -167,7 +235,7 @@ TEST(FaultRulesTest, CountersInSharedMemoryCountAcrossProcessesAndThreads) {
       FaultLock lock(&shared->lock, static_cast<uint32_t>(gettid()));
       ++shared->plain;  // Only the lock makes this exact.
       DecideFault(&shared->rule, &shared->counters, 1, static_cast<uint8_t>(FaultOp::kWrite),
-                  "/s/f", 0, &shared->draws);
+                  "/s/f", kFaultNoSite, 0, &shared->draws);
     }
   };
   const pid_t child = fork();

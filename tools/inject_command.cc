@@ -35,6 +35,7 @@
 #include "commands.h"
 #include "shared_state.h"
 #include "spillway/vfs/fault_rules.h"
+#include "trace_symbols.h"
 
 namespace spillway::tools {
 namespace {
@@ -50,6 +51,7 @@ struct InjectArgs {
   std::string quota;
   uint64_t seed = 0;
   std::string trace;
+  bool no_symbolize = false;  // Leave the trace's frames as the shim wrote them.
   bool json = false;
   double timeout = 0;
   std::string share_with;  // A user the state and trace files are handed to.
@@ -450,6 +452,7 @@ int Inject(const InjectArgs& args) {
     file.state()->quota_used += TotalBytes(before.back());
   }
   const int status = RunProgram(args, *shim, file.path());
+  if (!args.trace.empty() && !args.no_symbolize) SymbolizeTraceFrames(file.state()->trace_path);
   const nlohmann::json summary = Summary(*file.state(), status, before);
   if (args.json) {
     std::printf("%s\n", summary.dump().c_str());
@@ -470,12 +473,16 @@ void AddInjectCommand(CLI::App& app, int& exit_code) {
       ->required()
       ->allow_extra_args(false);
   sub->add_option("--fault", args->faults,
-                  "OP ERRNO [after=N] [times=K|forever] [path=GLOB] [probability=P] "
+                  "OP ERRNO [site=ID] [nth=K] [after=N] [times=K|forever] [path=GLOB] "
+                  "[probability=P] "
                   "(repeatable; tried in order)")
       ->allow_extra_args(false);
   sub->add_option("--quota", args->quota, "The scopes hold at most SIZE bytes (K, M, G)");
   sub->add_option("--seed", args->seed, "Seeds the rules' probability= draws (default 0)");
-  sub->add_option("--trace", args->trace, "Write one JSON line per in-scope call to FILE");
+  sub->add_option("--trace", args->trace,
+                  "Write one JSON line per in-scope call, and one per call site, to FILE");
+  sub->add_flag("--no-symbolize", args->no_symbolize,
+                "Leave the trace's frames unsymbolized (no addr2line after the run)");
   sub->add_flag("--json", args->json, "Print the summary as one JSON object on stdout");
   sub->add_option("--timeout", args->timeout, "Stop the program after SECONDS (exit 124)")
       ->check(CLI::PositiveNumber);

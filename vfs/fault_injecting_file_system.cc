@@ -115,6 +115,7 @@ class FaultInjectingFileSystem::State {
     spec.forever = !rule.times.has_value();
     spec.times = rule.times.value_or(0);
     rule.path_glob.copy(spec.path_glob, kFaultGlobCapacity - 1);
+    spec.site = rule.site;
     std::lock_guard<std::mutex> lock(mu_);
     rules_.push_back(spec);
     rule_counters_.emplace_back();
@@ -172,7 +173,7 @@ class FaultInjectingFileSystem::State {
     ++calls_[Index(kind)];
     const FaultDecision decision =
         DecideFault(rules_.data(), rule_counters_.data(), rules_.size(), static_cast<uint8_t>(kind),
-                    path, /*seed=*/0, &rule_draws_, &AnyRuleMatches);
+                    path, kFaultNoSite, /*seed=*/0, &rule_draws_, &AnyRuleMatches);
     if (through_any != nullptr) {
       *through_any = decision.rule >= 0 ? rules_[decision.rule].op_code == kFaultAnyOp
                                         : !random_op_.has_value();
@@ -298,6 +299,26 @@ Status FaultInjectingFileSystem::TryAddRule(const FaultRule& rule) {
   SPILLWAY_RETURN_IF_ERROR(CheckFaultRule(rule));
   state_->AddRule(rule);
   return OkStatus();
+}
+
+Status FaultInjectingFileSystem::AddRuleText(std::string_view text) {
+  FaultRuleSpec spec;
+  char error[1024];
+  if (!ParseFaultRule(text, &spec, error, sizeof(error))) return Status::InvalidArgument(error);
+  if (spec.probability != 1.0) {
+    return Status::InvalidArgument("probability= is not taken here (see SetRandomFaults)");
+  }
+  FaultRule rule;
+  if (spec.op_code != kFaultAnyOp) {
+    // The engine's op codes are FaultOp values; this filesystem's are OpKind values.
+    rule.op = OpKindFromName(FaultOpName(static_cast<FaultOp>(spec.op_code)));
+  }
+  rule.error_number = spec.error_number;
+  rule.after = spec.after;
+  rule.times = spec.forever ? std::nullopt : std::optional<uint64_t>(spec.times);
+  rule.path_glob = spec.path_glob;
+  rule.site = spec.site;
+  return TryAddRule(rule);
 }
 
 void FaultInjectingFileSystem::SetRandomFaults(std::optional<OpKind> op, int error_number,

@@ -156,19 +156,35 @@ bool ParseProbability(std::string_view value, double* out) {
   return true;
 }
 
+constexpr char kOptionList[] = "': options are site=, nth=, after=, times=, path=, probability=";
+
 // Applies one `key=value` option to *rule; false with *error set when it is bad.
-bool ParseOption(std::string_view word, FaultRuleSpec* rule, char* error, size_t cap) {
+// *after_given says whether after= or nth= came before.
+bool ParseOption(std::string_view word, FaultRuleSpec* rule, bool* after_given, char* error,
+                 size_t cap) {
   const size_t eq = word.find('=');
   const std::string_view key = Prefix(word, eq == std::string_view::npos ? word.size() : eq);
   std::string_view value;
   if (eq != std::string_view::npos)
     value = std::string_view(word.data() + eq + 1, word.size() - eq - 1);
   if (eq == std::string_view::npos) {
-    SetError(error, cap, "unexpected word '", word,
-             "': options are after=, times=, path=, probability=");
-  } else if (key == "after") {
-    if (ParseCount(value, &rule->after)) return true;
-    SetError(error, cap, "after=", value, ": not a count");
+    SetError(error, cap, "unexpected word '", word, kOptionList);
+  } else if (key == "site") {
+    if (ParseFaultSite(value, &rule->site)) return true;
+    SetError(error, cap, "site=", value, ": not a site id (12 lowercase hex digits)");
+  } else if (key == "after" || key == "nth") {
+    if (*after_given) {
+      SetError(error, cap, "", word, ": give one of nth= and after=, once");
+      return false;
+    }
+    *after_given = true;
+    const bool nth = key == "nth";
+    if (ParseCount(value, &rule->after) && !(nth && rule->after == 0)) {
+      if (nth) --rule->after;
+      return true;
+    }
+    SetError(error, cap, nth ? "nth=" : "after=", value,
+             nth ? ": not a count from 1 (the K-th matching call)" : ": not a count");
   } else if (key == "times") {
     if (value == "forever") return rule->forever = true;
     if (ParseCount(value, &rule->times)) return true;
@@ -184,7 +200,7 @@ bool ParseOption(std::string_view word, FaultRuleSpec* rule, char* error, size_t
     if (ParseProbability(value, &rule->probability)) return true;
     SetError(error, cap, "probability=", value, ": not a number from 0 to 1");
   } else {
-    SetError(error, cap, "unknown option '", word, "' (after=, times=, path=, probability=)");
+    SetError(error, cap, "unknown option '", word, kOptionList);
   }
   return false;
 }
@@ -286,15 +302,16 @@ bool ParseFaultRule(std::string_view text, FaultRuleSpec* rule, char* error,
              errno_name.data(), allowed);
     return false;
   }
+  bool after_given = false;
   for (std::string_view word = NextWord(&text); !word.empty(); word = NextWord(&text)) {
-    if (!ParseOption(word, rule, error, error_capacity)) return false;
+    if (!ParseOption(word, rule, &after_given, error, error_capacity)) return false;
   }
   return true;
 }
 
 FaultDecision DecideFault(const FaultRuleSpec* rules, FaultRuleCounters* counters, size_t count,
-                          uint8_t op_code, std::string_view path, uint64_t seed, uint64_t* draws,
-                          FaultAnyFilter any_matches) {
+                          uint8_t op_code, std::string_view path, uint64_t site, uint64_t seed,
+                          uint64_t* draws, FaultAnyFilter any_matches) {
   for (size_t i = 0; i < count; ++i) {
     const FaultRuleSpec& rule = rules[i];
     if (rule.op_code != kFaultAnyOp && rule.op_code != op_code) continue;
@@ -302,6 +319,7 @@ FaultDecision DecideFault(const FaultRuleSpec* rules, FaultRuleCounters* counter
         !any_matches(op_code, rule.error_number)) {
       continue;
     }
+    if (rule.site != kFaultNoSite && rule.site != site) continue;
     if (rule.path_glob[0] != '\0' && !FaultGlobMatch(rule.path_glob, path)) continue;
     std::atomic_ref<uint64_t> matched(counters[i].matched);
     std::atomic_ref<uint64_t> failed(counters[i].failed);
@@ -328,6 +346,33 @@ bool FaultRulesNeedLock(const FaultRuleSpec* rules, size_t count) {
     if (rules[i].probability < 1.0) return true;
   }
   return false;
+}
+
+bool FaultRulesNeedSites(const FaultRuleSpec* rules, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    if (rules[i].site != kFaultNoSite) return true;
+  }
+  return false;
+}
+
+void FormatFaultSite(uint64_t site, char* out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (size_t i = 0; i < kFaultSiteDigits; ++i) {
+    out[i] = kHex[(site >> (4 * (kFaultSiteDigits - 1 - i))) & 0xf];
+  }
+  out[kFaultSiteDigits] = '\0';
+}
+
+bool ParseFaultSite(std::string_view text, uint64_t* site) {
+  if (text.size() != kFaultSiteDigits) return false;
+  uint64_t value = 0;
+  for (char c : text) {
+    const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (digit < 0) return false;
+    value = value << 4 | static_cast<uint64_t>(digit);
+  }
+  *site = value;
+  return true;
 }
 
 FaultLock::FaultLock(uint32_t* word, uint32_t self) : word_(word) {

@@ -34,7 +34,13 @@ TEST_F(CommandTest, BadInputExitsTwoWithoutRunningTheProgram) {
   for (const std::string& args :
        {std::string("--fault 'frobnicate EIO'"), std::string("--fault 'read ENOSPC'"),
         std::string("--fault 'write EIO after=x'"), std::string("--fault 'write ENOSPC bogus=1'"),
-        std::string("--quota 12Q"), std::string("--under /nonexistent/dir")}) {
+        // Call sites (inject_sites_test.cc): a malformed site=, nth=0, nth= with after=.
+        std::string("--fault 'write ENOSPC site=xyz'"),
+        std::string("--fault 'write ENOSPC site=9F3A1C0B77E2'"),
+        std::string("--fault 'write ENOSPC site=9f3a1c0b77e'"),
+        std::string("--fault 'write ENOSPC nth=0'"),
+        std::string("--fault 'write ENOSPC nth=1 after=0'"), std::string("--quota 12Q"),
+        std::string("--under /nonexistent/dir")}) {
     EXPECT_EQ(RunShell(Inject(args, "touch " + ShellQuote(marker))).exit_code, 2) << args;
     EXPECT_FALSE(fs::exists(marker)) << args;
   }

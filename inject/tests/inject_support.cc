@@ -20,11 +20,27 @@ CommandResult RunShell(const std::string& command) {
   return result;
 }
 
-std::vector<nlohmann::json> ReadTrace(const std::filesystem::path& trace) {
+namespace {
+
+// The lines of the trace that have (calls) or lack (frames) the key "seq".
+std::vector<nlohmann::json> ReadLines(const std::filesystem::path& trace, bool calls) {
   std::vector<nlohmann::json> lines;
   std::ifstream in(trace);
-  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  for (std::string text; std::getline(in, text);) {
+    nlohmann::json line = nlohmann::json::parse(text);
+    if (line.contains("seq") == calls) lines.push_back(std::move(line));
+  }
   return lines;
+}
+
+}  // namespace
+
+std::vector<nlohmann::json> ReadTrace(const std::filesystem::path& trace) {
+  return ReadLines(trace, true);
+}
+
+std::vector<nlohmann::json> ReadSites(const std::filesystem::path& trace) {
+  return ReadLines(trace, false);
 }
 
 std::string ShellQuote(const std::string& word) {

@@ -21,8 +21,10 @@ struct CommandResult {
 // Runs `command` with /bin/sh, stdout captured, stderr to the test's stderr.
 CommandResult RunShell(const std::string& command);
 
-// The trace's lines, parsed.
+// The trace's call lines (those with "seq"), parsed.
 std::vector<nlohmann::json> ReadTrace(const std::filesystem::path& trace);
+// The trace's frames lines (`{"site":ID,"frames":[...]}`), parsed.
+std::vector<nlohmann::json> ReadSites(const std::filesystem::path& trace);
 
 // Quotes a word for /bin/sh.
 std::string ShellQuote(const std::string& word);

@@ -101,6 +101,10 @@ struct FaultRule {
   // Only calls on a path matching this glob (glob.h) match; empty matches every path.
   // REQUIRES: shorter than kFaultGlobCapacity (fault_rules.h).
   std::string path_glob;
+  // Only calls made from this call site match (fault_rules.h); kFaultNoSite: every call.
+  // The calls of this filesystem carry no site (docs/sweep.md), so a rule that names one
+  // never fails a call here.
+  uint64_t site = ~uint64_t{0};
   friend bool operator==(const FaultRule&, const FaultRule&) = default;
 };
 
@@ -132,6 +136,11 @@ class FaultInjectingFileSystem final : public FileSystemWrapper {
   void AddRule(const FaultRule& rule);
   // As AddRule, but returns CheckFaultRule()'s InvalidArgument for a rule it refuses.
   Status TryAddRule(const FaultRule& rule);
+  // Adds a rule given in the text form of `spillway inject --fault` (`OP ERRNO [site=ID]
+  // [nth=K] [after=N] [times=K|forever] [path=GLOB]`), parsed by the shared rule engine.
+  // Errors: InvalidArgument with the engine's one-line reason for bad text, and for
+  // probability=, which this filesystem does not take (SetRandomFaults draws instead).
+  Status AddRuleText(std::string_view text);
   // Fails each call of kind `op` (every kind when nullopt) that no rule failed with
   // probability 1/`one_in`, with `error_number`, if its kind can return that errno
   // (OpKindCanReturn; the other calls neither draw nor fail). Each such call draws once from a

@@ -63,13 +63,25 @@ bool FaultGlobMatch(std::string_view pattern, std::string_view path);
 
 inline constexpr size_t kFaultGlobCapacity = 512;
 
+// A call site: where a program made a call (docs/inject.md), as a 48-bit id written as 12
+// lowercase hex digits. kFaultNoSite marks a call that carries no site, and a rule that
+// names none.
+inline constexpr uint64_t kFaultNoSite = ~uint64_t{0};
+inline constexpr size_t kFaultSiteDigits = 12;
+// Writes `site` as 12 lowercase hex digits and a NUL into out[kFaultSiteDigits + 1].
+void FormatFaultSite(uint64_t site, char* out);
+// Parses exactly 12 lowercase hex digits; false for anything else.
+bool ParseFaultSite(std::string_view text, uint64_t* site);
+
 // One rule: fail calls of op `op_code` (kFaultAnyOp: every op) on paths matching
-// `path_glob` (empty: every path) with `error_number`. Of its matching calls, the first
-// `after` pass; after that it is due and fails the next `times` calls (every later one when
-// `forever`), each with `probability` (1: always), then it is spent.
+// `path_glob` (empty: every path) and, when `site` is not kFaultNoSite, made from that call
+// site, with `error_number`. Of its matching calls, the first `after` pass; after that it
+// is due and fails the next `times` calls (every later one when `forever`), each with
+// `probability` (1: always), then it is spent.
 struct FaultRuleSpec {
   uint8_t op_code = kFaultAnyOp;
   int32_t error_number = 0;
+  uint64_t site = kFaultNoSite;
   uint64_t after = 0;
   uint64_t times = 1;
   bool forever = false;
@@ -83,10 +95,12 @@ struct FaultRuleCounters {
   uint64_t failed = 0;   // Of those, the ones failed.
 };
 
-// Parses `OP ERRNO [after=N] [times=K|forever] [path=GLOB] [probability=P]` (words
-// separated by spaces). On success returns true and fills *rule. On failure returns false
-// and writes a one-line reason into `error` (NUL-terminated, truncated to
-// `error_capacity`); an errno the op cannot return is an error naming the allowed ones.
+// Parses `OP ERRNO [site=ID] [nth=K] [after=N] [times=K|forever] [path=GLOB]
+// [probability=P]` (words separated by spaces). `nth=K` (K >= 1) is `after=K-1`; giving
+// both is an error, as are nth=0 and a site that is not 12 lowercase hex digits. On success returns
+// true and fills *rule. On failure returns false and writes a one-line reason into `error`
+// (NUL-terminated, truncated to `error_capacity`); an errno the op cannot return is an error naming
+// the allowed ones.
 bool ParseFaultRule(std::string_view text, FaultRuleSpec* rule, char* error, size_t error_capacity);
 
 // The outcome of one call: the errno to inject (0: let it through) and the index of the
@@ -96,8 +110,10 @@ struct FaultDecision {
   int rule = -1;
 };
 
-// Decides one call of op `op_code` on `path` against `count` rules, in order: each rule
-// whose op and glob match counts the call; the first that is due fails it (after a draw
+// Decides one call of op `op_code` on `path`, made from call site `site` (kFaultNoSite:
+// none), against `count` rules, in order: each rule whose op, glob and site match counts
+// the call (so a rule with a site counts only that site's calls; one that names a site
+// matches no call without one); the first that is due fails it (after a draw
 // for a probability below 1), and the rules after it do not see it. A draw takes the next
 // number of the sequence seeded by `seed`, indexed by *draws (which it advances), so the
 // same seed and the same calls give the same faults.
@@ -110,11 +126,13 @@ struct FaultDecision {
 // the call); nullptr: an "any" rule matches every call.
 using FaultAnyFilter = bool (*)(uint8_t op_code, int error_number);
 FaultDecision DecideFault(const FaultRuleSpec* rules, FaultRuleCounters* counters, size_t count,
-                          uint8_t op_code, std::string_view path, uint64_t seed, uint64_t* draws,
-                          FaultAnyFilter any_matches = nullptr);
+                          uint8_t op_code, std::string_view path, uint64_t site, uint64_t seed,
+                          uint64_t* draws, FaultAnyFilter any_matches = nullptr);
 
 // True when deciding `rules` needs FaultLock (some rule has a probability below 1).
 bool FaultRulesNeedLock(const FaultRuleSpec* rules, size_t count);
+// True when some rule names a call site, so that calls must carry theirs.
+bool FaultRulesNeedSites(const FaultRuleSpec* rules, size_t count);
 
 // A lock on a zero-initialised 32-bit word that may be in memory shared between
 // processes. It spins, yielding; the word holds the owner's thread id (`owner`, the
