@@ -129,9 +129,10 @@ void DropScope(const Sweep& sweep, const std::string& scope, const InjectOutcome
 
 // Runs the command once under `spillway inject` with `faults` in a fresh scope; the
 // outcome's paths are shown relative to the scope (`*real`, resolved; its trace is read so).
+// The trace's frames are symbolized only when `symbolize` (the baseline's).
 StatusOr<InjectOutcome> RunOnce(const Sweep& sweep, const std::string& label,
                                 const std::vector<std::string>& faults, double timeout,
-                                std::string* real_scope) {
+                                bool symbolize, std::string* real_scope) {
   StatusOr<std::string> scope = MakeScope(sweep, label);
   if (!scope.ok()) return scope.status();
   char resolved[PATH_MAX];
@@ -143,7 +144,8 @@ StatusOr<InjectOutcome> RunOnce(const Sweep& sweep, const std::string& label,
                               faults,
                               timeout,
                               sweep.work_dir + "/" + label,
-                              sweep.options->share_with};
+                              sweep.options->share_with,
+                              symbolize};
   InjectOutcome outcome = RunInject(invocation);
   DropScope(sweep, *scope, outcome);
   ShowPaths(&outcome, real, sweep.with_dir);
@@ -171,7 +173,8 @@ Status RunBaseline(Sweep* sweep) {
     baseline = std::move(*recorded);
   } else {
     const double limit = options.timeout > 0 ? options.timeout : kBaselineTimeoutSeconds;
-    StatusOr<InjectOutcome> outcome = RunOnce(*sweep, "baseline", {}, limit, &baseline.scope);
+    StatusOr<InjectOutcome> outcome =
+        RunOnce(*sweep, "baseline", {}, limit, /*symbolize=*/true, &baseline.scope);
     if (!outcome.ok()) return outcome.status();
     if (!outcome->summary) {
       return Status::InvalidArgument(
@@ -237,7 +240,7 @@ RunResult RunOne(const Sweep& sweep, const RunSpec& spec) {
   const std::string label = RunLabel(spec);
   std::string scope;
   StatusOr<InjectOutcome> outcome =
-      RunOnce(sweep, label, {FaultRuleFor(spec)}, sweep.timeout, &scope);
+      RunOnce(sweep, label, {FaultRuleFor(spec)}, sweep.timeout, /*symbolize=*/false, &scope);
   if (!outcome.ok()) {
     result.diverged_at = outcome.status().message();
     result.verdicts.push_back(Verdict::kDiverged);

@@ -24,6 +24,7 @@ std::vector<std::string> InjectArgv(const InjectInvocation& inv) {
   std::vector<std::string> argv = {
       inv.spillway_binary,         "inject", "--under", inv.scope, "--trace",
       inv.files_prefix + ".trace", "--json"};
+  if (!inv.symbolize) argv.push_back("--no-symbolize");
   for (const std::string& fault : inv.faults) {
     argv.push_back("--fault");
     argv.push_back(fault);

@@ -20,6 +20,9 @@ struct InjectInvocation {
   double timeout = 0;                // --timeout.
   std::string files_prefix;          // Where .stdout, .stderr and .trace go.
   std::string share_with;            // --share-with; empty: none.
+  // Symbolize the trace's frames lines after the run (the baseline's, which the report
+  // shows); a planned run's trace is only read for its calls, so it passes --no-symbolize.
+  bool symbolize = false;
 };
 
 // An injected fault, as `spillway inject --json` lists it.
