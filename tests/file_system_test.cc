@@ -17,6 +17,7 @@
 
 #include "spillway/vfs/posix_file_system.h"
 #include "spillway/vfs/status.h"
+#include "support/file_helpers.h"
 #include "support/mock_file_system.h"
 #include "support/temp_dir.h"
 
@@ -108,13 +109,7 @@ class RecordingFileSystem final : public FileSystemWrapper {
   std::vector<std::string> calls;
 };
 
-Status WriteNewFile(FileSystem& fs, const std::string& path, std::string_view contents) {
-  StatusOr<std::unique_ptr<WritableFile>> file = fs.CreateFile(path);
-  if (!file.ok()) return file.status();
-  const AppendResult appended = (*file)->Append(contents);
-  if (!appended.status.ok()) return appended.status;
-  return (*file)->Close();
-}
+using test_support::WriteNewFile;
 
 class RemoveTreeByPartsTest : public ::testing::Test {
  protected:

@@ -27,6 +27,7 @@
 #include "spillway/vfs/fault_injecting_file_system.h"
 #include "spillway/vfs/file_system.h"
 #include "spillway/vfs/status.h"
+#include "support/file_helpers.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
 
@@ -39,13 +40,7 @@ using ::testing::Not;
 using ::testing::SizeIs;
 using ::testing::StartsWith;
 
-Status WriteNewFile(FileSystem& fs, const std::string& path, std::string_view contents) {
-  StatusOr<std::unique_ptr<WritableFile>> file = fs.CreateFile(path);
-  if (!file.ok()) return file.status();
-  const AppendResult appended = (*file)->Append(contents);
-  if (!appended.status.ok()) return appended.status;
-  return (*file)->Close();
-}
+using test_support::WriteNewFile;
 
 // The host's view of a path: nullopt when lstat fails.
 std::optional<struct stat> HostLstat(const std::string& path) {

@@ -19,14 +19,6 @@
 namespace spillway {
 namespace test_support {
 
-Status WriteNewFile(FileSystem& fs, const std::string& path, std::string_view contents) {
-  StatusOr<std::unique_ptr<WritableFile>> file = fs.CreateFile(path);
-  if (!file.ok()) return file.status();
-  const AppendResult appended = (*file)->Append(contents);
-  if (!appended.status.ok()) return appended.status;
-  return (*file)->Close();
-}
-
 namespace {
 
 std::shared_ptr<MemFileSystem> NewMemFileSystem(bool enforce_permissions) {

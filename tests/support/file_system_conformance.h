@@ -24,6 +24,7 @@
 
 #include "spillway/vfs/file_system.h"
 #include "spillway/vfs/status.h"
+#include "support/file_helpers.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
 #include "support/unprivileged_child.h"
@@ -52,9 +53,6 @@ enum class FsKind { kPosix, kMem };
 inline void PrintTo(FsKind kind, std::ostream* os) {
   *os << (kind == FsKind::kPosix ? "Posix" : "Mem");
 }
-
-// Creates `path` holding `contents` and closes it.
-Status WriteNewFile(FileSystem& fs, const std::string& path, std::string_view contents);
 
 }  // namespace test_support
 
