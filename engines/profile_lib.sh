@@ -38,7 +38,7 @@ sweep_engine() {
     echo "FAIL: spillway sweep exited $status" >&2
     exit 1
   fi
-  calls=$(sed -n 's/^baseline: exit 0, \([0-9]*\) in-scope calls.*/\1/p' "$work/summary.txt")
+  calls=$(summary_count calls)
   if [ "${calls:-0}" -eq 0 ]; then
     echo "FAIL: no call of the engine reached the scope: it spilled somewhere else" >&2
     exit 1
@@ -46,12 +46,55 @@ sweep_engine() {
   echo "sweep exit $status"
 }
 
+# summary_count calls|VERDICT: a count of the last sweep's summary, from its text or (with
+# --json) its JSON: the baseline's in-scope calls, or the runs given VERDICT. Empty when the
+# summary has none.
+summary_count() {
+  if [ "$(head -c 1 "$work/summary.txt")" = "{" ]; then
+    python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+print(s["baseline"]["calls"] if sys.argv[2] == "calls" else s["summary"]["by_verdict"][sys.argv[2]])' \
+      "$work/summary.txt" "$1" 2>/dev/null || true
+  elif [ "$1" = calls ]; then
+    sed -n 's/^baseline: exit 0, \([0-9]*\) in-scope calls.*/\1/p' "$work/summary.txt"
+  else
+    sed -n "s/^verdicts: .*\b$1 \([0-9]*\).*/\1/p" "$work/summary.txt"
+  fi
+}
+
+# baseline_leaks: the paths the last sweep's baseline left in its scope under --scratch
+# (each a leak, and the sweep exits 1), one a line, scope shown as {dir}.
+baseline_leaks() {
+  if [ "$(head -c 1 "$work/summary.txt")" = "{" ]; then
+    python3 -c 'import json, sys
+for leak in json.load(open(sys.argv[1]))["baseline"]["leaks"]: print(leak["path"])' \
+      "$work/summary.txt" 2>/dev/null || true
+  else
+    sed -n 's/^baseline leak (--scratch): \(.*\) ([0-9]* bytes)$/\1/p' "$work/summary.txt"
+  fi
+}
+
 # expect_verdict NAME: fails unless the last sweep gave at least one run that verdict (a
 # finding the profile documents, so a sweep that stops seeing it is noticed).
 expect_verdict() {
-  count=$(sed -n "s/^verdicts: .*\b$1 \([0-9]*\).*/\1/p" "$work/summary.txt")
+  count=$(summary_count "$1")
   if [ "${count:-0}" -eq 0 ]; then
     echo "FAIL: no run was $1; docs/engines.md says this engine shows it" >&2
+    exit 1
+  fi
+}
+
+# expect_baseline_leak REGEX: the same for the baseline's own leak under --scratch: fails
+# unless the baseline left an entry whose path (scope as {dir}) matches REGEX (grep -E), or
+# left anything else.
+expect_baseline_leak() {
+  leaks=$(baseline_leaks)
+  if ! printf '%s\n' "$leaks" | grep -Eq "$1"; then
+    echo "FAIL: the baseline left no $1; docs/engines.md says this engine leaves one" >&2
+    exit 1
+  fi
+  if printf '%s\n' "$leaks" | grep -Ev "$1" | grep -q .; then
+    echo "FAIL: the baseline left more than docs/engines.md says:" $leaks >&2
     exit 1
   fi
 }

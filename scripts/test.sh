@@ -4,7 +4,8 @@
 # concurrency tests under ThreadSanitizer, the scenario-parser fuzzer (clang), and
 # clang-tidy over all sources, tests included.
 # Long soaks are left out; run them with `scripts/test.sh --soak`. `--engines` also runs the
-# full sweeps of the engine profiles (engines/, docs/engines.md; CI runs them sampled).
+# complete site sweeps of every engine profile (engines/, docs/engines.md; CI runs those of
+# sort, SQLite, Rust, PostgreSQL and DuckDB limit-set, and samples of the rest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -58,7 +59,7 @@ if [ "$soak" -eq 1 ]; then
   ctest --preset soak
 fi
 if [ "$engines" -eq 1 ]; then
-  step "engine profiles, full sweeps"
+  step "engine profiles, complete site sweeps"
   scripts/install-deps.sh engines
   engines/sweep_all.sh
 fi
