@@ -317,7 +317,7 @@ struct Runner::Impl {
   // that holds what the dead one had recorded before.
   void KillProcess() {
     auto next_log = std::make_shared<CleanupLog>();
-    for (const Status& failure : cleanup_log->failures()) next_log->Record(failure);
+    next_log->TakeFrom(*cleanup_log);  // Moved, not copied: the log grows with the run.
     process->Kill();
     if (mem != nullptr) mem->Crash();
     for (const auto& [name, file] : files) crashed.insert(name);

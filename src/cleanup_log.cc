@@ -2,6 +2,8 @@
 
 #include <cassert>
 #include <cerrno>
+#include <iterator>
+#include <utility>
 
 namespace spillway {
 
@@ -9,6 +11,15 @@ void CleanupLog::Record(const Status& failure) {
   assert(!failure.ok());
   std::lock_guard<std::mutex> lock(mu_);
   failures_.push_back(failure);
+}
+
+void CleanupLog::TakeFrom(CleanupLog& from) {
+  assert(&from != this);
+  std::scoped_lock lock(mu_, from.mu_);
+  from.failures_.insert(from.failures_.end(), std::make_move_iterator(failures_.begin()),
+                        std::make_move_iterator(failures_.end()));
+  failures_ = std::move(from.failures_);
+  from.failures_.clear();
 }
 
 uint64_t CleanupLog::failure_count() const {

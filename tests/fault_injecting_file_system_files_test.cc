@@ -78,6 +78,27 @@ TEST_F(FaultInjectingFileSystemTest, ShortWritesAreTakenInOrderByTheFileTheyMatc
   EXPECT_EQ(Contents("/tmp/g"), "12");
 }
 
+TEST_F(FaultInjectingFileSystemTest, AShortWriteForAFileThatIsGoneIsDroppedAsTheyAccumulate) {
+  MakeFile("/tmp/f");
+  MakeFile("/tmp/g");
+  fs_.AddShortWrite("/tmp/f", 1);  // For the file /tmp/f, which then goes.
+  ASSERT_TRUE(mem_->RemoveFile("/tmp/f").ok());
+  fs_.AddShortWrite("/tmp/h", 2);  // No file there yet: kept for whichever file comes.
+  // Enough short writes for a file that stays make the pending ones be checked.
+  for (int i = 0; i < 64; ++i) fs_.AddShortWrite("/tmp/g", 3);
+  std::unique_ptr<WritableFile> f = Create("/tmp/f");
+  StatusOr<std::unique_ptr<WritableFile>> opened = fs_.OpenForAppend("/tmp/g");
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  std::unique_ptr<WritableFile> g = std::move(*opened);
+  std::unique_ptr<WritableFile> h = Create("/tmp/h");
+  ASSERT_NE(f, nullptr);
+  ASSERT_NE(g, nullptr);
+  ASSERT_NE(h, nullptr);
+  EXPECT_TRUE(f->Append("abcdef").status.ok());  // The new /tmp/f is not the file it was for.
+  EXPECT_EQ(g->Append("abcdef").bytes_written, 3u);
+  EXPECT_EQ(h->Append("abcdef").bytes_written, 2u);
+}
+
 TEST_F(FaultInjectingFileSystemTest, AnAppendFailedByARuleDoesNotUseUpAShortWrite) {
   std::unique_ptr<WritableFile> file = Create("/tmp/f");
   ASSERT_NE(file, nullptr);

@@ -4,8 +4,10 @@
 #include <array>
 #include <cassert>
 #include <cerrno>
+#include <deque>
 #include <mutex>
 #include <random>
+#include <unordered_map>
 #include <utility>
 
 #include "spillway/vfs/fault_rules.h"
@@ -47,6 +49,12 @@ constexpr std::array<OpKindInfo, kOpKindCount> kOpKinds = {{
 }};
 
 size_t Index(OpKind kind) { return static_cast<size_t>(kind); }
+
+// True when `glob` matches exactly one path, itself (glob.h): it is not empty and has no
+// wildcard.
+bool IsOnePath(std::string_view glob) {
+  return !glob.empty() && glob.find_first_of("*?") == std::string_view::npos;
+}
 
 // The table is indexed by OpKind, so every entry must sit at its enumerator's value.
 constexpr bool OpKindTableIsInOrder() {
@@ -116,9 +124,15 @@ class FaultInjectingFileSystem::State {
     spec.times = rule.times.value_or(0);
     rule.path_glob.copy(spec.path_glob, kFaultGlobCapacity - 1);
     spec.site = rule.site;
+    auto live = std::make_shared<LiveRule>(LiveRule{spec, {}});
+    if (FaultRuleSpent(live->spec, live->counters)) return;  // times == 0: fails nothing.
     std::lock_guard<std::mutex> lock(mu_);
-    rules_.push_back(spec);
-    rule_counters_.emplace_back();
+    for (size_t k = 0; k < rules_by_kind_.size(); ++k) {
+      const OpKind kind = static_cast<OpKind>(k);
+      if (rule.op.has_value() ? *rule.op == kind : OpKindCanReturn(kind, rule.error_number)) {
+        rules_by_kind_[k].push_back(live);
+      }
+    }
   }
 
   void SetRandomFaults(std::optional<OpKind> op, int error_number, uint32_t one_in) {
@@ -129,17 +143,51 @@ class FaultInjectingFileSystem::State {
     random_one_in_ = one_in;
   }
 
-  void AddShortWrite(std::string path_glob, uint64_t bytes) {
+  // Adds a pending short write; `for_file` when its glob names one existing file. Returns
+  // the paths of the pending short writes made for files, to be checked for ones that are
+  // gone (DropShortWrites), when enough have accumulated since the last check (twice as
+  // many as it kept, so that checking costs O(1) per short write added); else none.
+  std::vector<std::string> AddShortWrite(std::string path_glob, uint64_t bytes, bool for_file) {
     std::lock_guard<std::mutex> lock(mu_);
-    short_writes_.push_back(ShortWrite{std::move(path_glob), bytes});
+    const PendingWrite pending{next_short_write_++, bytes, for_file};
+    if (IsOnePath(path_glob)) {
+      by_path_[std::move(path_glob)].push_back(pending);
+      ++by_path_count_;
+    } else {
+      wildcard_writes_.emplace_back(std::move(path_glob), pending);
+    }
+    std::vector<std::string> due;
+    if (by_path_count_ < std::max<size_t>(kShortWritesChecked, 2 * by_path_kept_)) return due;
+    for (const auto& [path, writes] : by_path_) {
+      if (std::any_of(writes.begin(), writes.end(), [](const auto& w) { return w.for_file; })) {
+        due.push_back(path);
+      }
+    }
+    by_path_kept_ = by_path_count_;  // Until DropShortWrites says otherwise.
+    return due;
+  }
+
+  // Drops the pending short writes made for the files at `gone`: their files are gone, so
+  // they can never apply.
+  void DropShortWrites(const std::vector<std::string>& gone) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const std::string& path : gone) {
+      auto it = by_path_.find(path);
+      if (it == by_path_.end()) continue;
+      by_path_count_ -= std::erase_if(it->second, [](const auto& w) { return w.for_file; });
+      if (it->second.empty()) by_path_.erase(it);
+    }
+    by_path_kept_ = by_path_count_;
   }
 
   void ClearFaults() {
     std::lock_guard<std::mutex> lock(mu_);
-    rules_.clear();
-    rule_counters_.clear();
+    for (auto& rules : rules_by_kind_) rules.clear();
     random_one_in_ = 0;
-    short_writes_.clear();
+    by_path_.clear();
+    by_path_count_ = 0;
+    by_path_kept_ = 0;
+    wildcard_writes_.clear();
   }
 
   uint64_t calls(OpKind kind) const {
@@ -171,14 +219,23 @@ class FaultInjectingFileSystem::State {
   Status Check(OpKind kind, const std::string& path, bool* through_any = nullptr) {
     std::lock_guard<std::mutex> lock(mu_);
     ++calls_[Index(kind)];
-    const FaultDecision decision =
-        DecideFault(rules_.data(), rule_counters_.data(), rules_.size(), static_cast<uint8_t>(kind),
-                    path, kFaultNoSite, /*seed=*/0, &rule_draws_, &AnyRuleMatches);
-    if (through_any != nullptr) {
-      *through_any = decision.rule >= 0 ? rules_[decision.rule].op_code == kFaultAnyOp
-                                        : !random_op_.has_value();
+    // The engine decides each rule that can match this kind, in the order added, as
+    // DecideFault would over all of them: a rule of another kind would not count the call.
+    std::vector<std::shared_ptr<LiveRule>>& rules = rules_by_kind_[Index(kind)];
+    for (size_t i = 0; i < rules.size(); ++i) {
+      LiveRule& rule = *rules[i];
+      const int error_number =
+          DecideFaultRule(rule.spec, &rule.counters, static_cast<uint8_t>(kind), path, kFaultNoSite,
+                          /*seed=*/0, &rule_draws_, &AnyRuleMatches);
+      if (error_number == 0) continue;
+      const bool any = rule.spec.op_code == kFaultAnyOp;
+      if (through_any != nullptr) *through_any = any;
+      // A spent rule can never fail a call again: drop it, so that calls do not keep
+      // trying the rules of a long run.
+      if (FaultRuleSpent(rule.spec, rule.counters)) DropRuleLocked(rules[i], any);
+      return InjectLocked(kind, path, error_number);
     }
-    if (decision.rule >= 0) return InjectLocked(kind, path, decision.error_number);
+    if (through_any != nullptr) *through_any = !random_op_.has_value();
     // A random fault, like an "any" rule, only reaches the calls that can return its errno.
     if (random_one_in_ != 0 && (!random_op_.has_value() || *random_op_ == kind) &&
         OpKindCanReturn(kind, random_error_)) {
@@ -193,25 +250,53 @@ class FaultInjectingFileSystem::State {
   // glob matches and returns how many bytes it lets through; nullopt when none matches.
   std::optional<uint64_t> TakeShortWrite(const std::string& path, uint64_t size) {
     std::lock_guard<std::mutex> lock(mu_);
-    for (auto it = short_writes_.begin(); it != short_writes_.end(); ++it) {
-      if (!it->path_glob.empty() && !GlobMatch(it->path_glob, path)) continue;
-      const uint64_t allowed = std::min(it->bytes, size);
-      short_writes_.erase(it);
-      return allowed;
+    // The first added of: the first pending for exactly this path, and the first whose
+    // glob has wildcards and matches.
+    auto named = by_path_.find(path);
+    auto wild = std::find_if(wildcard_writes_.begin(), wildcard_writes_.end(), [&](const auto& w) {
+      return w.first.empty() || GlobMatch(w.first, path);
+    });
+    const bool use_named =
+        named != by_path_.end() &&
+        (wild == wildcard_writes_.end() || named->second.front().seq < wild->second.seq);
+    if (!use_named && wild == wildcard_writes_.end()) return std::nullopt;
+    uint64_t bytes = 0;
+    if (use_named) {
+      bytes = named->second.front().bytes;
+      named->second.pop_front();
+      --by_path_count_;
+      if (named->second.empty()) by_path_.erase(named);
+    } else {
+      bytes = wild->second.bytes;
+      wildcard_writes_.erase(wild);
     }
-    return std::nullopt;
+    return std::min(bytes, size);
   }
-
   void RecordShortWrite(const std::string& path, uint64_t bytes_stored) {
     std::lock_guard<std::mutex> lock(mu_);
     injected_.push_back(InjectedFault{OpKind::kWrite, path, EIO, bytes_stored});
   }
 
  private:
-  struct ShortWrite {
-    std::string path_glob;
+  struct PendingWrite {
+    uint64_t seq = 0;  // The order added.
     uint64_t bytes = 0;
+    bool for_file = false;  // Its glob names one file that existed when it was added.
   };
+  // A rule with its progress, listed under every kind it can match.
+  struct LiveRule {
+    FaultRuleSpec spec;
+    FaultRuleCounters counters;
+  };
+  // Pending short writes below this many are not checked for gone files.
+  static constexpr size_t kShortWritesChecked = 64;
+
+  // Removes `rule` from the lists of the kinds it can match. REQUIRES: mu_ held.
+  void DropRuleLocked(std::shared_ptr<LiveRule> rule, bool any) {
+    for (size_t k = 0; k < rules_by_kind_.size(); ++k) {
+      if (any || rule->spec.op_code == k) std::erase(rules_by_kind_[k], rule);
+    }
+  }
 
   // The engine's filter for "any" rules; op codes here are OpKind values.
   static bool AnyRuleMatches(uint8_t op_code, int error_number) {
@@ -225,15 +310,22 @@ class FaultInjectingFileSystem::State {
   }
 
   mutable std::mutex mu_;
-  // The rules as the engine (fault_rules.h) decides them, with their progress.
-  std::vector<FaultRuleSpec> rules_;
-  std::vector<FaultRuleCounters> rule_counters_;
+  // For each kind, the rules that are not spent and can match its calls (of that kind, or
+  // "any" with an errno it can return), in the order added. The engine (fault_rules.h)
+  // decides them.
+  std::array<std::vector<std::shared_ptr<LiveRule>>, kOpKindCount> rules_by_kind_;
   uint64_t rule_draws_ = 0;  // FaultRule has no probability; never advanced.
   std::optional<OpKind> random_op_;
   int random_error_ = 0;
   uint32_t random_one_in_ = 0;  // 0: no random faults.
   std::mt19937_64 rng_;
-  std::vector<ShortWrite> short_writes_;
+  // Pending short writes: those whose glob names one path, by path, and the others (glob,
+  // write), each in the order added.
+  std::unordered_map<std::string, std::deque<PendingWrite>> by_path_;
+  size_t by_path_count_ = 0;
+  size_t by_path_kept_ = 0;  // by_path_count_ after the last check for gone files.
+  std::vector<std::pair<std::string, PendingWrite>> wildcard_writes_;
+  uint64_t next_short_write_ = 0;
   std::array<uint64_t, kOpKindCount> calls_{};
   std::vector<InjectedFault> injected_;
 };
@@ -327,7 +419,15 @@ void FaultInjectingFileSystem::SetRandomFaults(std::optional<OpKind> op, int err
 }
 
 void FaultInjectingFileSystem::AddShortWrite(std::string path_glob, uint64_t bytes) {
-  state_->AddShortWrite(std::move(path_glob), bytes);
+  // A glob without wildcards names one path; if a file is there, the short write is for it.
+  const bool for_file = IsOnePath(path_glob) && target().Exists(path_glob);
+  std::vector<std::string> due = state_->AddShortWrite(std::move(path_glob), bytes, for_file);
+  if (due.empty()) return;
+  // Outside the lock, as every call to the target: which of those files are gone.
+  std::sort(due.begin(), due.end());
+  due.erase(std::unique(due.begin(), due.end()), due.end());
+  std::erase_if(due, [this](const std::string& path) { return target().Exists(path); });
+  state_->DropShortWrites(due);
 }
 
 void FaultInjectingFileSystem::ClearFaults() { state_->ClearFaults(); }

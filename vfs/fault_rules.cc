@@ -309,36 +309,49 @@ bool ParseFaultRule(std::string_view text, FaultRuleSpec* rule, char* error,
   return true;
 }
 
+int DecideFaultRule(const FaultRuleSpec& rule, FaultRuleCounters* counters, uint8_t op_code,
+                    std::string_view path, uint64_t site, uint64_t seed, uint64_t* draws,
+                    FaultAnyFilter any_matches) {
+  if (rule.op_code != kFaultAnyOp && rule.op_code != op_code) return 0;
+  if (rule.op_code == kFaultAnyOp && any_matches != nullptr &&
+      !any_matches(op_code, rule.error_number)) {
+    return 0;
+  }
+  if (rule.site != kFaultNoSite && rule.site != site) return 0;
+  if (rule.path_glob[0] != '\0' && !FaultGlobMatch(rule.path_glob, path)) return 0;
+  std::atomic_ref<uint64_t> matched(counters->matched);
+  std::atomic_ref<uint64_t> failed(counters->failed);
+  const uint64_t ordinal = matched.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (ordinal <= rule.after) return 0;
+  if (rule.probability >= 1.0) {
+    // Every due call fails, so the failed ones are exactly the ordinals after+1 ..
+    // after+times: decided from this call's own ordinal, safe without a lock.
+    if (!rule.forever && ordinal - rule.after > rule.times) return 0;
+  } else {
+    if (!rule.forever && failed.load(std::memory_order_relaxed) >= rule.times) return 0;
+    std::atomic_ref<uint64_t> next(*draws);
+    const uint64_t x = Mix(seed ^ Mix(next.fetch_add(1, std::memory_order_relaxed)));
+    if (static_cast<double>(x >> 11) * 0x1.0p-53 >= rule.probability) return 0;
+  }
+  failed.fetch_add(1, std::memory_order_relaxed);
+  return rule.error_number;
+}
+
 FaultDecision DecideFault(const FaultRuleSpec* rules, FaultRuleCounters* counters, size_t count,
                           uint8_t op_code, std::string_view path, uint64_t site, uint64_t seed,
                           uint64_t* draws, FaultAnyFilter any_matches) {
   for (size_t i = 0; i < count; ++i) {
-    const FaultRuleSpec& rule = rules[i];
-    if (rule.op_code != kFaultAnyOp && rule.op_code != op_code) continue;
-    if (rule.op_code == kFaultAnyOp && any_matches != nullptr &&
-        !any_matches(op_code, rule.error_number)) {
-      continue;
-    }
-    if (rule.site != kFaultNoSite && rule.site != site) continue;
-    if (rule.path_glob[0] != '\0' && !FaultGlobMatch(rule.path_glob, path)) continue;
-    std::atomic_ref<uint64_t> matched(counters[i].matched);
-    std::atomic_ref<uint64_t> failed(counters[i].failed);
-    const uint64_t ordinal = matched.fetch_add(1, std::memory_order_relaxed) + 1;
-    if (ordinal <= rule.after) continue;
-    if (rule.probability >= 1.0) {
-      // Every due call fails, so the failed ones are exactly the ordinals after+1 ..
-      // after+times: decided from this call's own ordinal, safe without a lock.
-      if (!rule.forever && ordinal - rule.after > rule.times) continue;
-    } else {
-      if (!rule.forever && failed.load(std::memory_order_relaxed) >= rule.times) continue;
-      std::atomic_ref<uint64_t> next(*draws);
-      const uint64_t x = Mix(seed ^ Mix(next.fetch_add(1, std::memory_order_relaxed)));
-      if (static_cast<double>(x >> 11) * 0x1.0p-53 >= rule.probability) continue;
-    }
-    failed.fetch_add(1, std::memory_order_relaxed);
-    return FaultDecision{rule.error_number, static_cast<int>(i)};
+    const int error_number =
+        DecideFaultRule(rules[i], &counters[i], op_code, path, site, seed, draws, any_matches);
+    if (error_number != 0) return FaultDecision{error_number, static_cast<int>(i)};
   }
   return FaultDecision{};
+}
+
+bool FaultRuleSpent(const FaultRuleSpec& rule, const FaultRuleCounters& counters) {
+  // atomic_ref takes no const object; a load does not write.
+  std::atomic_ref<uint64_t> failed(const_cast<uint64_t&>(counters.failed));
+  return !rule.forever && failed.load(std::memory_order_relaxed) >= rule.times;
 }
 
 bool FaultRulesNeedLock(const FaultRuleSpec* rules, size_t count) {

@@ -30,6 +30,11 @@ class CleanupLog {
   // was left behind.
   void Record(const Status& failure);
 
+  // Moves the failures recorded so far out of `from`, in order, to the front of this
+  // log's (a process that dies hands its log on without copying it). `from` is left
+  // empty. REQUIRES: &from != this.
+  void TakeFrom(CleanupLog& from);
+
   // Failed removals recorded so far.
   uint64_t failure_count() const;
   // The failures, in the order recorded.

@@ -132,7 +132,9 @@ class FaultInjectingFileSystem final : public FileSystemWrapper {
   // counted no more than `after` calls it lets them through, then it is due and fails the
   // next `times` matching calls (every later one when times is nullopt), then it is spent.
   // The first rule that is due fails the call, and the rules after it do not see it.
-  // A rule CheckFaultRule() refuses is not added (Linux could never produce it).
+  // A rule CheckFaultRule() refuses is not added (Linux could never produce it). A spent
+  // rule (or one with times == 0) can fail no call again and is dropped: it would only
+  // count calls, so a long run's calls meet only the live rules.
   void AddRule(const FaultRule& rule);
   // As AddRule, but returns CheckFaultRule()'s InvalidArgument for a rule it refuses.
   Status TryAddRule(const FaultRule& rule);
@@ -154,7 +156,11 @@ class FaultInjectingFileSystem final : public FileSystemWrapper {
   // the append) bytes, by appending that prefix through the target, and then fails with
   // EIO, returning AppendResult{stored, EIO}. Pending short writes are consumed in the
   // order added; the first one whose glob matches is used. If the target itself fails
-  // the prefix, its result is returned (the short write is still used up).
+  // the prefix, its result is returned (the short write is still used up). A glob without
+  // wildcards that names an existing file makes the short write that file's: once the file
+  // is gone it can never apply, and it is dropped when pending short writes are next
+  // checked (as they accumulate), so a file made later at that path gets it only if it
+  // came before that check.
   void AddShortWrite(std::string path_glob, uint64_t bytes);
   // Removes every rule, random fault and pending short write. Counters, injected() and
   // the random generator's state are kept.

@@ -129,6 +129,15 @@ FaultDecision DecideFault(const FaultRuleSpec* rules, FaultRuleCounters* counter
                           uint8_t op_code, std::string_view path, uint64_t site, uint64_t seed,
                           uint64_t* draws, FaultAnyFilter any_matches = nullptr);
 
+// Decides one call against one rule, as DecideFault does for each rule in turn: counts
+// the call if the rule matches it and returns the errno to fail it with (0: let through).
+int DecideFaultRule(const FaultRuleSpec& rule, FaultRuleCounters* counters, uint8_t op_code,
+                    std::string_view path, uint64_t site, uint64_t seed, uint64_t* draws,
+                    FaultAnyFilter any_matches = nullptr);
+// True when `rule` can fail no more calls: it is not forever and has failed `times` calls.
+// A spent rule only counts the calls it matches, so dropping it changes no decision.
+bool FaultRuleSpent(const FaultRuleSpec& rule, const FaultRuleCounters& counters);
+
 // True when deciding `rules` needs FaultLock (some rule has a probability below 1).
 bool FaultRulesNeedLock(const FaultRuleSpec* rules, size_t count);
 // True when some rule names a call site, so that calls must carry theirs.
