@@ -3,13 +3,13 @@
 // of shuffled lines) in ten ways: bare; under the shim with no rules; with an armed rule
 // that never fires; tracing with site recording turned off (SPILLWAY_INJECT_SITES=0, the
 // trace as it was before call sites); tracing with sites (the default); the same with
-// --no-symbolize (the frames left bare); tracing with sites and the site caches off (SPILLWAY_INJECT_SITE_CACHE=0: every call unwound); with an armed
-// site rule that never fires (every call's site is recorded and matched); under libfiu's
-// fiu-run with a write fault point enabled at probability 0; under strace with a write
-// injection that never comes. Each is repeated, in rotating order, and the table gives the
-// median wall time, its ratio to bare, the time it adds, and the median CPU time (user +
-// system, the run's own and its children's), which a busy machine disturbs less than wall
-// time. It prints; it asserts nothing about speed.
+// --no-symbolize (the frames left bare); tracing with sites and the site caches off
+// (SPILLWAY_INJECT_SITE_CACHE=0: every call unwound); with an armed site rule that never fires
+// (every call's site is recorded and matched); under libfiu's fiu-run with a write fault point
+// enabled at probability 0; under strace with a write injection that never comes. Each is repeated,
+// in rotating order, and the table gives the median wall time, its ratio to bare, the time it adds,
+// and the median CPU time (user + system, the run's own and its children's), which a busy machine
+// disturbs less than wall time. It prints; it asserts nothing about speed.
 //
 // Usage: spillway_inject_bench [--lines N] [--repeat R] [--dir DIR]
 #include <fcntl.h>
@@ -51,6 +51,7 @@ struct Timing {
 // Runs argv with stdout and stderr discarded.
 Timing TimeRun(const std::vector<std::string>& argv) {
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   posix_spawn_file_actions_t actions;
@@ -68,7 +69,9 @@ Timing TimeRun(const std::vector<std::string>& argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   posix_spawn_file_actions_destroy(&actions);
   if (status != 0) return Timing{};
-  const auto secs = [](const timeval& tv) { return tv.tv_sec + tv.tv_usec * 1e-6; };
+  const auto secs = [](const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6;
+  };
   return Timing{seconds, secs(usage.ru_utime) + secs(usage.ru_stime)};
 }
 

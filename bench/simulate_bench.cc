@@ -32,6 +32,7 @@ double RunSimulate(uint64_t steps, uint64_t seed) {
       SPILLWAY_BINARY,       "simulate", "--fs", "mem", "--seed", std::to_string(seed), "--steps",
       std::to_string(steps), "--jobs",   "1"};
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;

@@ -95,6 +95,7 @@ constexpr char kAnonymous[] = "[anonymous]";
 // nullptr for code in no mapped file. Lock-free and async-signal-safe (glibc 2.35).
 const struct link_map* ModuleOf(uintptr_t pc) {
   struct dl_find_object found;
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): an address read off the stack.
   if (_dl_find_object(reinterpret_cast<void*>(pc - 1), &found) != 0) return nullptr;
   return found.dlfo_link_map;
 }
@@ -154,6 +155,7 @@ void WriteFrames(uint64_t site, const uintptr_t* pcs, int count) {
     } else {
       Dl_info info;
       const bool named =
+          // NOLINTNEXTLINE(performance-no-int-to-ptr): an address read off the stack.
           dladdr(reinterpret_cast<void*>(pcs[i] - 1), &info) != 0 && info.dli_sname != nullptr;
       snprintf(frame, sizeof(frame), "%.*s+0x%lx%s%s", SPW_PATH_MAX / 4, ModuleName(map),
                static_cast<unsigned long>(pcs[i] - map->l_addr), named ? " " : "",
@@ -257,6 +259,7 @@ __attribute__((noinline)) int Unwind(uintptr_t* pcs) {
   // interrupted PC of a signal frame, kept in the signal context): the walk cannot step
   // to it, so the frame before it is marked dynamic.
   const auto in_slot = [&u](int k) {
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): an address read off the stack.
     return *reinterpret_cast<const uintptr_t*>(u.cfa[k] - sizeof(uintptr_t)) == u.pc[k];
   };
   bool learn = g_cache_on && u.count > 2 && in_slot(2);
@@ -288,6 +291,7 @@ int Walk(const uintptr_t* slot, uintptr_t* pcs) {
       if (count == kSiteFrames) return count;
     }
     if (distance == kOutermost) return program ? count : -1;
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): an address read off the stack.
     slot = reinterpret_cast<const uintptr_t*>(reinterpret_cast<uintptr_t>(slot) + distance);
   }
   return -1;
@@ -329,6 +333,7 @@ uint64_t spw_site(void) {
   int count = -1;
   if (g_cache_on) {
     // The slot of this function's return address: its CFA minus one word.
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): an address read off the stack.
     const auto* slot = reinterpret_cast<const uintptr_t*>(
         reinterpret_cast<uintptr_t>(__builtin_dwarf_cfa()) - sizeof(uintptr_t));
     count = Walk(slot, pcs);

@@ -96,6 +96,7 @@ TEST(FaultRulesTest, ASiteRuleCountsAndFailsOnlyItsSitesCalls) {
     FaultRuleCounters counters{};
     uint64_t draws = 0;
     std::vector<int> out;
+    out.reserve(sites.size());
     for (uint64_t site : sites) {
       out.push_back(DecideFault(&rule, &counters, 1, static_cast<uint8_t>(FaultOp::kWrite), "/s/f",
                                 site, 0, &draws)

@@ -160,6 +160,7 @@ TEST_F(DiskManagerTest, UpstreamLimitDecreaseWithConcurrentQueries) {
   std::barrier barrier(5);
   const std::string ten_mb(10 * kMB, 'x');
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int i = 0; i < 4; ++i) {
     threads.emplace_back([&] {
       barrier.arrive_and_wait();

@@ -39,6 +39,7 @@ std::string RunAddr2line(const std::string& module, const std::vector<std::strin
   std::vector<std::string> args = {kAddr2line, "-f", "-C", "-e", module};
   args.insert(args.end(), addresses.begin(), addresses.end());
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   int pipe_fds[2];

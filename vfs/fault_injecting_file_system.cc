@@ -291,7 +291,9 @@ class FaultInjectingFileSystem::State {
   // Pending short writes below this many are not checked for gone files.
   static constexpr size_t kShortWritesChecked = 64;
 
-  // Removes `rule` from the lists of the kinds it can match. REQUIRES: mu_ held.
+  // Removes `rule` from the lists of the kinds it can match. REQUIRES: mu_ held. `rule` is
+  // taken by value: the caller's reference is an element of a list this erases from.
+  // NOLINTNEXTLINE(performance-unnecessary-value-param)
   void DropRuleLocked(std::shared_ptr<LiveRule> rule, bool any) {
     for (size_t k = 0; k < rules_by_kind_.size(); ++k) {
       if (any || rule->spec.op_code == k) std::erase(rules_by_kind_[k], rule);

@@ -287,6 +287,7 @@ TEST_F(PlanTest, SampledSitePlanShardsAgreeAndCoverTheSample) {
     for (const RunSpec& run : Plan(baseline, options)) joined.push_back(run.index);
   }
   std::vector<uint64_t> indexes;
+  indexes.reserve(whole.size());
   for (const RunSpec& run : whole) indexes.push_back(run.index);
   EXPECT_EQ(joined, indexes);
   std::set<std::string> ops;

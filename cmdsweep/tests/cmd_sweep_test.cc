@@ -324,8 +324,13 @@ TEST_F(CmdSweepTest, ThreeShardsFromOneBaselineMergeIntoTheUnshardedReport) {
   for (size_t k = 0; k < shard_env.size(); ++k) {
     const std::string report = (root_ / ("shard" + std::to_string(k) + ".json")).string();
     const std::string count = k == 2 ? " --shard-count 3" : "";
-    const CommandResult shard = RunShell(shard_env[k] + " " + sweep + " --json " + args + count +
-                                         tail + " >" + ShellQuote(report));
+    std::string line = shard_env[k];
+    line += " " + sweep;
+    line += " --json " + args;
+    line += count;
+    line += tail;
+    line += " >" + ShellQuote(report);
+    const CommandResult shard = RunShell(line);
     ASSERT_EQ(shard.exit_code, 0) << shard_env[k];
     std::ifstream in(report);
     const json part = json::parse(in, nullptr, false);

@@ -19,7 +19,7 @@ namespace spillway {
 namespace {
 
 // The size of each write: DataFusion's IPC writer writes a batch at a time.
-constexpr size_t kWriteSize = 64 * 1024;
+constexpr size_t kWriteSize = size_t{64} * 1024;
 
 bool ParseCount(const char* text, uint64_t* out) {
   char* end = nullptr;
@@ -79,7 +79,7 @@ int Run(uint64_t files, uint64_t bytes) {
 
 int main(int argc, char** argv) {
   uint64_t files = 3;
-  uint64_t bytes = 256 * 1024;
+  uint64_t bytes = uint64_t{256} * 1024;
   if (argc > 3 || (argc > 1 && !spillway::ParseCount(argv[1], &files)) ||
       (argc > 2 && !spillway::ParseCount(argv[2], &bytes))) {
     std::fprintf(stderr, "usage: posix_spill_client [FILES] [BYTES] (positive integers)\n");
