@@ -4,13 +4,8 @@
 # drop ignores the error, and nothing else removes them. Prints the exit status and how
 # many files are left in the spill directory (20 here).
 set -eu
-root=$(cd "$(dirname "$0")/../../.." && pwd)
+. "$(dirname "$0")/finding_lib.sh"
 SPILLWAY=${SPILLWAY:-$root/build/default/tools/spillway}
-NODE_PATH=${LANCEDB_NODE_MODULES:-$root/build/engines/lancedb/node_modules}
-export NODE_PATH
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-mkdir "$d/tmp" "$d/db"
 status=0
 "$SPILLWAY" inject --under "$d/tmp" --fault 'remove EIO after=0 times=forever' -- \
   env TMPDIR="$d/tmp" LANCE_MEM_POOL_SIZE=12000000 \

@@ -6,12 +6,7 @@
 # process that spilled leaves one empty directory behind, and exits 0. Prints the exit
 # status and what is left in TMPDIR.
 set -eu
-root=$(cd "$(dirname "$0")/../../.." && pwd)
-NODE_PATH=${LANCEDB_NODE_MODULES:-$root/build/engines/lancedb/node_modules}
-export NODE_PATH
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-mkdir "$d/tmp" "$d/db"
+. "$(dirname "$0")/finding_lib.sh"
 status=0
 TMPDIR="$d/tmp" LANCE_MEM_POOL_SIZE=12000000 \
   node "$root/engines/lancedb/spill.js" "$d/db" || status=$?
