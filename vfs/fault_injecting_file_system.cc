@@ -16,6 +16,9 @@
 namespace spillway {
 namespace {
 
+// FaultRule::path_glob's REQUIRES (fault_injecting_file_system.h) states this capacity.
+static_assert(kFaultGlobCapacity == 512);
+
 // Each kind's name is also the op of a Status for a failed call of that kind, as the real
 // filesystems report it ("list", not "opendir"). The kinds of the rule engine's table
 // (fault_rules.h) take its names; size (a stat of an open file) and chmod are this

@@ -3,8 +3,10 @@
 # declare in a `namespace internal`) must have no symbol in the installed libraries
 # (`nm -C`). The libraries do define spillway::internal symbols (at least one must be
 # seen, or the check shows nothing); a public header may not reach them.
+# It also checks that the private headers (vfs/internal/: the fault rule engine's) are not
+# installed, and that every spillway header an installed header includes is installed.
 #
-#   cmake -DBINARY_DIR=dir -DWORK_DIR=dir -DNM=nm -P no_internal_symbols.cmake
+#   cmake -DSOURCE_DIR=dir -DBINARY_DIR=dir -DWORK_DIR=dir -DNM=nm -P no_internal_symbols.cmake
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
@@ -29,6 +31,28 @@ list(FILTER libraries EXCLUDE REGEX "^$")
 if(NOT headers OR NOT libraries)
   message(FATAL_ERROR "nothing installed under ${prefix}: headers '${headers}', libraries '${libraries}'")
 endif()
+
+# The private headers, by their include path (relative to vfs/internal/).
+run_step(private_headers find "${SOURCE_DIR}/vfs/internal" -name "*.h" -printf "%P\n")
+string(REPLACE "\n" ";" private_headers "${private_headers}")
+list(FILTER private_headers EXCLUDE REGEX "^$")
+if(NOT private_headers)
+  message(FATAL_ERROR "no private header under ${SOURCE_DIR}/vfs/internal: the check shows nothing")
+endif()
+foreach(private IN LISTS private_headers)
+  if(EXISTS "${prefix}/include/${private}")
+    message(FATAL_ERROR "the private header ${private} is installed in ${prefix}/include")
+  endif()
+endforeach()
+foreach(header IN LISTS headers)
+  file(STRINGS "${header}" includes REGEX "^#include \"spillway/")
+  foreach(line IN LISTS includes)
+    string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" included "${line}")
+    if(NOT EXISTS "${prefix}/include/${included}")
+      message(FATAL_ERROR "${header} includes ${included}, which is not installed")
+    endif()
+  endforeach()
+endforeach()
 
 set(named "")
 foreach(header IN LISTS headers)
@@ -72,6 +96,8 @@ if(exposed)
   message(FATAL_ERROR "public headers name internals the installed libraries define:${exposed}")
 endif()
 list(LENGTH named named_count)
+list(LENGTH private_headers private_count)
 message("${internal_count} spillway::internal symbols in the libraries; "
-        "${named_count} internal names in the public headers, none of them defined")
+        "${named_count} internal names in the public headers, none of them defined; "
+        "${private_count} private headers, none of them installed")
 file(REMOVE_RECURSE "${WORK_DIR}")

@@ -20,12 +20,13 @@
 // CreateUniqueDir and CreateUniqueFile match on their parent directory (the new name is
 // not known before the call), and a WritableFile call matches on the file's path().
 //
-// Rules are decided by the rule engine shared with `spillway inject` (fault_rules.h). Its
-// operation table has no size or chmod: here they are kinds of their own (size is the
-// engine's stat of an open file; chmod is never faulted by `spillway inject`).
+// Rules are decided by the rule engine shared with `spillway inject` (private to spillway,
+// docs/inject.md). Its operation table has no size or chmod: here they are kinds of their
+// own (size is the engine's stat of an open file; chmod is never faulted by `spillway
+// inject`).
 //
 // Only faults Linux can produce. Each kind may fail only with an errno its Linux call can
-// return: the rule engine's per-operation table (fault_rules.h), where size is a stat
+// return: the rule engine's per-operation table (docs/inject.md), where size is a stat
 // (fstat(2)) and chmod has its own row (chmod(2)). CheckFaultRule() refuses any other
 // pair, AddRule() drops such a rule, an "any" rule matches only the calls whose kind can
 // return its errno (the others neither count nor fail), and random faults reach only
@@ -98,12 +99,12 @@ struct FaultRule {
   uint64_t after = 0;
   // How many matching calls fail once it has started; nullopt means every later one.
   std::optional<uint64_t> times = 1;
-  // Only calls on a path matching this glob (glob.h) match; empty matches every path.
-  // REQUIRES: shorter than kFaultGlobCapacity (fault_rules.h).
+  // Only calls on a path matching this glob (GlobMatch, glob.h) match; empty matches every
+  // path. REQUIRES: at most 511 characters (the rule engine's capacity).
   std::string path_glob;
-  // Only calls made from this call site match (fault_rules.h); kFaultNoSite: every call.
-  // The calls of this filesystem carry no site (docs/sweep.md), so a rule that names one
-  // never fails a call here.
+  // Only calls made from this call site match (docs/inject.md); all ones (no site): every
+  // call. The calls of this filesystem carry no site (docs/sweep.md), so a rule that names
+  // one never fails a call here.
   uint64_t site = ~uint64_t{0};
   friend bool operator==(const FaultRule&, const FaultRule&) = default;
 };

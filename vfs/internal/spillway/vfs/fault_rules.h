@@ -2,12 +2,17 @@
 // `spillway inject` (inject/): the operation table, the errno each operation can really
 // return, the text form of a rule, the path glob, and the decision of which call fails.
 //
+// Private to spillway: vfs/internal/ is the include root of the targets that link
+// spillway::vfs_rules (vfs, the shim, the `spillway` tool, cmdsweep), and it is not
+// installed; the installed headers (vfs/include/) never include this one.
+//
 // Dependency-free on purpose: no allocation, no exceptions, no iostream, no fmt, no Status,
 // so that it can live inside a preloaded library that runs before (and under) the program's
-// own allocator. Rules and their counters are plain structs that may sit in memory shared
-// between processes (a MAP_SHARED file); the counters are only touched through
-// std::atomic_ref, and decisions that draw random numbers are serialised by FaultLock, a
-// process-shared lock word.
+// own allocator; fault_rules.cc needs nothing at link time but the C library.
+// Rules and their counters are plain structs that may sit in memory shared between
+// processes (a MAP_SHARED file); the counters are only touched through std::atomic_ref,
+// and decisions that draw random numbers are serialised by FaultLock, a process-shared
+// lock word.
 #ifndef SPILLWAY_VFS_FAULT_RULES_H_
 #define SPILLWAY_VFS_FAULT_RULES_H_
 
@@ -61,6 +66,7 @@ int ErrnoNumberFromName(std::string_view name);
 // '.'; every other character matches itself. A wildcard never matches an empty component.
 bool FaultGlobMatch(std::string_view pattern, std::string_view path);
 
+// The capacity of a rule's path glob, with its NUL.
 inline constexpr size_t kFaultGlobCapacity = 512;
 
 // A call site: where a program made a call (docs/inject.md), as a 48-bit id written as 12
