@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "spillway/vfs/glob.h"
+
 namespace spillway {
 namespace {
 
@@ -140,15 +142,15 @@ TEST(FaultRulesTest, TheErrnoTableFollowsTheManPages) {
 }
 
 TEST(FaultRulesTest, GlobStarsStayInOneComponentAndMatchDotNames) {
-  EXPECT_TRUE(FaultGlobMatch("/s/*.tmp", "/s/a.tmp"));
-  EXPECT_TRUE(FaultGlobMatch("/s/*", "/s/.hidden"));
-  EXPECT_TRUE(FaultGlobMatch("/s/?", "/s/x"));
-  EXPECT_FALSE(FaultGlobMatch("/s/*", "/s/d/x"));
-  EXPECT_FALSE(FaultGlobMatch("/*", "/"));
-  EXPECT_TRUE(FaultGlobMatch("/s/*/x", "/s/d/x"));
+  EXPECT_TRUE(GlobMatch("/s/*.tmp", "/s/a.tmp"));
+  EXPECT_TRUE(GlobMatch("/s/*", "/s/.hidden"));
+  EXPECT_TRUE(GlobMatch("/s/?", "/s/x"));
+  EXPECT_FALSE(GlobMatch("/s/*", "/s/d/x"));
+  EXPECT_FALSE(GlobMatch("/*", "/"));
+  EXPECT_TRUE(GlobMatch("/s/*/x", "/s/d/x"));
 }
 
-// Why FaultGlobMatch is not fnmatch(3) (FNM_PATHNAME, no FNM_PERIOD): on paths the rules
+// Why GlobMatch is not fnmatch(3) (FNM_PATHNAME, no FNM_PERIOD): on paths the rules
 // do meet, the two disagree. A '*' that matches an empty component would let `path=/*`
 // (meant for the entries of "/") also fail the listing of "/" itself, which ExpandGlob
 // and programs under `spillway inject` make; and '[' is an ordinary character in a file
@@ -158,11 +160,11 @@ TEST(FaultRulesTest, GlobDiffersFromFnmatchOnPathsRulesMeet) {
     return fnmatch(pattern, path, FNM_PATHNAME) == 0;
   };
   EXPECT_TRUE(fnmatch_matches("/*", "/"));
-  EXPECT_FALSE(FaultGlobMatch("/*", "/"));
+  EXPECT_FALSE(GlobMatch("/*", "/"));
   EXPECT_TRUE(fnmatch_matches("/s/*", "/s/"));
-  EXPECT_FALSE(FaultGlobMatch("/s/*", "/s/"));
+  EXPECT_FALSE(GlobMatch("/s/*", "/s/"));
   EXPECT_FALSE(fnmatch_matches("/s/part[1].tmp", "/s/part[1].tmp"));
-  EXPECT_TRUE(FaultGlobMatch("/s/part[1].tmp", "/s/part[1].tmp"));
+  EXPECT_TRUE(GlobMatch("/s/part[1].tmp", "/s/part[1].tmp"));
 
   // So a rule for the entries of "/" lets the listing of "/" through.
   const FaultRuleSpec rule = Parse("list EIO path=/* times=forever");

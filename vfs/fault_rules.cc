@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "spillway/vfs/glob.h"
+
 namespace spillway {
 namespace {
 
@@ -79,44 +81,9 @@ bool ListHas(const OpErrnos& op, int error_number) {
   return false;
 }
 
-// Matches one component (no '/' in either). Greedy scan that remembers the last '*'.
-// Not fnmatch(3): with FNM_PATHNAME, its '*' matches an empty component ("/*" matches "/",
-// so `list ... path=/*` would fail listing "/" itself) and '[' starts a set, while '[' is
-// an ordinary character in file names (fault_rules_test: GlobDiffersFromFnmatch...).
-bool MatchComponent(std::string_view pattern, std::string_view name) {
-  if (name.empty()) return pattern.empty();
-  size_t p = 0, n = 0, star_p = std::string_view::npos, star_n = 0;
-  while (n < name.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
-      ++p;
-      ++n;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star_p = p++;
-      star_n = n;
-    } else if (star_p != std::string_view::npos) {
-      p = star_p + 1;
-      n = ++star_n;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
-
 // The first n characters of s. REQUIRES: n <= s.size(). (substr would pull in the C++
 // library's exception path, which the shim does not link.)
 std::string_view Prefix(std::string_view s, size_t n) { return std::string_view(s.data(), n); }
-
-// Splits off the component before the next '/' (or the rest) from *s.
-std::string_view NextComponent(std::string_view* s, bool* more) {
-  const size_t slash = s->find('/');
-  *more = slash != std::string_view::npos;
-  const std::string_view part = Prefix(*s, *more ? slash : s->size());
-  if (*more) s->remove_prefix(slash + 1);
-  if (!*more) *s = std::string_view();
-  return part;
-}
 
 // splitmix64: a fixed, portable mix, so a seed replays with any compiler.
 uint64_t Mix(uint64_t x) {
@@ -267,16 +234,6 @@ int ErrnoNumberFromName(std::string_view name) {
   return 0;
 }
 
-bool FaultGlobMatch(std::string_view pattern, std::string_view path) {
-  bool pattern_more = true, path_more = true;
-  while (pattern_more && path_more) {
-    if (!MatchComponent(NextComponent(&pattern, &pattern_more), NextComponent(&path, &path_more))) {
-      return false;
-    }
-  }
-  return pattern_more == path_more;
-}
-
 bool ParseFaultRule(std::string_view text, FaultRuleSpec* rule, char* error,
                     size_t error_capacity) {
   *rule = FaultRuleSpec{};
@@ -318,7 +275,7 @@ int DecideFaultRule(const FaultRuleSpec& rule, FaultRuleCounters* counters, uint
     return 0;
   }
   if (rule.site != kFaultNoSite && rule.site != site) return 0;
-  if (rule.path_glob[0] != '\0' && !FaultGlobMatch(rule.path_glob, path)) return 0;
+  if (rule.path_glob[0] != '\0' && !GlobMatch(rule.path_glob, path)) return 0;
   std::atomic_ref<uint64_t> matched(counters->matched);
   std::atomic_ref<uint64_t> failed(counters->failed);
   const uint64_t ordinal = matched.fetch_add(1, std::memory_order_relaxed) + 1;

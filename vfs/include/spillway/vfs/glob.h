@@ -1,4 +1,5 @@
-// Path globs, as fault rules (fault_injecting_file_system.h) match paths with them.
+// Path globs: the one matcher of spillway. Fault rules (fault_injecting_file_system.h and
+// `spillway inject`), the scenario language and the sweep match paths with GlobMatch.
 //
 // '*' matches any run of characters (also none) and '?' any one character, both within
 // one path component (never '/'); unlike a shell, both also match names that begin with

@@ -1,6 +1,7 @@
 // The fault rule engine shared by FaultInjectingFileSystem and the LD_PRELOAD shim of
 // `spillway inject` (inject/): the operation table, the errno each operation can really
-// return, the text form of a rule, the path glob, and the decision of which call fails.
+// return, the text form of a rule, and the decision of which call fails. Paths are matched
+// with GlobMatch (glob.h).
 //
 // Private to spillway: vfs/internal/ is the include root of the targets that link
 // spillway::vfs_rules (vfs, the shim, the `spillway` tool, cmdsweep), and it is not
@@ -8,7 +9,7 @@
 //
 // Dependency-free on purpose: no allocation, no exceptions, no iostream, no fmt, no Status,
 // so that it can live inside a preloaded library that runs before (and under) the program's
-// own allocator; fault_rules.cc needs nothing at link time but the C library.
+// own allocator; fault_rules.cc and glob.cc need nothing at link time but the C library.
 // Rules and their counters are plain structs that may sit in memory shared between
 // processes (a MAP_SHARED file); the counters are only touched through std::atomic_ref,
 // and decisions that draw random numbers are serialised by FaultLock, a process-shared
@@ -61,12 +62,7 @@ size_t FaultOpErrnoList(uint8_t op_code, char* out, size_t capacity);
 const char* ErrnoSymbol(int error_number);
 int ErrnoNumberFromName(std::string_view name);
 
-// True when `path` matches `pattern` as a whole: '*' matches any run and '?' any one
-// character within one '/'-separated component, both also matching names that begin with
-// '.'; every other character matches itself. A wildcard never matches an empty component.
-bool FaultGlobMatch(std::string_view pattern, std::string_view path);
-
-// The capacity of a rule's path glob, with its NUL.
+// The capacity of a rule's path glob (GlobMatch, glob.h), with its NUL.
 inline constexpr size_t kFaultGlobCapacity = 512;
 
 // A call site: where a program made a call (docs/inject.md), as a 48-bit id written as 12
