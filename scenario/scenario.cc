@@ -1,4 +1,4 @@
-// The printer: each verb's Args(), Command::ToString(), ToText(), equality, and the
+// The printer: each verb's PrintArgs, Command::ToString(), ToText(), equality, and the
 // spelling shared with the parser.
 #include "spillway/scenario/scenario.h"
 
@@ -6,8 +6,11 @@
 #include <fmt/ranges.h>
 
 #include <array>
+#include <concepts>
 #include <string>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "scenario_syntax.h"
 
@@ -121,13 +124,13 @@ std::string_view Description(const Spill& s) {
   return s.description.empty() ? Spill::kDefaultDescription : std::string_view(s.description);
 }
 
-}  // namespace
-
-// Each verb's words after the verb word(s).
-std::vector<std::string> Dir::Args() const { return {path}; }
-std::vector<std::string> File::Args() const { return {path}; }
-std::vector<std::string> Plan::Args() const {
-  std::vector<std::string> out = {name, DirsText(spec)};
+// Each verb's printer: the words after the verb word(s). One overload per verb and no
+// generic fallback: Command::ToString does not compile for a verb without one.
+std::vector<std::string> PrintArgs(const Dir& v) { return {v.path}; }
+std::vector<std::string> PrintArgs(const File& v) { return {v.path}; }
+std::vector<std::string> PrintArgs(const Plan& v) {
+  const PlanSpec& spec = v.spec;
+  std::vector<std::string> out = {v.name, DirsText(spec)};
   // An option prints when it was written or differs from its default, so a generated
   // plan keeps its values and a parsed one keeps its text.
   if (spec.mode_written || spec.mode != PlanMode::kLazy) {
@@ -149,20 +152,18 @@ std::vector<std::string> Plan::Args() const {
     out.push_back(fmt::format("{}={}", internal::kBudgetOption, spec.budget));
   return out;
 }
-std::vector<std::string> SetQuirk::Args() const { return {std::string(QuirkName(quirk))}; }
-std::vector<std::string> Spill::Args() const {
-  std::vector<std::string> out = {file, plan};
-  if (Description(*this) != Spill::kDefaultDescription) out.push_back(description);
+std::vector<std::string> PrintArgs(const SetQuirk& v) { return {std::string(QuirkName(v.quirk))}; }
+std::vector<std::string> PrintArgs(const Spill& v) {
+  std::vector<std::string> out = {v.file, v.plan};
+  if (Description(v) != Spill::kDefaultDescription) out.push_back(v.description);
   return out;
 }
-bool Spill::operator==(const Spill& other) const {
-  return file == other.file && plan == other.plan && Description(*this) == Description(other);
-}
-std::vector<std::string> Write::Args() const { return {file, FormatSize(size)}; }
-std::vector<std::string> Clone::Args() const { return {name, file}; }
-std::vector<std::string> Drop::Args() const { return {name}; }
-std::vector<std::string> SetLimit::Args() const { return {plan, FormatSize(size)}; }
-std::vector<std::string> Fault::Args() const {
+std::vector<std::string> PrintArgs(const Write& v) { return {v.file, FormatSize(v.size)}; }
+std::vector<std::string> PrintArgs(const Clone& v) { return {v.name, v.file}; }
+std::vector<std::string> PrintArgs(const Drop& v) { return {v.name}; }
+std::vector<std::string> PrintArgs(const SetLimit& v) { return {v.plan, FormatSize(v.size)}; }
+std::vector<std::string> PrintArgs(const Fault& v) {
+  const FaultRule& rule = v.rule;
   std::vector<std::string> out = {internal::FaultOpName(rule.op), ErrnoName(rule.error_number)};
   if (rule.after != 0) out.push_back(fmt::format("after={}", rule.after));
   if (!rule.times.has_value()) {
@@ -173,36 +174,58 @@ std::vector<std::string> Fault::Args() const {
   if (!rule.path_glob.empty()) out.push_back(fmt::format("path={}", rule.path_glob));
   return out;
 }
+std::vector<std::string> PrintArgs(const ShortWrite& v) { return {v.file, FormatSize(v.bytes)}; }
+std::vector<std::string> PrintArgs(const Clean& v) { return {v.glob}; }
+std::vector<std::string> PrintArgs(const Capacity& v) { return {FormatSize(v.size)}; }
+std::vector<std::string> PrintArgs(const Budget& v) { return {v.name, FormatSize(v.size)}; }
+std::vector<std::string> PrintArgs(const Crash&) { return {}; }
+std::vector<std::string> PrintArgs(const Reap& v) {
+  return {fmt::format("{}", fmt::join(v.local_dirs, ","))};
+}
+std::vector<std::string> PrintArgs(const ExpectOk&) { return {}; }
+std::vector<std::string> PrintArgs(const ExpectError& v) { return {v.error}; }
+std::vector<std::string> PrintArgs(const ExpectUsed& v) { return {v.plan, FormatSize(v.size)}; }
+std::vector<std::string> PrintArgs(const ExpectFiles& v) {
+  return {v.plan, std::to_string(v.count)};
+}
+std::vector<std::string> PrintArgs(const ExpectSize& v) { return {v.file, FormatSize(v.size)}; }
+std::vector<std::string> PrintArgs(const ExpectCount& v) {
+  return {v.glob, std::to_string(v.count)};
+}
+std::vector<std::string> PrintArgs(const ExpectSpilled& v) { return {v.plan, FormatSize(v.size)}; }
+std::vector<std::string> PrintArgs(const ExpectSpills& v) {
+  return {v.plan, std::to_string(v.count)};
+}
+std::vector<std::string> PrintArgs(const ExpectExists& v) { return {v.path}; }
+std::vector<std::string> PrintArgs(const ExpectMissing& v) { return {v.path}; }
+
+// True when verb V has its printer above.
+template <typename V>
+concept HasPrinter = requires(const V& verb) {
+  { PrintArgs(verb) } -> std::same_as<std::vector<std::string>>;
+};
+
+}  // namespace
+
+bool Spill::operator==(const Spill& other) const {
+  return file == other.file && plan == other.plan && Description(*this) == Description(other);
+}
 bool Fault::operator==(const Fault& other) const {
   const FaultRule& a = rule;
   const FaultRule& b = other.rule;
   return a.op == b.op && a.error_number == b.error_number && a.after == b.after &&
          a.times == b.times && a.path_glob == b.path_glob;
 }
-std::vector<std::string> ShortWrite::Args() const { return {file, FormatSize(bytes)}; }
-std::vector<std::string> Clean::Args() const { return {glob}; }
-std::vector<std::string> Capacity::Args() const { return {FormatSize(size)}; }
-std::vector<std::string> Budget::Args() const { return {name, FormatSize(size)}; }
-std::vector<std::string> Crash::Args() const { return {}; }
-std::vector<std::string> Reap::Args() const {
-  return {fmt::format("{}", fmt::join(local_dirs, ","))};
-}
-std::vector<std::string> ExpectOk::Args() const { return {}; }
-std::vector<std::string> ExpectError::Args() const { return {error}; }
-std::vector<std::string> ExpectUsed::Args() const { return {plan, FormatSize(size)}; }
-std::vector<std::string> ExpectFiles::Args() const { return {plan, std::to_string(count)}; }
-std::vector<std::string> ExpectSize::Args() const { return {file, FormatSize(size)}; }
-std::vector<std::string> ExpectCount::Args() const { return {glob, std::to_string(count)}; }
-std::vector<std::string> ExpectSpilled::Args() const { return {plan, FormatSize(size)}; }
-std::vector<std::string> ExpectSpills::Args() const { return {plan, std::to_string(count)}; }
-std::vector<std::string> ExpectExists::Args() const { return {path}; }
-std::vector<std::string> ExpectMissing::Args() const { return {path}; }
 
 std::string Command::ToString() const {
   return std::visit(
       [](const auto& v) {
-        std::string out(std::decay_t<decltype(v)>::kWord);
-        for (const std::string& word : v.Args()) out.append(" ").append(word);
+        using V = std::decay_t<decltype(v)>;
+        static_assert(HasPrinter<V>,
+                      "a verb without a printer: add its PrintArgs(const V&) to scenario.cc "
+                      "(docs/scenarios.md, Adding a verb)");
+        std::string out(V::kWord);
+        for (const std::string& word : PrintArgs(v)) out.append(" ").append(word);
         return out;
       },
       verb);

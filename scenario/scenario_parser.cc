@@ -1,14 +1,17 @@
 // The parser: scenario text -> Commands, finding every syntax error before anything runs;
-// each verb's Parse, and the table-driven choice of the verb.
+// each verb's ParseArgs, and the table-driven choice of the verb.
 #include <fmt/format.h>
 
+#include <concepts>
 #include <cstdint>
 #include <limits>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "scenario_syntax.h"
@@ -17,6 +20,9 @@
 
 namespace spillway::scenario {
 namespace {
+
+// The words after a line's verb word(s).
+using Words = std::vector<std::string_view>;
 
 // Words are separated by any ASCII blank, so that a word never holds one and a printed
 // command splits back into the same words.
@@ -313,41 +319,49 @@ std::string ParseTwo(const Words& args, std::string (*parse_a)(std::string_view,
   return parse_b(args[1], b);
 }
 
-}  // namespace
+// Each verb's parser: the words after the verb into *v's fields. One overload per verb
+// and no generic fallback: ParseCommand does not compile for a verb without one.
+std::string ParseArgs(const Words& args, Dir* v) {
+  return ParseOne<Dir>(args, ParsePath, &v->path);
+}
+std::string ParseArgs(const Words& args, File* v) {
+  return ParseOne<File>(args, ParsePath, &v->path);
+}
+std::string ParseArgs(const Words& args, Clean* v) {
+  return ParseOne<Clean>(args, ParsePath, &v->glob);
+}
+std::string ParseArgs(const Words& args, ExpectExists* v) {
+  return ParseOne<ExpectExists>(args, ParsePath, &v->path);
+}
+std::string ParseArgs(const Words& args, ExpectMissing* v) {
+  return ParseOne<ExpectMissing>(args, ParsePath, &v->path);
+}
+std::string ParseArgs(const Words& args, Drop* v) {
+  return ParseOne<Drop>(args, ParseName, &v->name);
+}
+std::string ParseArgs(const Words& args, Write* v) {
+  return ParseTwo<Write>(args, ParseName, &v->file, ParseSize, &v->size);
+}
+std::string ParseArgs(const Words& args, SetLimit* v) {
+  return ParseTwo<SetLimit>(args, ParseName, &v->plan, ParseSize, &v->size);
+}
+std::string ParseArgs(const Words& args, ShortWrite* v) {
+  return ParseTwo<ShortWrite>(args, ParseName, &v->file, ParseSize, &v->bytes);
+}
+std::string ParseArgs(const Words& args, ExpectUsed* v) {
+  return ParseTwo<ExpectUsed>(args, ParseName, &v->plan, ParseSize, &v->size);
+}
+std::string ParseArgs(const Words& args, ExpectSize* v) {
+  return ParseTwo<ExpectSize>(args, ParseName, &v->file, ParseSize, &v->size);
+}
+std::string ParseArgs(const Words& args, Capacity* v) {
+  return ParseOne<Capacity>(args, ParseSize, &v->size);
+}
 
-std::string Dir::Parse(const Words& args) { return ParseOne<Dir>(args, ParsePath, &path); }
-std::string File::Parse(const Words& args) { return ParseOne<File>(args, ParsePath, &path); }
-std::string Clean::Parse(const Words& args) { return ParseOne<Clean>(args, ParsePath, &glob); }
-std::string ExpectExists::Parse(const Words& args) {
-  return ParseOne<ExpectExists>(args, ParsePath, &path);
-}
-std::string ExpectMissing::Parse(const Words& args) {
-  return ParseOne<ExpectMissing>(args, ParsePath, &path);
-}
-std::string Drop::Parse(const Words& args) { return ParseOne<Drop>(args, ParseName, &name); }
-std::string Write::Parse(const Words& args) {
-  return ParseTwo<Write>(args, ParseName, &file, ParseSize, &size);
-}
-std::string SetLimit::Parse(const Words& args) {
-  return ParseTwo<SetLimit>(args, ParseName, &plan, ParseSize, &size);
-}
-std::string ShortWrite::Parse(const Words& args) {
-  return ParseTwo<ShortWrite>(args, ParseName, &file, ParseSize, &bytes);
-}
-std::string ExpectUsed::Parse(const Words& args) {
-  return ParseTwo<ExpectUsed>(args, ParseName, &plan, ParseSize, &size);
-}
-std::string ExpectSize::Parse(const Words& args) {
-  return ParseTwo<ExpectSize>(args, ParseName, &file, ParseSize, &size);
-}
-
-std::string Capacity::Parse(const Words& args) {
-  return ParseOne<Capacity>(args, ParseSize, &size);
-}
-
-std::string Plan::Parse(const Words& args) {
-  if (args.size() < 2) return CheckArity(kUsage, args, 2, 2);
-  if (std::string err = ParseName(args[0], &name); !err.empty()) return err;
+std::string ParseArgs(const Words& args, Plan* v) {
+  if (args.size() < 2) return CheckArity(Plan::kUsage, args, 2, 2);
+  if (std::string err = ParseName(args[0], &v->name); !err.empty()) return err;
+  PlanSpec& spec = v->spec;
   if (std::string err = ParseDirs(args[1], &spec); !err.empty()) return err;
   for (size_t i = 2; i < args.size(); ++i) {
     if (std::string err = ParsePlanOption(args[i], &spec); !err.empty()) return err;
@@ -365,32 +379,34 @@ std::string Plan::Parse(const Words& args) {
   return {};
 }
 
-std::string SetQuirk::Parse(const Words& args) {
-  if (std::string err = CheckArity(kUsage, args, 1, 1); !err.empty()) return err;
+std::string ParseArgs(const Words& args, SetQuirk* v) {
+  if (std::string err = CheckArity(SetQuirk::kUsage, args, 1, 1); !err.empty()) return err;
   const std::optional<Quirk> found = QuirkFromName(args[0]);
   if (!found.has_value()) {
     std::vector<std::string_view> known;
     for (Quirk q : AllQuirks()) known.push_back(QuirkName(q));
     return fmt::format("unknown quirk {} (known: {})", Quote(args[0]), fmt::join(known, ", "));
   }
-  quirk = *found;
+  v->quirk = *found;
   return {};
 }
 
-std::string Spill::Parse(const Words& args) {
-  if (std::string err = CheckArity(kUsage, args, 2, 3); !err.empty()) return err;
-  if (std::string err = ParseName(args[0], &file); !err.empty()) return err;
-  if (std::string err = ParseName(args[1], &plan); !err.empty()) return err;
-  description = args.size() == 3 ? std::string(args[2]) : std::string(Spill::kDefaultDescription);
+std::string ParseArgs(const Words& args, Spill* v) {
+  if (std::string err = CheckArity(Spill::kUsage, args, 2, 3); !err.empty()) return err;
+  if (std::string err = ParseName(args[0], &v->file); !err.empty()) return err;
+  if (std::string err = ParseName(args[1], &v->plan); !err.empty()) return err;
+  v->description =
+      args.size() == 3 ? std::string(args[2]) : std::string(Spill::kDefaultDescription);
   return {};
 }
 
-std::string Clone::Parse(const Words& args) {
-  return ParseTwo<Clone>(args, ParseName, &name, ParseName, &file);
+std::string ParseArgs(const Words& args, Clone* v) {
+  return ParseTwo<Clone>(args, ParseName, &v->name, ParseName, &v->file);
 }
 
-std::string Fault::Parse(const Words& args) {
-  if (args.size() < 2) return CheckArity(kUsage, args, 2, 2);
+std::string ParseArgs(const Words& args, Fault* v) {
+  if (args.size() < 2) return CheckArity(Fault::kUsage, args, 2, 2);
+  FaultRule& rule = v->rule;
   if (!internal::FaultOpFromName(args[0], &rule.op)) {
     return fmt::format("unknown fault OP {}: {}", Quote(args[0]), FaultOpWords());
   }
@@ -406,57 +422,71 @@ std::string Fault::Parse(const Words& args) {
   return {};
 }
 
-std::string ExpectOk::Parse(const Words& args) { return CheckArity(kUsage, args, 0, 0); }
+std::string ParseArgs(const Words& args, ExpectOk*) {
+  return CheckArity(ExpectOk::kUsage, args, 0, 0);
+}
 
-std::string ExpectError::Parse(const Words& args) {
-  if (std::string err = CheckArity(kUsage, args, 1, 1); !err.empty()) return err;
+std::string ParseArgs(const Words& args, ExpectError* v) {
+  if (std::string err = CheckArity(ExpectError::kUsage, args, 1, 1); !err.empty()) return err;
   if (args[0] != internal::kLimitWord && args[0] != internal::kDisabledError &&
       !ErrnoFromName(args[0]).has_value()) {
     return fmt::format("unknown error {}: an errno name (ENOENT, ENOSPC, ...), {} or {}",
                        Quote(args[0]), internal::kLimitWord, internal::kDisabledError);
   }
-  error = std::string(args[0]);
+  v->error = std::string(args[0]);
   return {};
 }
 
-std::string ExpectFiles::Parse(const Words& args) {
-  return ParseTwo<ExpectFiles>(args, ParseName, &plan, ParseCount, &count);
+std::string ParseArgs(const Words& args, ExpectFiles* v) {
+  return ParseTwo<ExpectFiles>(args, ParseName, &v->plan, ParseCount, &v->count);
 }
 
-std::string Budget::Parse(const Words& args) {
-  return ParseTwo<Budget>(args, ParseName, &name, ParseSize, &size);
+std::string ParseArgs(const Words& args, Budget* v) {
+  return ParseTwo<Budget>(args, ParseName, &v->name, ParseSize, &v->size);
 }
 
-std::string Crash::Parse(const Words& args) { return CheckArity(kUsage, args, 0, 0); }
+std::string ParseArgs(const Words& args, Crash*) { return CheckArity(Crash::kUsage, args, 0, 0); }
 
-std::string Reap::Parse(const Words& args) {
-  if (std::string err = CheckArity(kUsage, args, 1, 1); !err.empty()) return err;
-  if (std::string err = ParseDirList(args[0], &local_dirs); !err.empty()) {
+std::string ParseArgs(const Words& args, Reap* v) {
+  if (std::string err = CheckArity(Reap::kUsage, args, 1, 1); !err.empty()) return err;
+  if (std::string err = ParseDirList(args[0], &v->local_dirs); !err.empty()) {
     return fmt::format("bad DIRS {} (a comma-separated list of local dirs): {}", Quote(args[0]),
                        err);
   }
   return {};
 }
 
-std::string ExpectSpilled::Parse(const Words& args) {
-  return ParseTwo<ExpectSpilled>(args, ParseName, &plan, ParseSize, &size);
+std::string ParseArgs(const Words& args, ExpectSpilled* v) {
+  return ParseTwo<ExpectSpilled>(args, ParseName, &v->plan, ParseSize, &v->size);
 }
 
-std::string ExpectSpills::Parse(const Words& args) {
-  return ParseTwo<ExpectSpills>(args, ParseName, &plan, ParseCount, &count);
+std::string ParseArgs(const Words& args, ExpectSpills* v) {
+  return ParseTwo<ExpectSpills>(args, ParseName, &v->plan, ParseCount, &v->count);
 }
 
-std::string ExpectCount::Parse(const Words& args) {
-  return ParseTwo<ExpectCount>(args, ParsePath, &glob, ParseCount, &count);
+std::string ParseArgs(const Words& args, ExpectCount* v) {
+  return ParseTwo<ExpectCount>(args, ParsePath, &v->glob, ParseCount, &v->count);
 }
 
-namespace {
+// True when verb V has its parser above.
+template <typename V>
+concept HasParser = requires(const Words& args, V* verb) {
+  { ParseArgs(args, verb) } -> std::same_as<std::string>;
+};
 
 // Parses the words of one non-empty line into `c`.
 std::string ParseCommand(const Words& words, Command* c) {
   Words args;
   if (std::string err = ParseVerb(words, &c->verb, &args); !err.empty()) return err;
-  return std::visit([&args](auto& v) { return v.Parse(args); }, c->verb);
+  return std::visit(
+      [&args](auto& v) {
+        using V = std::decay_t<decltype(v)>;
+        static_assert(HasParser<V>,
+                      "a verb without a parser: add its ParseArgs(const Words&, V*) to "
+                      "scenario_parser.cc (docs/scenarios.md, Adding a verb)");
+        return ParseArgs(args, &v);
+      },
+      c->verb);
 }
 
 }  // namespace

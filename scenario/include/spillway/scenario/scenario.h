@@ -64,20 +64,18 @@ struct PlanSpec {
   bool operator==(const PlanSpec& other) const;
 };
 
-// The words after a line's verb word(s).
-using Words = std::vector<std::string_view>;
-
 // The verbs. Each is one struct holding only its fields, with its word(s) (kWord), its
-// usage line (kUsage), whether it checks rather than acts (kIsExpect), Parse (the words
-// after the verb into the fields; returns what is wrong, empty on success), Args (the
-// words ToString prints after the verb) and equality (the same meaning). Parse accepts
-// what Args prints, so Parse(ToString()) gives an equal verb back.
+// usage line (kUsage), whether it checks rather than acts (kIsExpect) and equality (the
+// same meaning). Its text is read by its ParseArgs (scenario_parser.cc: the words after
+// the verb into the fields) and written by its PrintArgs (scenario.cc: the words ToString
+// prints after the verb); ParseArgs accepts what PrintArgs prints, so Parse(ToString())
+// gives an equal verb back.
 //
 // Each consumer of the verbs (the parser and printer, the runner, the model, its generator
-// and the reference sweep) handles every verb through one overload set with no generic
-// fallback, so a verb that one of them misses does not build; docs/scenarios.md ("Adding
-// a verb") lists the places. Parsing, usage text, the verb words in error messages and
-// Dictionary() come from the structs through ForEachVerb.
+// and the reference sweep) handles every verb through one overload set, defined where it
+// is dispatched and with no generic fallback, so a verb that one of them misses does not
+// compile; docs/scenarios.md ("Adding a verb") lists the places. Parsing, usage text, the
+// verb words in error messages and Dictionary() come from the structs through ForEachVerb.
 
 // Setting up.
 struct Dir {
@@ -85,8 +83,6 @@ struct Dir {
   static constexpr std::string_view kUsage = "dir PATH";
   static constexpr bool kIsExpect = false;
   std::string path;
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const Dir&) const = default;
 };
 struct File {
@@ -94,8 +90,6 @@ struct File {
   static constexpr std::string_view kUsage = "file PATH";
   static constexpr bool kIsExpect = false;
   std::string path;
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const File&) const = default;
 };
 struct Plan {
@@ -106,8 +100,6 @@ struct Plan {
   static constexpr bool kIsExpect = false;
   std::string name;
   PlanSpec spec;
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const Plan&) const = default;
 };
 struct SetQuirk {  // `quirk NAME`
@@ -115,8 +107,6 @@ struct SetQuirk {  // `quirk NAME`
   static constexpr std::string_view kUsage = "quirk NAME";
   static constexpr bool kIsExpect = false;
   Quirk quirk = Quirk::kWriteLeak;
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const SetQuirk&) const = default;
 };
 // Acting.
@@ -129,8 +119,6 @@ struct Spill {
   // The description when none is written; an empty description means it too.
   static constexpr std::string_view kDefaultDescription = "spill";
   std::string description{kDefaultDescription};
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const Spill& other) const;
 };
 struct Write {
@@ -139,8 +127,6 @@ struct Write {
   static constexpr bool kIsExpect = false;
   std::string file;
   uint64_t size = 0;
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const Write&) const = default;
 };
 struct Clone {
@@ -149,8 +135,6 @@ struct Clone {
   static constexpr bool kIsExpect = false;
   std::string name;  // NEW.
   std::string file;
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const Clone&) const = default;
 };
 struct Drop {
@@ -158,8 +142,6 @@ struct Drop {
   static constexpr std::string_view kUsage = "drop NAME";
   static constexpr bool kIsExpect = false;
   std::string name;
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const Drop&) const = default;
 };
 struct SetLimit {
@@ -168,8 +150,6 @@ struct SetLimit {
   static constexpr bool kIsExpect = false;
   std::string plan;
   uint64_t size = 0;
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const SetLimit&) const = default;
 };
 struct Fault {
@@ -178,8 +158,6 @@ struct Fault {
       "fault OP ERRNO [after=N] [times=K|forever] [path=GLOB]";
   static constexpr bool kIsExpect = false;
   FaultRule rule;  // "any" is op == nullopt.
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const Fault& other) const;
 };
 struct ShortWrite {
@@ -188,8 +166,6 @@ struct ShortWrite {
   static constexpr bool kIsExpect = false;
   std::string file;
   uint64_t bytes = 0;
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const ShortWrite&) const = default;
 };
 struct Clean {
@@ -197,8 +173,6 @@ struct Clean {
   static constexpr std::string_view kUsage = "clean GLOB";
   static constexpr bool kIsExpect = false;
   std::string glob;
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const Clean&) const = default;
 };
 struct Capacity {
@@ -206,8 +180,6 @@ struct Capacity {
   static constexpr std::string_view kUsage = "capacity SIZE";
   static constexpr bool kIsExpect = false;
   uint64_t size = 0;
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const Capacity&) const = default;
 };
 // Beyond upstream.
@@ -217,16 +189,12 @@ struct Budget {
   static constexpr bool kIsExpect = false;
   std::string name;
   uint64_t size = 0;  // The limit.
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const Budget&) const = default;
 };
 struct Crash {
   static constexpr std::string_view kWord = "crash";
   static constexpr std::string_view kUsage = "crash";
   static constexpr bool kIsExpect = false;
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const Crash&) const = default;
 };
 struct Reap {
@@ -234,8 +202,6 @@ struct Reap {
   static constexpr std::string_view kUsage = "reap DIRS";
   static constexpr bool kIsExpect = false;
   std::vector<std::string> local_dirs;  // As written.
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const Reap&) const = default;
 };
 // Checking.
@@ -243,8 +209,6 @@ struct ExpectOk {
   static constexpr std::string_view kWord = "expect ok";
   static constexpr std::string_view kUsage = "expect ok";
   static constexpr bool kIsExpect = true;
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const ExpectOk&) const = default;
 };
 struct ExpectError {
@@ -252,8 +216,6 @@ struct ExpectError {
   static constexpr std::string_view kUsage = "expect error E";
   static constexpr bool kIsExpect = true;
   std::string error;  // An errno name, "LIMIT" or "DISABLED".
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const ExpectError&) const = default;
 };
 struct ExpectUsed {
@@ -262,8 +224,6 @@ struct ExpectUsed {
   static constexpr bool kIsExpect = true;
   std::string plan;
   uint64_t size = 0;
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const ExpectUsed&) const = default;
 };
 struct ExpectFiles {
@@ -272,8 +232,6 @@ struct ExpectFiles {
   static constexpr bool kIsExpect = true;
   std::string plan;
   uint64_t count = 0;
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const ExpectFiles&) const = default;
 };
 struct ExpectSize {
@@ -282,8 +240,6 @@ struct ExpectSize {
   static constexpr bool kIsExpect = true;
   std::string file;
   uint64_t size = 0;
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const ExpectSize&) const = default;
 };
 struct ExpectCount {
@@ -292,8 +248,6 @@ struct ExpectCount {
   static constexpr bool kIsExpect = true;
   std::string glob;
   uint64_t count = 0;
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const ExpectCount&) const = default;
 };
 struct ExpectSpilled {
@@ -302,8 +256,6 @@ struct ExpectSpilled {
   static constexpr bool kIsExpect = true;
   std::string plan;
   uint64_t size = 0;
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const ExpectSpilled&) const = default;
 };
 struct ExpectSpills {
@@ -312,8 +264,6 @@ struct ExpectSpills {
   static constexpr bool kIsExpect = true;
   std::string plan;
   uint64_t count = 0;
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const ExpectSpills&) const = default;
 };
 struct ExpectExists {
@@ -321,8 +271,6 @@ struct ExpectExists {
   static constexpr std::string_view kUsage = "expect exists PATH";
   static constexpr bool kIsExpect = true;
   std::string path;
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const ExpectExists&) const = default;
 };
 struct ExpectMissing {
@@ -330,8 +278,6 @@ struct ExpectMissing {
   static constexpr std::string_view kUsage = "expect missing PATH";
   static constexpr bool kIsExpect = true;
   std::string path;
-  std::string Parse(const Words& args);
-  std::vector<std::string> Args() const;
   bool operator==(const ExpectMissing&) const = default;
 };
 
