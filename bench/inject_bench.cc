@@ -12,14 +12,7 @@
 // disturbs less than wall time. It prints; it asserts nothing about speed.
 //
 // Usage: spillway_inject_bench [--lines N] [--repeat R] [--dir DIR]
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -27,7 +20,7 @@
 #include <string>
 #include <vector>
 
-extern char** environ;
+#include "child_run.h"
 
 namespace {
 
@@ -41,38 +34,6 @@ struct Config {
 
 bool OnPath(const std::string& program) {
   return std::system(("command -v " + program + " >/dev/null 2>&1").c_str()) == 0;
-}
-
-struct Timing {
-  double wall = -1;  // Seconds; -1 when the run failed.
-  double cpu = -1;   // User + system seconds of the run and the processes it waited for.
-};
-
-// Runs argv with stdout and stderr discarded.
-Timing TimeRun(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  args.reserve(argv.size() + 1);
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  const auto start = std::chrono::steady_clock::now();
-  pid_t pid;
-  int status = -1;
-  struct rusage usage {};
-  if (posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ) == 0) {
-    wait4(pid, &status, 0, &usage);
-  }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  posix_spawn_file_actions_destroy(&actions);
-  if (status != 0) return Timing{};
-  const auto secs = [](const timeval& tv) {
-    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6;
-  };
-  return Timing{seconds, secs(usage.ru_utime) + secs(usage.ru_stime)};
 }
 
 void WriteShuffledLines(const fs::path& path, int lines) {
@@ -154,10 +115,10 @@ int main(int argc, char** argv) {
       if (!configs[i].available) continue;
       std::vector<std::string> command = configs[i].prefix;
       command.insert(command.end(), sort.begin(), sort.end());
-      const Timing t = TimeRun(command);
-      if (t.wall < 0) continue;
-      times[i].push_back(t.wall);
-      cpu[i].push_back(t.cpu);
+      const spillway::bench::ChildRun run = spillway::bench::RunChild(command);
+      if (run.exit_code != 0) continue;
+      times[i].push_back(run.wall_seconds);
+      cpu[i].push_back(run.cpu_seconds);
     }
   }
   const double bare = Median(times[0]);

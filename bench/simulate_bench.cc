@@ -9,11 +9,6 @@
 // Usage: spillway_simulate_bench [--steps N,N,...] [--seed S] [--repeat R]
 // With --repeat R each size runs R times, in rotating order, and the table gives the
 // median CPU time of each size.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -21,37 +16,18 @@
 #include <string>
 #include <vector>
 
-extern char** environ;
+#include "child_run.h"
 
 namespace {
 
 // The CPU seconds (user + system) of one `spillway simulate` run; negative when it could
 // not be run or did not exit 0.
 double RunSimulate(uint64_t steps, uint64_t seed) {
-  std::vector<std::string> args = {
+  const std::vector<std::string> args = {
       SPILLWAY_BINARY,       "simulate", "--fs", "mem", "--seed", std::to_string(seed), "--steps",
       std::to_string(steps), "--jobs",   "1"};
-  std::vector<char*> argv;
-  argv.reserve(args.size() + 1);
-  for (std::string& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) return -1;
-  int status = 0;
-  rusage usage{};
-  if (wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return -1;
-  }
-  auto seconds = [](const timeval& t) {
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
-  };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+  const spillway::bench::ChildRun run = spillway::bench::RunChild(args);
+  return run.exit_code == 0 ? run.cpu_seconds : -1;
 }
 
 bool ParseSteps(const std::string& text, std::vector<uint64_t>* steps) {

@@ -1,5 +1,6 @@
 // The sweep's driver: the baseline, the plan (a stream, run_plan.h), the runs (in parallel
-// with {dir}), the reproducers and the files kept with --out. Verdicts are in verdict.cc.
+// with {dir}, spooled as they finish, run_spool.h), the reproducers and the files kept with
+// --out. Verdicts are in verdict.cc.
 #include "spillway/cmdsweep/cmd_sweep.h"
 
 #include <fmt/format.h>
@@ -23,6 +24,7 @@
 #include "baseline.h"
 #include "inject_run.h"
 #include "run_plan.h"
+#include "run_spool.h"
 #include "trace_reader.h"
 #include "verdict.h"
 
@@ -259,35 +261,41 @@ RunResult RunOne(const Sweep& sweep, const RunSpec& spec) {
   return result;
 }
 
-// Runs the plan's runs, `--jobs` at a time, each taken from the stream when a worker is
-// free; the results are put back in plan order.
-void RunAll(const Sweep& sweep, RunPlan* plan, CmdSweepResult* result) {
+// Runs the plan's runs, `jobs` at a time, each taken from the stream when a worker is
+// free, and spools each worker's runs to its own file of `spool` (so each file is in plan
+// order); `result` counts them. Stops taking runs at the first spool error, and returns it.
+Status RunAll(const Sweep& sweep, RunPlan* plan, int jobs, RunSpool* spool,
+              CmdSweepResult* result) {
   std::mutex mu;
-  uint64_t done = 0;
+  Status failed;
   const uint64_t total = plan->shard_runs();
-  auto worker = [&] {
+  auto worker = [&](int writer) {
     for (;;) {
       RunSpec spec;
       {
         std::lock_guard<std::mutex> lock(mu);
-        if (!plan->Next(&spec)) return;
+        if (!failed.ok() || !plan->Next(&spec)) return;
       }
-      RunResult run = RunOne(sweep, spec);
+      const RunResult run = RunOne(sweep, spec);
+      Status spooled = spool->Append(writer, run);
       std::lock_guard<std::mutex> lock(mu);
-      result->violations += HasViolation(run) ? 1 : 0;
-      for (Verdict v : run.verdicts) ++result->by_verdict[static_cast<int>(v)];
-      result->runs.push_back(std::move(run));
-      ++done;
-      if (sweep.options->on_progress) sweep.options->on_progress(done, total, result->violations);
+      if (!spooled.ok()) {
+        if (failed.ok()) failed = std::move(spooled);
+        return;
+      }
+      result->Count(run);
+      if (sweep.options->on_progress) {
+        sweep.options->on_progress(result->run_count, total, result->violations);
+      }
     }
   };
-  const int jobs = sweep.with_dir ? std::max(1, sweep.options->jobs) : 1;
   std::vector<std::thread> threads;
-  for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
-  worker();
+  threads.reserve(static_cast<size_t>(jobs));
+  for (int j = 1; j < jobs; ++j) threads.emplace_back(worker, j);
+  worker(0);
   for (std::thread& t : threads) t.join();
-  std::sort(result->runs.begin(), result->runs.end(),
-            [](const RunResult& a, const RunResult& b) { return a.spec.index < b.spec.index; });
+  SPILLWAY_RETURN_IF_ERROR(failed);
+  return spool->Flush();
 }
 
 Status Validate(const CmdSweepOptions& options, Sweep* sweep) {
@@ -379,6 +387,16 @@ bool DepthFromName(std::string_view name, Depth* depth) {
   return false;
 }
 
+void CmdSweepResult::Count(const RunResult& run) {
+  ++run_count;
+  violations += HasViolation(run) ? 1 : 0;
+  auto* site = run.spec.site.empty() ? nullptr : &by_site[run.spec.site];
+  for (Verdict v : run.verdicts) {
+    ++by_verdict[static_cast<int>(v)];
+    if (site != nullptr) ++(*site)[static_cast<int>(v)];
+  }
+}
+
 int ExitStatusOf(const CmdSweepResult& result) {
   const bool baseline_leaks = result.scratch && !result.baseline.leftovers.empty();
   return result.violations == 0 && !baseline_leaks ? 0 : 1;
@@ -422,7 +440,11 @@ StatusOr<CmdSweepResult> RunCmdSweep(const CmdSweepOptions& options) {
   result.plan_sizes = plan.sizes();
   result.planned_runs = plan.planned();
   result.sampled_runs = plan.sampled();
-  RunAll(sweep, &plan, &result);
+  const int jobs = sweep.with_dir ? std::max(1, options.jobs) : 1;
+  StatusOr<std::shared_ptr<RunSpool>> spool = RunSpool::Create(sweep.work_dir, jobs, plan.depth());
+  if (!spool.ok()) return spool.status();
+  result.runs = *spool;
+  SPILLWAY_RETURN_IF_ERROR(RunAll(sweep, &plan, jobs, spool->get(), &result));
   return result;
 }
 

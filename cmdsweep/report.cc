@@ -87,13 +87,14 @@ void PrintPlan(std::FILE* out, const CmdSweepResult& result) {
                  static_cast<unsigned long long>(result.max_runs));
   }
   if (result.shard_count > 1) {
-    std::fprintf(out, "shard %d/%d: %zu of %llu runs\n", result.shard_index, result.shard_count,
-                 result.runs.size(), static_cast<unsigned long long>(result.sampled_runs));
+    std::fprintf(out, "shard %d/%d: %llu of %llu runs\n", result.shard_index, result.shard_count,
+                 static_cast<unsigned long long>(result.run_count),
+                 static_cast<unsigned long long>(result.sampled_runs));
   }
 }
 
 void PrintSites(std::FILE* out, const CmdSweepResult& result) {
-  const auto by_site = VerdictsBySite(result);
+  const auto& by_site = result.by_site;
   for (const SiteInfo& site : result.baseline.sites) {
     const auto it = by_site.find(site.id);
     std::fprintf(out, "site %s: %s %s %s, %llu calls: %s\n", site.id.c_str(), site.op.c_str(),
@@ -118,18 +119,7 @@ void PrintViolation(std::FILE* out, const RunResult& run) {
 
 }  // namespace
 
-std::map<std::string, std::array<uint64_t, kVerdictCount>> VerdictsBySite(
-    const CmdSweepResult& result) {
-  std::map<std::string, std::array<uint64_t, kVerdictCount>> by_site;
-  for (const RunResult& run : result.runs) {
-    if (run.spec.site.empty()) continue;
-    auto& counts = by_site[run.spec.site];
-    for (Verdict v : run.verdicts) ++counts[static_cast<int>(v)];
-  }
-  return by_site;
-}
-
-void PrintText(std::FILE* out, const CmdSweepResult& result) {
+Status PrintText(std::FILE* out, const CmdSweepResult& result) {
   const Baseline& baseline = result.baseline;
   std::string ops;
   for (const auto& [op, n] : baseline.calls_by_op) {
@@ -148,37 +138,40 @@ void PrintText(std::FILE* out, const CmdSweepResult& result) {
   }
   PrintPlan(out, result);
   PrintSites(out, result);
-  for (const RunResult& run : result.runs) {
+  SPILLWAY_RETURN_IF_ERROR(result.runs->ForEach([out](const RunResult& run) {
     if (std::any_of(run.verdicts.begin(), run.verdicts.end(), IsViolation)) {
       PrintViolation(out, run);
     }
-  }
+  }));
   std::fprintf(out, "verdicts: %s\n", Counts(result.by_verdict, false).c_str());
-  std::fprintf(out, "violations: %llu of %zu runs (timeout %.3g s per run)\n",
-               static_cast<unsigned long long>(result.violations), result.runs.size(),
-               result.timeout);
+  std::fprintf(out, "violations: %llu of %llu runs (timeout %.3g s per run)\n",
+               static_cast<unsigned long long>(result.violations),
+               static_cast<unsigned long long>(result.run_count), result.timeout);
+  return OkStatus();
 }
 
-std::string ToJunit(const CmdSweepResult& result) {
-  uint64_t skipped = result.by_verdict[static_cast<int>(Verdict::kDiverged)];
-  std::string xml = fmt::format(
+Status WriteJunit(std::FILE* out, const CmdSweepResult& result) {
+  const uint64_t skipped = result.by_verdict[static_cast<int>(Verdict::kDiverged)];
+  const std::string head = fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
       "<testsuite name=\"spillway sweep\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
-      result.runs.size() + (result.scratch ? 1 : 0),
+      result.run_count + (result.scratch ? 1 : 0),
       result.violations + (result.scratch && !result.baseline.leftovers.empty() ? 1 : 0), skipped);
+  std::fputs(head.c_str(), out);
   if (result.scratch) {
     // The baseline is a case of its own: what it left in temporary space is a leak.
-    xml += "<testcase classname=\"spillway.sweep\" name=\"baseline\">";
+    std::string xml = "<testcase classname=\"spillway.sweep\" name=\"baseline\">";
     std::string left;
     for (const Leftover& l : result.baseline.leftovers) left += l.path + "\n";
     if (!left.empty()) {
       xml += fmt::format("<failure message=\"leak\">{}</failure>", XmlEscape(left));
     }
     xml += "</testcase>\n";
+    std::fputs(xml.c_str(), out);
   }
-  for (const RunResult& run : result.runs) {
-    xml += fmt::format("<testcase classname=\"spillway.sweep\" name=\"{}\">",
-                       XmlEscape(Describe(run.spec)));
+  SPILLWAY_RETURN_IF_ERROR(result.runs->ForEach([out](const RunResult& run) {
+    std::string xml = fmt::format("<testcase classname=\"spillway.sweep\" name=\"{}\">",
+                                  XmlEscape(Describe(run.spec)));
     if (std::any_of(run.verdicts.begin(), run.verdicts.end(), IsViolation)) {
       xml += fmt::format("<failure message=\"{}\">{}\nreproduce: {}</failure>",
                          XmlEscape(VerdictList(run)), XmlEscape(HowItEnded(run)),
@@ -187,8 +180,10 @@ std::string ToJunit(const CmdSweepResult& result) {
       xml += fmt::format("<skipped message=\"diverged: {}\"/>", XmlEscape(run.diverged_at));
     }
     xml += "</testcase>\n";
-  }
-  return xml + "</testsuite>\n</testsuites>\n";
+    std::fputs(xml.c_str(), out);
+  }));
+  std::fputs("</testsuite>\n</testsuites>\n", out);
+  return OkStatus();
 }
 
 }  // namespace spillway::cmdsweep

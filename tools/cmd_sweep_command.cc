@@ -168,18 +168,28 @@ class Progress {
   double last_print_ = 0;
 };
 
+// One line for a failed sweep or report: an errno's status names its operation and path.
+std::string Describe(const Status& status) {
+  return status.error_number() != 0 ? status.ToString() : status.message();
+}
+
 // Writes --junit and prints the text or JSON report; returns the sweep's exit status.
+// Throws UsageError when a report cannot be written or its runs read back.
 int Report(const cmdsweep::CmdSweepResult& result, const std::string& junit_file, bool json) {
   if (!junit_file.empty()) {
-    std::ofstream junit(junit_file);
-    junit << cmdsweep::ToJunit(result);
-    if (!junit.flush()) throw UsageError("--junit " + junit_file + ": cannot write it");
+    std::FILE* junit = std::fopen(junit_file.c_str(), "w");
+    if (junit == nullptr) throw UsageError("--junit " + junit_file + ": cannot write it");
+    const Status written = cmdsweep::WriteJunit(junit, result);
+    const bool failed = std::ferror(junit) != 0;
+    if (std::fclose(junit) != 0 || failed) {
+      throw UsageError("--junit " + junit_file + ": cannot write it");
+    }
+    if (!written.ok()) throw UsageError(Describe(written));
   }
-  if (json) {
-    std::printf("%s\n", cmdsweep::ToJson(result).c_str());
-  } else {
-    cmdsweep::PrintText(stdout, result);
-  }
+  const Status printed =
+      json ? cmdsweep::WriteJson(stdout, result) : cmdsweep::PrintText(stdout, result);
+  if (json) std::fputc('\n', stdout);
+  if (!printed.ok()) throw UsageError(Describe(printed));
   return cmdsweep::ExitStatusOf(result);
 }
 
@@ -190,7 +200,7 @@ int Run(CmdSweepArgs& args) {
     progress.Show(done, total, violations);
   };
   const StatusOr<cmdsweep::CmdSweepResult> result = cmdsweep::RunCmdSweep(args.options);
-  if (!result.ok()) throw UsageError(result.status().message());
+  if (!result.ok()) throw UsageError(Describe(result.status()));
   return Report(*result, args.junit, args.json);
 }
 

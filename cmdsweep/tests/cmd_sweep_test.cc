@@ -360,6 +360,26 @@ TEST_F(CmdSweepTest, ThreeShardsFromOneBaselineMergeIntoTheUnshardedReport) {
   EXPECT_EQ(std::count(bad.out.begin(), bad.out.end(), '\n'), 1) << bad.out;
 }
 
+// The runs are spooled to files in the sweep's work directory under $TMPDIR: none is left,
+// whether the sweep ends well or cannot write its spool (a fault of spillway inject's own).
+TEST_F(CmdSweepTest, TheSpoolLeavesNothingAndAFailedSpoolWriteIsOneLine) {
+  const fs::path tmp = root_ / "tmp";
+  fs::create_directories(tmp);
+  const std::string sweep = std::string(SPILLWAY_BINARY) + " sweep --under " + ShellQuote(scope_) +
+                            " --op write --mode transient --jobs 2 -- " + SPILL_LEAK + " {dir}";
+  const std::string env = "TMPDIR=" + ShellQuote(tmp) + " ";
+  EXPECT_EQ(RunShell(env + sweep + " >/dev/null").exit_code, 1);
+  EXPECT_TRUE(fs::is_empty(tmp));
+  const std::string full_disk = std::string(SPILLWAY_BINARY) + " inject --under " +
+                                ShellQuote(tmp) + " --fault 'write ENOSPC times=forever path=" +
+                                (tmp / "spillway-sweep-*" / "runs-*").string() + "' -- ";
+  const CommandResult failed = RunShell(env + full_disk + sweep + " 2>&1 >/dev/null");
+  EXPECT_NE(failed.out.find("spillway sweep: write the runs' spool "), std::string::npos)
+      << failed.out;
+  EXPECT_NE(failed.out.find("(ENOSPC)\nspillway inject: exit 2;"), std::string::npos) << failed.out;
+  EXPECT_TRUE(fs::is_empty(tmp));
+}
+
 // The shim's traces name call sites (`"site"` in each call line): the plan is by site.
 TEST_F(CmdSweepTest, SitePlanFailsEachSitesFirstCallAndNeverDiverges) {
   const SweepOutcome sweep = Sweep("--jobs 2", SPILL_RANDOM);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -149,6 +150,19 @@ struct Baseline {
   bool with_dir = false;
 };
 
+// The finished runs of a sweep, held outside memory (spooled to a file as they finish, or
+// in the shards' reports being merged) and read back in plan order, so that a sweep of any
+// size holds only its counts.
+class RunSource {
+ public:
+  virtual ~RunSource() = default;
+
+  // Calls `visit` with each run, in plan order; each call is a new pass over all of them.
+  // Errors: where the runs are kept cannot be read back, or holds something that is no run
+  // (`visit` has then seen the runs before it). Not thread-safe.
+  virtual Status ForEach(const std::function<void(const RunResult&)>& visit) const = 0;
+};
+
 struct CmdSweepResult {
   Baseline baseline;
   std::vector<std::string> command;
@@ -161,9 +175,14 @@ struct CmdSweepResult {
   int shard_index = 1;
   int shard_count = 1;
   bool scratch = false;
-  std::vector<RunResult> runs;  // This shard's, in plan order.
+  std::shared_ptr<const RunSource> runs;  // This shard's, in plan order (never null here).
+  uint64_t run_count = 0;                 // How many.
   std::array<uint64_t, kVerdictCount> by_verdict = {};
+  std::map<std::string, std::array<uint64_t, kVerdictCount>> by_site;  // By site id.
   uint64_t violations = 0;  // Runs with at least one violation verdict.
+
+  // Counts `run` in run_count, by_verdict, by_site and violations.
+  void Count(const RunResult& run);
 };
 
 // 0 when no run is a violation and (with --scratch) the baseline left nothing; else 1.

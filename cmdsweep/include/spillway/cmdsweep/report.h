@@ -4,9 +4,7 @@
 #ifndef SPILLWAY_CMDSWEEP_REPORT_H_
 #define SPILLWAY_CMDSWEEP_REPORT_H_
 
-#include <array>
 #include <cstdio>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -15,26 +13,29 @@
 
 namespace spillway::cmdsweep {
 
+// Each report reads the result's runs back as it goes (one pass of result.runs->ForEach),
+// so that it holds one run at a time. Errors: the runs cannot be read back (what was
+// written before stays written). REQUIRES: result.runs.
+
 // The summary for people: the baseline (and with --scratch its leaks), the plan (its depth,
 // its size under each depth, its sampling and shard), each site with its verdicts, each
 // violation with its reproducer, and the verdict counts.
-void PrintText(std::FILE* out, const CmdSweepResult& result);
+Status PrintText(std::FILE* out, const CmdSweepResult& result);
 
-// `{"baseline": {...}, "sites": [...], "runs": [...], "summary": {...}}` on one line.
-std::string ToJson(const CmdSweepResult& result);
+// `{"baseline": {...}, "sites": [...], "runs": [...], "summary": {...}}` on one line
+// (without a newline).
+Status WriteJson(std::FILE* out, const CmdSweepResult& result);
 
 // One <testcase> per run (named by its site in a site plan); a <failure> for each
 // violation, <skipped> for diverged runs.
-std::string ToJunit(const CmdSweepResult& result);
-
-// The verdict counts of the runs of each site (by site id).
-std::map<std::string, std::array<uint64_t, kVerdictCount>> VerdictsBySite(
-    const CmdSweepResult& result);
+Status WriteJunit(std::FILE* out, const CmdSweepResult& result);
 
 // Reads the JSON reports of shards 1..N of one plan (each exactly once, in any order) into
-// the result of the unsharded sweep. Errors (InvalidArgument, one line): a file that cannot
-// be read or is no sweep report, reports of different plans or baselines, a shard missing
-// or given twice.
+// the result of the unsharded sweep, whose runs are read from the files again when a report
+// is written (the files must stay as they are until then). Each file is parsed holding one
+// run at a time. Errors (InvalidArgument, one line): a file that cannot be read or is no
+// sweep report, reports of different plans or baselines, a shard missing or given twice,
+// runs out of plan order.
 StatusOr<CmdSweepResult> MergeReports(const std::vector<std::string>& files);
 
 }  // namespace spillway::cmdsweep

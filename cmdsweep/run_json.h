@@ -1,0 +1,44 @@
+// A run as JSON: one element of a report's "runs", which is also one line of the runs'
+// spool (run_spool.h), and reading it back.
+#ifndef SPILLWAY_CMDSWEEP_RUN_JSON_H_
+#define SPILLWAY_CMDSWEEP_RUN_JSON_H_
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "spillway/cmdsweep/cmd_sweep.h"
+
+namespace spillway::cmdsweep {
+
+using Json = nlohmann::ordered_json;
+
+// `[{"path", "size", "kind"}, ...]`.
+Json LeftoversJson(const std::vector<Leftover>& leftovers);
+
+// `{"index", "n", "site", "nth", "op", "call", "path", "errno", "mode", "exit", "signal",
+// "reported_error", "verdicts", "leftovers", "diverged_at", "reproducer", "kept"}`.
+Json RunJson(const RunResult& run);
+
+// The enum value called `name` by `name_of`, among the first `kCount`. Throws
+// std::invalid_argument for another name.
+template <typename Enum, int kCount>
+Enum FromName(const std::string& name, const char* (*name_of)(Enum)) {
+  for (int i = 0; i < kCount; ++i) {
+    if (name == name_of(static_cast<Enum>(i))) return static_cast<Enum>(i);
+  }
+  throw std::invalid_argument("unknown name '" + name + "'");
+}
+
+// Reads LeftoversJson's list back. Throws (std::invalid_argument, nlohmann::json's
+// exceptions) for a list that is not one.
+std::vector<Leftover> LeftoversFromJson(const nlohmann::json& list);
+
+// Reads RunJson's object back, for a plan of `depth` (which says whether the run's rule was
+// by site). Throws as LeftoversFromJson.
+RunResult RunFromJson(const nlohmann::json& j, Depth depth);
+
+}  // namespace spillway::cmdsweep
+
+#endif  // SPILLWAY_CMDSWEEP_RUN_JSON_H_
