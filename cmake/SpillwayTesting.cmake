@@ -1,13 +1,14 @@
 # spillway_add_test(NAME SOURCES src... LABELS label... [LIBS lib...])
 #
-# One GoogleTest executable per subject. Each TEST becomes a ctest test carrying LABELS
-# (unit, property, scenario, soak), discovered when ctest runs so that a sanitizer build
-# does not run binaries at build time.
+# One GoogleTest executable per subject, linked with the shared test support
+# (spillway::test_support, tests/support/). Each TEST becomes a ctest test carrying LABELS
+# (unit, property, scenario, soak, ...), discovered when ctest runs so that a sanitizer
+# build does not run binaries at build time.
 function(spillway_add_test name)
   cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LABELS;LIBS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
-  target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gmock GTest::gtest_main)
-  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS} spillway::test_support GTest::gmock
+                                        GTest::gtest_main)
   spillway_set_warnings(${name})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 600)

@@ -1,6 +1,6 @@
 /* The legacy stat entry points of binaries built before glibc 2.33, which glibc still
  * exports as compat symbols but no longer declares. Used by the shim (shim_stat.c) and by
- * the test probe that calls them (tests/calls_probe.c). */
+ * the test probe that calls them (tests/inject/calls_probe.c). */
 #ifndef SPILLWAY_INJECT_GLIBC_LEGACY_STAT_H_
 #define SPILLWAY_INJECT_GLIBC_LEGACY_STAT_H_
 

@@ -1,10 +1,10 @@
 #!/bin/sh
-# Rust's tempfile crate spilling as DataFusion's DiskManager does (inject/tests/rust_spill:
+# Rust's tempfile crate spilling as DataFusion's DiskManager does (tests/inject/rust_spill:
 # a TempDir "datafusion-XXXXXX" in {dir}, a NamedTempFile ".tmpXXXXXX" in it, write_all,
 # read back, a copy, RAII removal), built offline by Debian's cargo with the test suite.
 # Usage: engines/rust/sweep.sh [spillway sweep options]
 . "$(dirname "$0")/../profile_lib.sh"
-RUST_SPILL=${RUST_SPILL:-$ENGINES_DIR/../build/default/inject/tests/rust_spill/target/release/rust_spill}
+RUST_SPILL=${RUST_SPILL:-$ENGINES_DIR/../build/default/tests/inject/rust_spill/target/release/rust_spill}
 skip_unless "$RUST_SPILL"
 sweep_engine --jobs 2 --scratch "$@" -- "$RUST_SPILL" {dir}
 expect_verdict leak

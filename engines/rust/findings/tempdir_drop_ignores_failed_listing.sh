@@ -7,7 +7,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 SPILLWAY=${SPILLWAY:-$root/build/default/tools/spillway}
-RUST_SPILL=${RUST_SPILL:-$root/build/default/inject/tests/rust_spill/target/release/rust_spill}
+RUST_SPILL=${RUST_SPILL:-$root/build/default/tests/inject/rust_spill/target/release/rust_spill}
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 # The first directory listing in scope is remove_dir_all's readdir of the TempDir.

@@ -1,6 +1,6 @@
 // The spill model: how spill files, spill directories and their accounting must behave,
 // as a stateful model whose commands are scenario lines. Plain C++: `spillway simulate`
-// drives it with a seeded generator, and the property tests (property_tests/) wrap its
+// drives it with a seeded generator, and the property tests (tests/property/) wrap its
 // commands as RapidCheck state commands.
 //
 // SpillModel is what a correct spill manager's state must be after a sequence of scenario

@@ -23,7 +23,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "../glibc_legacy_stat.h"
+#include "glibc_legacy_stat.h"
 
 int __open_2(const char* path, int flags);
 int __open64_2(const char* path, int flags);

@@ -3,8 +3,8 @@
 // the property that a generated program shows no violation.
 //
 // Thread safety: single-threaded, like RapidCheck itself.
-#ifndef SPILLWAY_PROPERTY_TESTS_SPILL_PROPERTY_H_
-#define SPILLWAY_PROPERTY_TESTS_SPILL_PROPERTY_H_
+#ifndef SPILLWAY_TESTS_PROPERTY_SPILL_PROPERTY_H_
+#define SPILLWAY_TESTS_PROPERTY_SPILL_PROPERTY_H_
 
 #include <rapidcheck.h>
 #include <rapidcheck/state.h>
@@ -57,4 +57,4 @@ void SpillProgramProperty(const PropertyConfig& config);
 
 }  // namespace spillway::model
 
-#endif  // SPILLWAY_PROPERTY_TESTS_SPILL_PROPERTY_H_
+#endif  // SPILLWAY_TESTS_PROPERTY_SPILL_PROPERTY_H_

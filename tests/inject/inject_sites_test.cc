@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "inject_support.h"
+#include "support/inject_support.h"
 
 namespace spillway::inject {
 namespace {

@@ -7,7 +7,7 @@
 #include <iterator>
 #include <string>
 
-#include "inject_support.h"
+#include "support/inject_support.h"
 
 namespace spillway::inject {
 namespace {

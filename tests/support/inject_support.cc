@@ -1,4 +1,4 @@
-#include "inject_support.h"
+#include "support/inject_support.h"
 
 #include <stdio.h>
 #include <stdlib.h>

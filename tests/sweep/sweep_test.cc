@@ -15,7 +15,7 @@
 
 #include "spillway/scenario/scenario.h"
 #include "spillway/spill/quirks.h"
-#include "sweep_test_support.h"
+#include "support/sweep_test_support.h"
 
 namespace spillway::sweep {
 namespace {

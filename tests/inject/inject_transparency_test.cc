@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string>
 
-#include "inject_support.h"
+#include "support/inject_support.h"
 
 namespace spillway::inject {
 namespace {

@@ -12,7 +12,7 @@
 #include "spillway/scenario/scenario.h"
 #include "spillway/spill/quirks.h"
 #include "spillway/sweep/sweep.h"
-#include "sweep_test_support.h"
+#include "support/sweep_test_support.h"
 
 namespace spillway::sweep {
 namespace {

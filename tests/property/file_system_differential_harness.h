@@ -9,8 +9,8 @@
 // slots (h0, h1, ...) the same way.
 //
 // Thread safety: none; one property run owns one Sut.
-#ifndef SPILLWAY_PROPERTY_TESTS_FILE_SYSTEM_DIFFERENTIAL_HARNESS_H_
-#define SPILLWAY_PROPERTY_TESTS_FILE_SYSTEM_DIFFERENTIAL_HARNESS_H_
+#ifndef SPILLWAY_TESTS_PROPERTY_FILE_SYSTEM_DIFFERENTIAL_HARNESS_H_
+#define SPILLWAY_TESTS_PROPERTY_FILE_SYSTEM_DIFFERENTIAL_HARNESS_H_
 
 #include <rapidcheck.h>
 
@@ -176,4 +176,4 @@ std::string KeepWhatBothKept(Sut& sut);
 
 }  // namespace spillway::differential
 
-#endif  // SPILLWAY_PROPERTY_TESTS_FILE_SYSTEM_DIFFERENTIAL_HARNESS_H_
+#endif  // SPILLWAY_TESTS_PROPERTY_FILE_SYSTEM_DIFFERENTIAL_HARNESS_H_

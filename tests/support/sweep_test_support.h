@@ -1,6 +1,6 @@
 // Helpers shared by the sweep's tests (sweep_test.cc, sweep_beyond_upstream_test.cc).
-#ifndef SPILLWAY_SWEEP_SWEEP_TEST_SUPPORT_H_
-#define SPILLWAY_SWEEP_SWEEP_TEST_SUPPORT_H_
+#ifndef SPILLWAY_TESTS_SUPPORT_SWEEP_TEST_SUPPORT_H_
+#define SPILLWAY_TESTS_SUPPORT_SWEEP_TEST_SUPPORT_H_
 
 #include <gtest/gtest.h>
 
@@ -40,4 +40,4 @@ inline std::string ReadFile(const std::string& path) {
 
 }  // namespace spillway::sweep
 
-#endif  // SPILLWAY_SWEEP_SWEEP_TEST_SUPPORT_H_
+#endif  // SPILLWAY_TESTS_SUPPORT_SWEEP_TEST_SUPPORT_H_

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "inject_support.h"
 #include "spillway/vfs/fault_rules.h"
+#include "support/inject_support.h"
 
 namespace spillway::inject {
 namespace {

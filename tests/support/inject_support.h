@@ -1,8 +1,8 @@
 // Helpers for the tests of `spillway inject`: a scratch directory with a scope and a twin
 // outside it, running shell commands with their stdout and exit status, and reading a
 // trace.
-#ifndef SPILLWAY_INJECT_TESTS_INJECT_SUPPORT_H_
-#define SPILLWAY_INJECT_TESTS_INJECT_SUPPORT_H_
+#ifndef SPILLWAY_TESTS_SUPPORT_INJECT_SUPPORT_H_
+#define SPILLWAY_TESTS_SUPPORT_INJECT_SUPPORT_H_
 
 #include <gtest/gtest.h>
 
@@ -46,4 +46,4 @@ class InjectTest : public ::testing::Test {
 
 }  // namespace spillway::inject
 
-#endif  // SPILLWAY_INJECT_TESTS_INJECT_SUPPORT_H_
+#endif  // SPILLWAY_TESTS_SUPPORT_INJECT_SUPPORT_H_

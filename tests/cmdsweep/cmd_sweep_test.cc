@@ -11,7 +11,7 @@
 #include <tuple>
 #include <vector>
 
-#include "inject_support.h"
+#include "support/inject_support.h"
 
 namespace spillway::inject {
 namespace {
