@@ -108,7 +108,7 @@ std::optional<std::string> Transition(const scenario::Reap& v, SpillModel& s, Af
     // nothing to reap and is not an error.
     int first = 0;
     for (size_t i = 0; i < v.local_dirs.size(); ++i) {
-      const int e = TakeFault(s, OpKind::kList);
+      const int e = s.rules.Take(OpKind::kList);
       // An injected ENOENT removes the local dir it lists, with everything in it: not
       // followed here.
       if (e == ENOENT) return std::nullopt;

@@ -228,28 +228,9 @@ std::string Quoted(const ScenarioCommand& c) { return fmt::format("`{}`", c.ToSt
 // ---------------------------------------------------------------------------------------
 // The filesystem calls an operation makes, as the model accounts for them.
 
-int TakeFault(SpillModel& s, OpKind op) {
-  for (ModelRule& rule : s.rules) {
-    if (rule.op != op) continue;
-    if (rule.remaining.has_value()) {
-      if (*rule.remaining == 0) continue;
-      --*rule.remaining;
-    }
-    return rule.error_number;
-  }
-  return 0;
-}
-
-bool LimitedRulePending(const SpillModel& s, OpKind op) {
-  return std::any_of(s.rules.begin(), s.rules.end(), [op](const ModelRule& r) {
-    return r.op == op && r.remaining.has_value() && *r.remaining > 0;
-  });
-}
-
 bool ReapUnfaulted(const SpillModel& s) {
-  return std::none_of(s.rules.begin(), s.rules.end(), [](const ModelRule& r) {
-    return r.op == OpKind::kList || r.op == OpKind::kRemove || r.op == OpKind::kRmdir;
-  });
+  return !s.rules.Due(OpKind::kList) && !s.rules.Due(OpKind::kRemove) &&
+         !s.rules.Due(OpKind::kRmdir);
 }
 
 namespace {
@@ -260,21 +241,21 @@ namespace {
 // removed fails at the list (ENOENT). An injected ENOENT removes the directory with all
 // in it. REQUIRES: no open file is in it, and every file left in it has a known directory.
 void RemoveDirTree(SpillModel& s, int dir_id) {
-  const int listed = TakeFault(s, OpKind::kList);
+  const int listed = s.rules.Take(OpKind::kList);
   if (listed == ENOENT) RemoveSpillDir(s, dir_id);
   ModelDir& dir = s.dirs.at(dir_id);
   if (listed != 0 || !dir.on_disk) return;
   bool left = dir.foreign_files > 0;
   for (auto& [id, f] : s.files) {
     if (f.dir != dir_id || !f.on_disk) continue;
-    const int removed = TakeFault(s, OpKind::kRemove);
+    const int removed = s.rules.Take(OpKind::kRemove);
     if (removed == 0 || removed == ENOENT) {
       f.on_disk = false;
     } else {
       left = true;
     }
   }
-  const int e = TakeFault(s, OpKind::kRmdir);
+  const int e = s.rules.Take(OpKind::kRmdir);
   if (e == ENOENT || (e == 0 && !left)) RemoveSpillDir(s, dir_id);
 }
 
@@ -312,7 +293,7 @@ bool RemoveSpillDirsIn(SpillModel& s, const std::set<int>& cleaned) {
 }
 
 int CreateIn(SpillModel& s, int dir_id) {
-  const int injected = TakeFault(s, OpKind::kCreate);
+  const int injected = s.rules.Take(OpKind::kCreate);
   if (injected == ENOENT) RemoveSpillDir(s, dir_id);  // The directory it is made in.
   ModelDir& dir = s.dirs.at(dir_id);
   if (injected == EEXIST && dir.on_disk) {
@@ -329,11 +310,11 @@ namespace {
 // mkdir of it (one level deep). A stat rule's ENOENT says it is missing (it may exist: the
 // mkdir then finds it); EEXIST from the mkdir (another plan made it first) is fine.
 int EnsureLocalDir(SpillModel& s, int local_dir) {
-  const int stat = TakeFault(s, OpKind::kStat);
+  const int stat = s.rules.Take(OpKind::kStat);
   if (stat != 0 && stat != ENOENT) return stat;
   if (stat == 0 && s.root_exists[local_dir]) return 0;
   // A named mkdir's ENOENT removes its parent, "/", which is never removed.
-  const int made = TakeFault(s, OpKind::kMkdir);
+  const int made = s.rules.Take(OpKind::kMkdir);
   if (made != 0 && made != EEXIST) return made;
   s.root_exists[local_dir] = true;  // Made, by this plan or (EEXIST) the racing one.
   return 0;
@@ -345,7 +326,7 @@ int MakeSpillDir(SpillModel& s, int local_dir, bool create_parent, int* dir_id) 
   if (create_parent) {
     if (const int e = EnsureLocalDir(s, local_dir); e != 0) return e;
   }
-  const int e = TakeFault(s, OpKind::kMkdir);
+  const int e = s.rules.Take(OpKind::kMkdir);
   if (e == ENOENT) {
     // The directory it is made in is gone, with every spill directory in it.
     if (!RemoveSpillDirsIn(s, {local_dir})) return kUnpredictable;
@@ -398,12 +379,6 @@ void MaybeFinish(SpillModel& s, ModelPlan& plan) {
 }
 
 void Collect(SpillModel& s) {
-  // A rule that has failed all the calls it was to fail never fails another.
-  s.rules.erase(std::remove_if(s.rules.begin(), s.rules.end(),
-                               [](const ModelRule& r) {
-                                 return r.remaining.has_value() && *r.remaining == 0;
-                               }),
-                s.rules.end());
   std::set<int> referenced_plans, referenced_dirs;
   for (auto it = s.files.begin(); it != s.files.end();) {
     if (it->second.refs == 0 && !it->second.on_disk) {

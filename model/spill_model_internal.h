@@ -58,10 +58,6 @@ std::string Quoted(const scenario::Command& c);
 // files the model cannot place); the command is then not valid.
 inline constexpr int kUnpredictable = -1;
 
-// The errno an injected rule gives the next call of kind `op` (0 when none is due),
-// consuming one failure of a rule that fails a limited number of times.
-int TakeFault(SpillModel& s, OpKind op);
-
 // A spill directory removed with its files, by a fault's fact or a cleaner.
 void RemoveSpillDir(SpillModel& s, int dir_id);
 
@@ -75,9 +71,6 @@ bool RemoveSpillDirsIn(SpillModel& s, const std::set<int>& cleaned);
 // ENOENT (the directory is removed) or EEXIST (a racing file, then success). Returns the
 // errno, 0 on success.
 int CreateIn(SpillModel& s, int dir_id);
-
-// True when a rule for `op` that fails a limited number of times is still due.
-bool LimitedRulePending(const SpillModel& s, OpKind op);
 
 // True when no rule is due for the calls a reap makes (list, remove, rmdir), so that its
 // outcome is predictable.
@@ -96,9 +89,9 @@ int BuildDirs(SpillModel& s, ModelPlan& plan);
 // together, in order. Stale directories (already gone) were removed by then too.
 void MaybeFinish(SpillModel& s, ModelPlan& plan);
 
-// Forgets what can no longer be observed: spent fault rules, closed files that are gone,
-// plans whose name is dropped and whose directories and files are all done with,
-// directories that are gone and referenced by nothing.
+// Forgets what can no longer be observed: closed files that are gone, plans whose name
+// is dropped and whose directories and files are all done with, directories that are gone
+// and referenced by nothing. (ModelRules drops a spent fault rule itself.)
 void Collect(SpillModel& s);
 
 // "OK" for 0, else the errno's name.

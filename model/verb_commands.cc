@@ -150,7 +150,7 @@ int BuildOnFirstSpill(SpillModel& s, ModelPlan& plan) {
 // again. When the stale directory's removal lists it is not something the model can know
 // while a limited list rule is pending (nullopt).
 std::optional<int> Recreate(SpillModel& s, ModelPlan& plan) {
-  if (plan.slots.size() != 1 || LimitedRulePending(s, OpKind::kList)) return std::nullopt;
+  if (plan.slots.size() != 1 || s.rules.LimitedDue(OpKind::kList)) return std::nullopt;
   int id = -1;
   if (const int made = MakeSpillDir(s, plan.local_dirs[0], plan.kind != PlanKind::kOsTmp, &id);
       made != 0) {
@@ -180,7 +180,7 @@ std::optional<int> CreateInMadeDirs(SpillModel& s, ModelPlan& plan, int* dir) {
     if (one) {
       e = CreateIn(s, plan.slots[0]);
     } else {
-      e = TakeFault(s, OpKind::kCreate);
+      e = s.rules.Take(OpKind::kCreate);
       if (e == ENOENT || e == EEXIST) return std::nullopt;
       if (e == 0 && any_missing) e = ENOENT;
     }
@@ -301,7 +301,7 @@ std::optional<std::string> Transition(const scenario::Write& v, SpillModel& s, A
   if (n == 0) return std::string(kOk);  // No filesystem call, nothing counted.
 
   // One append. An injected fault fails it before it stores anything.
-  if (const int e = TakeFault(s, OpKind::kWrite); e != 0) return CodeName(e);
+  if (const int e = s.rules.Take(OpKind::kWrite); e != 0) return CodeName(e);
   const uint64_t free_bytes = !s.capacity.has_value()       ? n
                               : s.MemBytes() >= *s.capacity ? 0
                                                             : *s.capacity - s.MemBytes();
@@ -369,7 +369,7 @@ std::optional<std::string> Transition(const scenario::Drop& v, SpillModel& s, Af
   plan.used -= file.size;
   --plan.active;
   if (plan.budget >= 0) a->budgets.insert(plan.budget);
-  if (const int e = TakeFault(s, OpKind::kRemove); e == 0 || e == ENOENT || !file.on_disk) {
+  if (const int e = s.rules.Take(OpKind::kRemove); e == 0 || e == ENOENT || !file.on_disk) {
     file.on_disk = false;
   } else if (file.dir < 0) {
     return std::nullopt;  // Left behind in a directory the model cannot name.
@@ -421,7 +421,9 @@ std::optional<std::string> Transition(const scenario::Fault& v, SpillModel& s, A
   if (*rule.op == OpKind::kList && rule.times.has_value() && s.pending_stale_lists > 0) {
     return std::nullopt;
   }
-  s.rules.push_back(ModelRule{*rule.op, rule.error_number, rule.times});
+  // No call the model follows is a sync (a spill file is never synced): a sync rule
+  // fails none of them and is not kept.
+  if (*rule.op != OpKind::kSync) s.rules.Add(*rule.op, rule.error_number, rule.times);
   a->outcome = false;
   return std::string(kOk);
 }

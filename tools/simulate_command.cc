@@ -170,9 +170,16 @@ void CountStep(const scenario::Command& line, scenario::Runner& runner, uint64_t
     if (after != nullptr) result->bytes_written += after->size() - size_before;
   }
   if (!outcome.ok()) ++result->errors[scenario::OutcomeName(outcome)];
-  for (const std::string& name : runner.plan_names()) {
-    result->plan_metrics[name] = runner.plan(name)->metrics();
+  const std::vector<std::string> bound = runner.plan_names();
+  for (auto it = result->plan_metrics.begin(); it != result->plan_metrics.end();) {
+    if (std::binary_search(bound.begin(), bound.end(), it->first)) {
+      ++it;
+      continue;
+    }
+    AddMetrics(it->second, &result->unbound_metrics);
+    it = result->plan_metrics.erase(it);
   }
+  for (const std::string& name : bound) result->plan_metrics[name] = runner.plan(name)->metrics();
 }
 
 // Writes one scenario file per distinct violation: seeds whose violations break the same
@@ -246,6 +253,11 @@ bool RunOneProgram(const SimulateOptions& options, model::RandomChooser& chooser
     result->violation = model::DropEverything(state, sut, &drops);
     if (result->violation) result->violation_step = options.steps + 1;
   }
+  // The next program binds the same names again.
+  for (const auto& [name, metrics] : result->plan_metrics) {
+    AddMetrics(metrics, &result->unbound_metrics);
+  }
+  result->plan_metrics.clear();
   result->checks += sut.checks;
   for (const InjectedFault& fault : sut.runner->fs().injected()) {
     ++result->faults[fmt::format("{} {}", OpKindName(fault.op), ErrnoName(fault.error_number))];

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -34,9 +35,11 @@ struct SeedResult {
   uint64_t plans = 0;   // Plans built.
   uint64_t spills = 0;  // Spill files created.
   uint64_t bytes_written = 0;
-  // Each plan's spill metrics as its manager last reported them while bound, by name
-  // (names are never bound twice in a run).
+  // The spill metrics of each plan bound now, as its manager last reported them, by
+  // name; and those of the plans no longer bound, added up (AddMetrics) as each name went,
+  // so that a long run keeps only its live plans'.
   std::map<std::string, SpillMetrics> plan_metrics;
+  SpillMetrics unbound_metrics;
   std::map<std::string, uint64_t> faults;  // Injected faults by "OP ERRNO".
   std::map<std::string, uint64_t> errors;  // Failed commands by outcome code.
   uint64_t checks = 0;                     // Invariants checked.
@@ -54,6 +57,13 @@ struct SeedResult {
   // The seed whose file scenario_path is, when this seed's shrunk program was the same.
   std::optional<uint64_t> same_scenario_as;
 };
+
+// Adds `m` to `sum`: spills and spilled bytes add up, the peak is the highest.
+inline void AddMetrics(const SpillMetrics& m, SpillMetrics* sum) {
+  sum->spills += m.spills;
+  sum->spilled += m.spilled;
+  sum->peak = std::max(sum->peak, m.peak);
+}
 
 inline std::string FsName(scenario::FsKind fs) {
   return fs == scenario::FsKind::kPosix ? "posix" : "mem";

@@ -1,6 +1,5 @@
 // `spillway simulate --json`: the summary of every seed's run as one JSON object: the
 // options, the totals, and each run's statistics, spill metrics and violation.
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -15,16 +14,9 @@
 namespace spillway::tools {
 namespace {
 
-// Adds `m` to `sum`: spills and spilled bytes add up, the peak is the highest.
-void AddMetrics(const SpillMetrics& m, SpillMetrics* sum) {
-  sum->spills += m.spills;
-  sum->spilled += m.spilled;
-  sum->peak = std::max(sum->peak, m.peak);
-}
-
 // A run's plans' metrics, added up (AddMetrics).
 SpillMetrics RunMetrics(const SeedResult& r) {
-  SpillMetrics sum;
+  SpillMetrics sum = r.unbound_metrics;
   for (const auto& [name, m] : r.plan_metrics) AddMetrics(m, &sum);
   return sum;
 }

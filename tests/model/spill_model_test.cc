@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <optional>
 #include <set>
 #include <string>
@@ -504,6 +505,35 @@ TEST(SpillModelTest, EveryQuirkNamesAnInvariant) {
   for (int k = 0; k <= static_cast<int>(InvariantKind::kSetup); ++k) {
     EXPECT_TRUE(names.insert(InvariantKindName(static_cast<InvariantKind>(k))).second) << k;
   }
+}
+
+// The rules due for a kind fail its calls in the order they were added, a rule that fails
+// every call hides those after it, and a copy goes on from where it was made without
+// changing the original.
+TEST(ModelRulesTest, FailsCallsInOrderAndCopiesGoTheirOwnWay) {
+  ModelRules rules;
+  rules.Add(OpKind::kRmdir, EIO, 2);
+  rules.Add(OpKind::kRmdir, EIO, 1);
+  rules.Add(OpKind::kRmdir, EACCES, 1);
+  rules.Add(OpKind::kStat, ENOENT, 0);  // Fails no call.
+  EXPECT_FALSE(rules.Due(OpKind::kStat));
+  EXPECT_EQ(rules.Take(OpKind::kStat), 0);
+  EXPECT_EQ(rules.Take(OpKind::kRmdir), EIO);
+  ModelRules copy = rules;
+  copy.Add(OpKind::kRmdir, ENOENT, 1);
+  for (const int e : {EIO, EIO, EACCES, ENOENT, 0}) EXPECT_EQ(copy.Take(OpKind::kRmdir), e);
+  EXPECT_FALSE(copy.Due(OpKind::kRmdir));
+  for (const int e : {EIO, EIO, EACCES, 0}) EXPECT_EQ(rules.Take(OpKind::kRmdir), e);
+
+  rules.Add(OpKind::kList, EIO, 1);
+  rules.Add(OpKind::kList, ENOENT, std::nullopt);
+  rules.Add(OpKind::kList, EACCES, 1);  // Behind a rule that fails every call.
+  EXPECT_TRUE(rules.LimitedDue(OpKind::kList));
+  EXPECT_EQ(rules.Take(OpKind::kList), EIO);
+  EXPECT_FALSE(rules.LimitedDue(OpKind::kList));
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(rules.Take(OpKind::kList), ENOENT);
+  EXPECT_TRUE(rules.Due(OpKind::kList));
+  EXPECT_FALSE(rules.Due(OpKind::kRmdir));
 }
 
 }  // namespace

@@ -79,6 +79,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spillway/model/model_rules.h"
 #include "spillway/scenario/scenario.h"
 #include "spillway/spill/quirks.h"
 #include "spillway/vfs/fault_injecting_file_system.h"
@@ -150,13 +151,6 @@ class RandomChooser final : public Chooser {
 
  private:
   std::mt19937_64 rng_;
-};
-
-// A fault rule as the model sees it.
-struct ModelRule {
-  OpKind op = OpKind::kMkdir;
-  int error_number = 0;
-  std::optional<uint64_t> remaining;  // Calls it still fails; nullopt: forever.
 };
 
 // One "datafusion-*" spill directory a manager made.
@@ -265,7 +259,7 @@ struct SpillModel {
   // Spill-directory-named directories a racing process made in each local dir (an
   // injected EEXIST on a unique mkdir), which no manager removes; [kTmpDir] in /tmp.
   int foreign_dirs[kMaxLocalDirs + 1] = {};
-  std::vector<ModelRule> rules;
+  ModelRules rules;  // The fault rules due.
   // Whether `capacity` is enforced: by the in-memory filesystem, not by a real disk.
   bool enforce_capacity = true;
   std::optional<uint64_t> capacity;

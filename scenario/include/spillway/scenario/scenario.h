@@ -396,6 +396,7 @@ class Runner {
   // The budget made as NAME in the running process while it is bound or its plans keep it
   // alive (after `drop NAME`); null otherwise.
   std::shared_ptr<const SpillBudget> budget(const std::string& name) const;
+  // The bound plan and file names, in order.
   std::vector<std::string> plan_names() const;
   std::vector<std::string> file_names() const;
   // Every failed removal of every plan in this run.

@@ -1,0 +1,64 @@
+// The fault rules the spill model (spill_model.h) follows: for each kind of call, the
+// rules due for it, in the order the next calls of that kind meet them.
+//
+// A run can keep many rules due for long (a fault on a call that seldom happens, drawn
+// more often than that call is made), and the model is copied at every step; so the
+// copies of a ModelRules share each kind's rules and keep only their own place in them:
+// copying one, taking a failure and asking what is due cost the same however many rules
+// are due. Only Add makes a new list, of its own kind's rules.
+//
+// Thread safety: a value; distinct objects (copies of one another included) may be used
+// from different threads, as the shared lists are never changed.
+#ifndef SPILLWAY_MODEL_MODEL_RULES_H_
+#define SPILLWAY_MODEL_MODEL_RULES_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "spillway/vfs/fault_injecting_file_system.h"
+
+namespace spillway::model {
+
+class ModelRules {
+ public:
+  // Adds a rule that fails the next `times` calls of kind `op` (nullopt: every call)
+  // with `error_number`, once the rules already due for `op` have failed theirs. A rule
+  // no call can reach (times=0, or behind a rule that fails every call) is not kept.
+  void Add(OpKind op, int error_number, std::optional<uint64_t> times);
+
+  // The errno the next call of kind `op` fails with, 0 when no rule is due; consumes one
+  // failure of a rule that fails a limited number of calls.
+  int Take(OpKind op);
+
+  // True when some rule is due for calls of kind `op`.
+  bool Due(OpKind op) const { return At(op).rules != nullptr; }
+
+  // True when the rule due next for `op` fails a limited number of calls.
+  bool LimitedDue(OpKind op) const;
+
+ private:
+  struct Rule {
+    int error_number = 0;
+    std::optional<uint64_t> times;  // Calls it fails; nullopt: every call.
+  };
+  // The rules due for one kind: (*rules)[front...], of which the first has already failed
+  // front_used calls. rules is null when none is due; the list is never changed once made.
+  struct Queue {
+    std::shared_ptr<const std::vector<Rule>> rules;
+    size_t front = 0;
+    uint64_t front_used = 0;
+  };
+
+  const Queue& At(OpKind op) const { return queues_[static_cast<size_t>(op)]; }
+  Queue& At(OpKind op) { return queues_[static_cast<size_t>(op)]; }
+
+  std::array<Queue, kOpKindCount> queues_;  // By OpKind.
+};
+
+}  // namespace spillway::model
+
+#endif  // SPILLWAY_MODEL_MODEL_RULES_H_
