@@ -405,8 +405,11 @@ int ExitStatusOf(const CmdSweepResult& result) {
 std::string FaultRuleFor(const RunSpec& spec) {
   const std::string where = spec.by_site ? fmt::format("site={} nth={}", spec.site, spec.nth)
                                          : fmt::format("after={}", spec.after);
+  // Persistent: that call and every later call of the op fail. By site, the site's call
+  // only triggers the rule (then=any), so calls of the op from other sites fail as well.
+  const char* persistent = spec.by_site ? " times=forever then=any" : " times=forever";
   return fmt::format("{} {} {}{}", spec.call.op, ErrnoName(spec.error_number), where,
-                     spec.mode == FaultMode::kPersistent ? " times=forever" : "");
+                     spec.mode == FaultMode::kPersistent ? persistent : "");
 }
 
 StatusOr<CmdSweepResult> RunCmdSweep(const CmdSweepOptions& options) {

@@ -473,9 +473,8 @@ void AddInjectCommand(CLI::App& app, int& exit_code) {
       ->required()
       ->allow_extra_args(false);
   sub->add_option("--fault", args->faults,
-                  "OP ERRNO [site=ID] [nth=K] [after=N] [times=K|forever] [path=GLOB] "
-                  "[probability=P] "
-                  "(repeatable; tried in order)")
+                  "OP ERRNO [site=ID] [nth=K] [after=N] [times=K|forever] [then=site|any] "
+                  "[path=GLOB] [probability=P] (repeatable; tried in order)")
       ->allow_extra_args(false);
   sub->add_option("--quota", args->quota, "The scopes hold at most SIZE bytes (K, M, G)");
   sub->add_option("--seed", args->seed, "Seeds the rules' probability= draws (default 0)");

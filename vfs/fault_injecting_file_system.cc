@@ -127,6 +127,7 @@ class FaultInjectingFileSystem::State {
     spec.times = rule.times.value_or(0);
     rule.path_glob.copy(spec.path_glob, kFaultGlobCapacity - 1);
     spec.site = rule.site;
+    spec.then_any_site = rule.then_any_site;
     auto live = std::make_shared<LiveRule>(LiveRule{spec, {}});
     if (FaultRuleSpent(live->spec, live->counters)) return;  // times == 0: fails nothing.
     std::lock_guard<std::mutex> lock(mu_);
@@ -415,6 +416,7 @@ Status FaultInjectingFileSystem::AddRuleText(std::string_view text) {
   rule.times = spec.forever ? std::nullopt : std::optional<uint64_t>(spec.times);
   rule.path_glob = spec.path_glob;
   rule.site = spec.site;
+  rule.then_any_site = spec.then_any_site;
   return TryAddRule(rule);
 }
 

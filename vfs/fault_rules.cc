@@ -123,7 +123,8 @@ bool ParseProbability(std::string_view value, double* out) {
   return true;
 }
 
-constexpr char kOptionList[] = "': options are site=, nth=, after=, times=, path=, probability=";
+constexpr char kOptionList[] =
+    "': options are site=, nth=, after=, times=, then=, path=, probability=";
 
 // Applies one `key=value` option to *rule; false with *error set when it is bad.
 // *after_given says whether after= or nth= came before.
@@ -156,6 +157,13 @@ bool ParseOption(std::string_view word, FaultRuleSpec* rule, bool* after_given, 
     if (value == "forever") return rule->forever = true;
     if (ParseCount(value, &rule->times)) return true;
     SetError(error, cap, "times=", value, ": not a count (or forever)");
+  } else if (key == "then") {
+    if (value == "site" || value == "any") {
+      rule->then_any_site = value == "any";
+      return true;
+    }
+    SetError(error, cap, "then=", value,
+             ": not site (fail only the site's calls) or any (then every site's)");
   } else if (key == "path") {
     if (!value.empty() && value.front() == '/' && value.size() < kFaultGlobCapacity) {
       memcpy(rule->path_glob, value.data(), value.size());
@@ -263,6 +271,11 @@ bool ParseFaultRule(std::string_view text, FaultRuleSpec* rule, char* error,
   for (std::string_view word = NextWord(&text); !word.empty(); word = NextWord(&text)) {
     if (!ParseOption(word, rule, &after_given, error, error_capacity)) return false;
   }
+  if (rule->then_any_site && rule->site == kFaultNoSite) {
+    SetError(error, error_capacity, "", "then=any",
+             " needs site=ID (a rule without one counts every site's calls already)");
+    return false;
+  }
   return true;
 }
 
@@ -274,9 +287,13 @@ int DecideFaultRule(const FaultRuleSpec& rule, FaultRuleCounters* counters, uint
       !any_matches(op_code, rule.error_number)) {
     return 0;
   }
-  if (rule.site != kFaultNoSite && rule.site != site) return 0;
-  if (rule.path_glob[0] != '\0' && !GlobMatch(rule.path_glob, path)) return 0;
   std::atomic_ref<uint64_t> matched(counters->matched);
+  if (rule.site != kFaultNoSite && rule.site != site) {
+    // Another site's call: it matches only a then=any rule its site has triggered (the
+    // count stays above `after` once it got there, so this call's ordinal will too).
+    if (!rule.then_any_site || matched.load(std::memory_order_relaxed) <= rule.after) return 0;
+  }
+  if (rule.path_glob[0] != '\0' && !GlobMatch(rule.path_glob, path)) return 0;
   std::atomic_ref<uint64_t> failed(counters->failed);
   const uint64_t ordinal = matched.fetch_add(1, std::memory_order_relaxed) + 1;
   if (ordinal <= rule.after) return 0;

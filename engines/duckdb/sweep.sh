@@ -14,3 +14,6 @@ NODE_PATH=${DUCKDB_NODE_MODULES:-$ENGINES_DIR/../build/engines/duckdb/node_modul
 skip_unless node "$NODE_PATH/@duckdb/node-api/package.json"
 export NODE_PATH
 sweep_engine --jobs 2 --scratch "$@" -- node "$ENGINES_DIR/duckdb/spill.js" {dir} "$mode" 1MB
+# docs/engines.md: a failing stat leaves a temp file; a failed removal aborts.
+expect_verdict leak stat
+expect_verdict crash remove

@@ -31,3 +31,4 @@ else
   sweep_engine --jobs 1 --scratch --share-with postgres --error-pattern '(ERROR|FATAL|PANIC):' "$@" \
     -- sh "$run" "$work/pg/data" {dir}
 fi
+expect_left_by_fault tolerated remove

@@ -213,7 +213,7 @@ TEST_F(PlanTest, FirstDepthFailsEachSitesFirstCallBySite) {
   ASSERT_EQ(runs.size(), 8u);  // 4 sites x 1 errno x 2 modes.
   EXPECT_EQ(planned, 8u);
   EXPECT_EQ(FaultRuleFor(runs[0]), "write EIO site=00000000000a nth=1");
-  EXPECT_EQ(FaultRuleFor(runs[1]), "write EIO site=00000000000a nth=1 times=forever");
+  EXPECT_EQ(FaultRuleFor(runs[1]), "write EIO site=00000000000a nth=1 times=forever then=any");
   EXPECT_EQ(FaultRuleFor(runs[2]), "read EIO site=00000000000b nth=1");
   for (const RunSpec& run : runs) EXPECT_EQ(run.n, 0u);
 }

@@ -400,6 +400,11 @@ TEST_F(CmdSweepTest, SitePlanFailsEachSitesFirstCallAndNeverDiverges) {
     EXPECT_EQ(run["nth"], 1);
     EXPECT_EQ(sites.count(run["site"].get<std::string>()), 1u) << run.dump();
     EXPECT_NE(run["reproducer"].get<std::string>().find("site="), std::string::npos);
+    // Persistent by site: the site's call triggers, then the op fails from every site.
+    EXPECT_EQ(
+        run["reproducer"].get<std::string>().find("times=forever then=any") != std::string::npos,
+        run["mode"] == "persistent")
+        << run.dump();
   }
 }
 

@@ -34,8 +34,11 @@ TEST_F(CommandTest, BadInputExitsTwoWithoutRunningTheProgram) {
   for (const std::string& args :
        {std::string("--fault 'frobnicate EIO'"), std::string("--fault 'read ENOSPC'"),
         std::string("--fault 'write EIO after=x'"), std::string("--fault 'write ENOSPC bogus=1'"),
-        // Call sites (inject_sites_test.cc): a malformed site=, nth=0, nth= with after=.
+        // Call sites (inject_sites_test.cc): a malformed site=, nth=0, nth= with after=,
+        // then= without a site or with a bad value.
         std::string("--fault 'write ENOSPC site=xyz'"),
+        std::string("--fault 'write ENOSPC then=any'"),
+        std::string("--fault 'write ENOSPC site=9f3a1c0b77e2 then=every'"),
         std::string("--fault 'write ENOSPC site=9F3A1C0B77E2'"),
         std::string("--fault 'write ENOSPC site=9f3a1c0b77e'"),
         std::string("--fault 'write ENOSPC nth=0'"),

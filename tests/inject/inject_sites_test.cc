@@ -144,6 +144,22 @@ TEST_F(SitesTest, ASiteRuleFailsThatSitesKthCallAndNoOtherSites) {
   EXPECT_EQ(first.outcome.at("two1"), "ENOSPC");
 }
 
+TEST_F(SitesTest, AThenAnyRuleTriggersAtItsSiteAndThenFailsEverySitesCalls) {
+  const ProbeRun baseline = Run("");
+  const std::string b = baseline.site.at("b1");
+  // Before b1 (its site's first call) the other site's writes pass; from it on, every write
+  // fails, from write_a's site too.
+  const ProbeRun spread = Run("--fault 'write ENOSPC site=" + b + " nth=1 times=forever then=any'");
+  for (const char* label : {"one1", "one2", "one3"}) EXPECT_EQ(spread.outcome.at(label), "ok");
+  for (const char* label : {"b1", "two1", "b2"}) EXPECT_EQ(spread.outcome.at(label), "ENOSPC");
+  // times= counts the failures of every site: b1 and two1.
+  const ProbeRun two = Run("--fault 'write ENOSPC site=" + b + " nth=1 times=2 then=any'");
+  EXPECT_EQ(two.outcome.at("b1"), "ENOSPC");
+  EXPECT_EQ(two.outcome.at("two1"), "ENOSPC");
+  EXPECT_EQ(two.outcome.at("b2"), "ok");
+  EXPECT_EQ(two.outcome.at("one3"), "ok");
+}
+
 TEST_F(SitesTest, EverySiteHasSymbolizedFramesNamingTheProbe) {
   const ProbeRun run = Run("");
   ASSERT_EQ(run.exit_code, 0);

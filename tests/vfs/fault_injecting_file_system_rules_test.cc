@@ -291,12 +291,14 @@ TEST_F(FaultInjectingFileSystemTest, TakesTheRuleTextOfInjectAndItsSiteRulesMatc
   EXPECT_TRUE(fs_.CreateDir("/d/3").ok());
   // This filesystem's calls carry no call site: a site= rule is taken, and fails nothing.
   ASSERT_TRUE(fs_.AddRuleText("any EIO site=9f3a1c0b77e2 times=forever").ok());
+  ASSERT_TRUE(fs_.AddRuleText("any EIO site=9f3a1c0b77e2 times=forever then=any").ok());
   EXPECT_TRUE(fs_.CreateDir("/d/4").ok());
   EXPECT_TRUE(fs_.Stat("/d/4").ok());
   EXPECT_EQ(fs_.injected().size(), 1u);
   // Bad text is the engine's one-line reason; probability= belongs to SetRandomFaults.
-  for (const char* bad : {"mkdir ENOSPC nth=0", "mkdir ENOSPC nth=1 after=0",
-                          "mkdir ENOSPC site=xyz", "read ENOSPC", "mkdir EIO probability=0.5"}) {
+  for (const char* bad :
+       {"mkdir ENOSPC nth=0", "mkdir ENOSPC nth=1 after=0", "mkdir ENOSPC site=xyz",
+        "mkdir ENOSPC then=any", "read ENOSPC", "mkdir EIO probability=0.5"}) {
     const Status status = fs_.AddRuleText(bad);
     EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << bad;
     EXPECT_EQ(status.ToString().find('\n'), std::string::npos) << bad;

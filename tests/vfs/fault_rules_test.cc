@@ -89,6 +89,17 @@ TEST(FaultRulesTest, RejectsBadSitesAndNth) {
             std::string::npos);
 }
 
+TEST(FaultRulesTest, ParsesThenAndRejectsItWithoutASiteOrAValue) {
+  EXPECT_TRUE(Parse("write EIO site=000000000001 nth=2 times=forever then=any").then_any_site);
+  EXPECT_FALSE(Parse("write EIO site=000000000001 then=site").then_any_site);
+  EXPECT_FALSE(Parse("write EIO site=000000000001").then_any_site);
+  EXPECT_NE(ParseError("write EIO then=any").find("then=any needs site=ID"), std::string::npos);
+  EXPECT_NE(ParseError("write EIO site=000000000001 then=all").find("then=all: not site"),
+            std::string::npos);
+  EXPECT_NE(ParseError("write EIO site=000000000001 then=").find("then=: not site"),
+            std::string::npos);
+}
+
 TEST(FaultRulesTest, ASiteRuleCountsAndFailsOnlyItsSitesCalls) {
   // Calls from sites 1, 2, 1, 1, 2, 1: the rule fails site 1's second call (the third call
   // in all), then with forever every later call of site 1.
@@ -110,6 +121,31 @@ TEST(FaultRulesTest, ASiteRuleCountsAndFailsOnlyItsSitesCalls) {
   EXPECT_EQ(decide("write EIO site=000000000001 nth=2 times=forever"),
             (std::vector<int>{0, 0, EIO, EIO, 0, EIO}));
   EXPECT_EQ(decide("write EIO site=000000000002 after=1"), (std::vector<int>{0, 0, 0, 0, EIO, 0}));
+  // then=any: site 1's second call triggers the rule; before it site 2's call passes, after
+  // it every site's call is the rule's, and times= counts them all.
+  EXPECT_EQ(decide("write EIO site=000000000001 nth=2 times=forever then=any"),
+            (std::vector<int>{0, 0, EIO, EIO, EIO, EIO}));
+  EXPECT_EQ(decide("write EIO site=000000000001 nth=2 times=3 then=any"),
+            (std::vector<int>{0, 0, EIO, EIO, EIO, 0}));
+  EXPECT_EQ(decide("write EIO site=000000000002 nth=1 times=forever then=any"),
+            (std::vector<int>{0, EIO, EIO, EIO, EIO, EIO}));
+  EXPECT_EQ(decide("write EIO site=000000000002 nth=1 times=forever then=site"),
+            (std::vector<int>{0, EIO, 0, 0, EIO, 0}));
+  // After the trigger, another site's call is still matched on the rule's op and glob.
+  const FaultRuleSpec spread =
+      Parse("write EIO site=000000000001 nth=1 times=forever then=any path=/s/*");
+  FaultRuleCounters spread_counters{};
+  uint64_t spread_draws = 0;
+  const auto spread_decide = [&](uint8_t op, const char* path, uint64_t site) {
+    return DecideFault(&spread, &spread_counters, 1, op, path, site, 0, &spread_draws).error_number;
+  };
+  const auto write = static_cast<uint8_t>(FaultOp::kWrite);
+  EXPECT_EQ(spread_decide(write, "/s/f", 2), 0);
+  EXPECT_EQ(spread_decide(write, "/s/f", 1), EIO);
+  EXPECT_EQ(spread_decide(write, "/t/f", 2), 0);
+  EXPECT_EQ(spread_decide(static_cast<uint8_t>(FaultOp::kRead), "/s/f", 2), 0);
+  EXPECT_EQ(spread_decide(write, "/s/g", kFaultNoSite), EIO);
+  EXPECT_EQ(spread_decide(write, "/s/g", 3), EIO);
   // Without site=, nth= counts every call.
   EXPECT_EQ(decide("write EIO nth=2"), (std::vector<int>{0, EIO, 0, 0, 0, 0}));
   // A call that carries no site never matches a rule that names one.
@@ -122,6 +158,8 @@ TEST(FaultRulesTest, ASiteRuleCountsAndFailsOnlyItsSitesCalls) {
             0);
   EXPECT_EQ(counters.matched, 0u);
   EXPECT_TRUE(FaultRulesNeedSites(&rule, 1));
+  const FaultRuleSpec spreading = Parse("write EIO site=000000000001 then=any");
+  EXPECT_TRUE(FaultRulesNeedSites(&spreading, 1));
   const FaultRuleSpec plain = Parse("write EIO");
   EXPECT_FALSE(FaultRulesNeedSites(&plain, 1));
 }
@@ -207,6 +245,36 @@ TEST(FaultRulesTest, ProbabilityReplaysFromTheSeed) {
   EXPECT_LT(failed, 140);
   const std::vector<int> never = Decide({Parse("write EIO times=forever probability=0")}, 50);
   EXPECT_EQ(std::count(never.begin(), never.end(), EIO), 0);
+}
+
+TEST(FaultRulesTest, AThenAnyRuleCountsExactlyWithoutALockAcrossThreadsOfManySites) {
+  // One thread calls from the rule's site, three from others: whenever the trigger comes,
+  // the failed calls are exactly the matched ordinals after+1 .. after+times.
+  const FaultRuleSpec rule = Parse("write EIO site=000000000001 nth=200 times=1500 then=any");
+  FaultRuleCounters counters{};
+  uint64_t draws = 0;
+  std::vector<uint64_t> failed_by(4, 0);
+  std::vector<std::thread> threads;
+  threads.reserve(failed_by.size());
+  for (size_t t = 0; t < failed_by.size(); ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 1000; ++i) {
+        if (DecideFault(&rule, &counters, 1, static_cast<uint8_t>(FaultOp::kWrite), "/s/f", t + 1,
+                        0, &draws)
+                .error_number == EIO) {
+          ++failed_by[t];
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  // Site 1's own 801 calls from its 200th on are matched; the others only after it.
+  ASSERT_GE(counters.matched, 1000u);
+  EXPECT_EQ(counters.failed, std::min<uint64_t>(1500, counters.matched - 199));
+  uint64_t sum = 0;
+  for (uint64_t n : failed_by) sum += n;
+  EXPECT_EQ(sum, counters.failed);
+  EXPECT_GE(failed_by[0], 1u);
 }
 
 struct Shared {

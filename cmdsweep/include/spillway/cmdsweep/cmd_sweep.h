@@ -116,8 +116,9 @@ struct RunSpec {
   FaultMode mode = FaultMode::kTransient;
 };
 
-// The rule that fails the spec's call: `OP ERRNO site=ID nth=K [times=forever]` by site,
-// else `OP ERRNO after=N [times=forever]`.
+// The rule that fails the spec's call: `OP ERRNO site=ID nth=K [times=forever then=any]`
+// by site, else `OP ERRNO after=N [times=forever]` (persistent: that call and every later
+// call of the op, from any site).
 std::string FaultRuleFor(const RunSpec& spec);
 
 struct RunResult {

@@ -106,6 +106,9 @@ struct FaultRule {
   // call. The calls of this filesystem carry no site (docs/sweep.md), so a rule that names
   // one never fails a call here.
   uint64_t site = ~uint64_t{0};
+  // `then=any`: the site only triggers the rule, which then matches every site's calls
+  // (fault_rules.h). REQUIRES: a site.
+  bool then_any_site = false;
   friend bool operator==(const FaultRule&, const FaultRule&) = default;
 };
 
@@ -140,7 +143,8 @@ class FaultInjectingFileSystem final : public FileSystemWrapper {
   // As AddRule, but returns CheckFaultRule()'s InvalidArgument for a rule it refuses.
   Status TryAddRule(const FaultRule& rule);
   // Adds a rule given in the text form of `spillway inject --fault` (`OP ERRNO [site=ID]
-  // [nth=K] [after=N] [times=K|forever] [path=GLOB]`), parsed by the shared rule engine.
+  // [nth=K] [after=N] [times=K|forever] [then=site|any] [path=GLOB]`), parsed by the
+  // shared rule engine.
   // Errors: InvalidArgument with the engine's one-line reason for bad text, and for
   // probability=, which this filesystem does not take (SetRandomFaults draws instead).
   Status AddRuleText(std::string_view text);

@@ -79,7 +79,10 @@ bool ParseFaultSite(std::string_view text, uint64_t* site);
 // `path_glob` (empty: every path) and, when `site` is not kFaultNoSite, made from that call
 // site, with `error_number`. Of its matching calls, the first `after` pass; after that it
 // is due and fails the next `times` calls (every later one when `forever`), each with
-// `probability` (1: always), then it is spent.
+// `probability` (1: always), then it is spent. With `then_any_site` (`then=any`), the site
+// only triggers the rule: once that site's call `after`+1 has come, the rule matches the
+// op's calls (on `path_glob`) from every site, so `times=forever` fails that call and every
+// later call of the op, as a rule without a site fails every call after its `after`-th.
 struct FaultRuleSpec {
   uint8_t op_code = kFaultAnyOp;
   int32_t error_number = 0;
@@ -87,22 +90,26 @@ struct FaultRuleSpec {
   uint64_t after = 0;
   uint64_t times = 1;
   bool forever = false;
+  bool then_any_site = false;
   double probability = 1.0;
   char path_glob[kFaultGlobCapacity] = {};
 };
 
 // Progress of one rule. Touched only through std::atomic_ref, so it may be shared.
 struct FaultRuleCounters {
-  uint64_t matched = 0;  // Matching calls seen.
-  uint64_t failed = 0;   // Of those, the ones failed.
+  // Matching calls seen: of a rule with then=any, its site's calls until it triggers and
+  // every site's after.
+  uint64_t matched = 0;
+  uint64_t failed = 0;  // Of those, the ones failed.
 };
 
-// Parses `OP ERRNO [site=ID] [nth=K] [after=N] [times=K|forever] [path=GLOB]
-// [probability=P]` (words separated by spaces). `nth=K` (K >= 1) is `after=K-1`; giving
-// both is an error, as are nth=0 and a site that is not 12 lowercase hex digits. On success returns
-// true and fills *rule. On failure returns false and writes a one-line reason into `error`
-// (NUL-terminated, truncated to `error_capacity`); an errno the op cannot return is an error naming
-// the allowed ones.
+// Parses `OP ERRNO [site=ID] [nth=K] [after=N] [times=K|forever] [then=site|any]
+// [path=GLOB] [probability=P]` (words separated by spaces). `nth=K` (K >= 1) is
+// `after=K-1`; giving both is an error, as are nth=0, a site that is not 12 lowercase hex
+// digits, and `then=any` without `site=`. On success returns true and fills *rule. On
+// failure returns false and writes a one-line reason into `error` (NUL-terminated,
+// truncated to `error_capacity`); an errno the op cannot return is an error naming the
+// allowed ones.
 bool ParseFaultRule(std::string_view text, FaultRuleSpec* rule, char* error, size_t error_capacity);
 
 // The outcome of one call: the errno to inject (0: let it through) and the index of the
@@ -114,8 +121,9 @@ struct FaultDecision {
 
 // Decides one call of op `op_code` on `path`, made from call site `site` (kFaultNoSite:
 // none), against `count` rules, in order: each rule whose op, glob and site match counts
-// the call (so a rule with a site counts only that site's calls; one that names a site
-// matches no call without one); the first that is due fails it (after a draw
+// the call (so a rule with a site counts only that site's calls, and one with then=any
+// every site's once its site has triggered it; one that names a site matches no call
+// without one before that); the first that is due fails it (after a draw
 // for a probability below 1), and the rules after it do not see it. A draw takes the next
 // number of the sequence seeded by `seed`, indexed by *draws (which it advances), so the
 // same seed and the same calls give the same faults.
