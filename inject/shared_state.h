@@ -14,7 +14,7 @@
 namespace spillway::inject {
 
 inline constexpr char kStateEnv[] = "SPILLWAY_INJECT_STATE";
-inline constexpr uint32_t kStateMagic = 0x314a5053;  // "SPJ1"
+inline constexpr uint32_t kStateMagic = 0x324a5053;  // "SPJ2": then=any rules
 inline constexpr int kMaxScopes = 8;
 inline constexpr int kMaxRules = 32;
 inline constexpr int kMaxFaultRecords = 256;
