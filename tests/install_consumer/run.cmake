@@ -11,6 +11,24 @@ function(run_step)
 endfunction()
 
 run_step(${CMAKE_COMMAND} --install "${BINARY_DIR}" --prefix "${WORK_DIR}/prefix")
+
+# Every installed header compiles alone: a translation unit that includes only it (the
+# listing through find, never a CMake glob).
+execute_process(COMMAND find "${WORK_DIR}/prefix/include" -name "*.h" -printf "%P\n"
+                OUTPUT_VARIABLE headers RESULT_VARIABLE rc)
+string(REPLACE "\n" ";" headers "${headers}")
+list(FILTER headers EXCLUDE REGEX "^$")
+if(NOT rc EQUAL 0 OR NOT headers)
+  message(FATAL_ERROR "no header installed under ${WORK_DIR}/prefix/include")
+endif()
+foreach(header IN LISTS headers)
+  file(WRITE "${WORK_DIR}/alone.cc" "#include \"${header}\"\n")
+  run_step(${CXX_COMPILER} -std=c++20 -fsyntax-only -Wall -Wextra -Werror
+           -I "${WORK_DIR}/prefix/include" "${WORK_DIR}/alone.cc")
+endforeach()
+list(LENGTH headers header_count)
+message(STATUS "${header_count} installed headers compile alone")
+
 set(flags "")
 if(SANITIZE)
   set(flags "-fsanitize=${SANITIZE}")
