@@ -58,85 +58,101 @@ int Usage() {
   return 2;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+struct Options {
   std::vector<long> runs = {2000, 20000};
   long jobs = 2;
   std::string dir = fs::temp_directory_path().string();
   std::string spillway = SPILLWAY_BINARY;
-  if ((argc - 1) % 2 != 0) return Usage();
+};
+
+// False on bad input.
+bool ParseOptions(int argc, char** argv, Options* options) {
+  if ((argc - 1) % 2 != 0) return false;
   for (int i = 1; i + 1 < argc; i += 2) {
+    const char* value = argv[i + 1];
     if (std::strcmp(argv[i], "--runs") == 0) {
-      runs = ParseRuns(argv[i + 1]);
-      if (runs.empty()) return Usage();
+      options->runs = ParseRuns(value);
+      if (options->runs.empty()) return false;
     } else if (std::strcmp(argv[i], "--jobs") == 0) {
-      jobs = std::atol(argv[i + 1]);
-      if (jobs < 1) return Usage();
+      options->jobs = std::atol(value);
+      if (options->jobs < 1) return false;
     } else if (std::strcmp(argv[i], "--dir") == 0) {
-      dir = argv[i + 1];
+      options->dir = value;
     } else if (std::strcmp(argv[i], "--spillway") == 0) {
-      spillway = argv[i + 1];
+      options->spillway = value;
     } else {
-      return Usage();
+      return false;
     }
   }
+  return true;
+}
+
+// One sweep sampled to `n` runs of a program making `writes` writes; prints its row and
+// returns false when the sweep itself failed. `first_peak` is set by the first sweep.
+bool SweepOnce(const Options& options, const fs::path& work, long n, long writes,
+               double* first_peak) {
+  const fs::path junit = work / "sweep.xml";
+  const spillway::bench::ChildRun sweep = spillway::bench::RunChild({options.spillway,
+                                                                     "sweep",
+                                                                     "--under",
+                                                                     (work / "scope").string(),
+                                                                     "--depth",
+                                                                     "all",
+                                                                     "--op",
+                                                                     "write",
+                                                                     "--errno",
+                                                                     kWriteErrnos,
+                                                                     "--jobs",
+                                                                     std::to_string(options.jobs),
+                                                                     "--max-runs",
+                                                                     std::to_string(n),
+                                                                     "--json",
+                                                                     "--junit",
+                                                                     junit.string(),
+                                                                     "--",
+                                                                     SPILLWAY_SWEEP_PROGRAM,
+                                                                     "{dir}",
+                                                                     std::to_string(writes)});
+  const long made = JunitTests(junit);
+  if (sweep.exit_code != 0 && sweep.exit_code != 1) {
+    std::printf("%10ld  the sweep failed (exit %d)\n", n, sweep.exit_code);
+    return false;
+  }
+  if (*first_peak == 0) *first_peak = sweep.peak_rss_mb;
+  std::printf("%10ld %10.1f %10.1f %14.1f %10.2f\n", made, sweep.wall_seconds,
+              static_cast<double>(made) / sweep.wall_seconds, sweep.peak_rss_mb,
+              sweep.peak_rss_mb / *first_peak);
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  if (!ParseOptions(argc, argv, &options)) return Usage();
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  std::string work = dir + "/sweep-memory-bench-XXXXXX";
+  fs::create_directories(options.dir, ec);
+  std::string work = options.dir + "/sweep-memory-bench-XXXXXX";
   if (mkdtemp(work.data()) == nullptr) {
     std::fprintf(stderr, "spillway_sweep_memory_bench: cannot make a directory in %s\n",
-                 dir.c_str());
+                 options.dir.c_str());
     return 2;
   }
-  const fs::path scope = fs::path(work) / "scope";
-  fs::create_directories(scope);
-  const long most = *std::max_element(runs.begin(), runs.end());
+  fs::create_directories(fs::path(work) / "scope");
+  const long most = *std::max_element(options.runs.begin(), options.runs.end());
   const long writes = (most + kRunsPerWrite - 1) / kRunsPerWrite;
   double load[3] = {0, 0, 0};
   getloadavg(load, 3);
   std::printf(
       "sweep memory: spillway sweep --depth all --op write --errno (all 8) --jobs %ld --json "
-      "--junit of a "
-      "program making %ld writes from one site (a plan of %ld runs), sampled with --max-runs; "
-      "%ld CPUs, load average %.2f\n",
-      jobs, writes, writes * kRunsPerWrite, sysconf(_SC_NPROCESSORS_ONLN), load[0]);
+      "--junit of a program making %ld writes from one site (a plan of %ld runs), sampled "
+      "with --max-runs; %ld CPUs, load average %.2f\n",
+      options.jobs, writes, writes * kRunsPerWrite, sysconf(_SC_NPROCESSORS_ONLN), load[0]);
   std::printf("%10s %10s %10s %14s %10s\n", "runs", "seconds", "runs/s", "peak RSS MB", "vs first");
   double first_peak = 0;
   int failed = 0;
-  for (long n : runs) {
-    const fs::path junit = fs::path(work) / "sweep.xml";
-    const spillway::bench::ChildRun sweep = spillway::bench::RunChild({spillway,
-                                                                       "sweep",
-                                                                       "--under",
-                                                                       scope.string(),
-                                                                       "--depth",
-                                                                       "all",
-                                                                       "--op",
-                                                                       "write",
-                                                                       "--errno",
-                                                                       kWriteErrnos,
-                                                                       "--jobs",
-                                                                       std::to_string(jobs),
-                                                                       "--max-runs",
-                                                                       std::to_string(n),
-                                                                       "--json",
-                                                                       "--junit",
-                                                                       junit.string(),
-                                                                       "--",
-                                                                       SPILLWAY_SWEEP_PROGRAM,
-                                                                       "{dir}",
-                                                                       std::to_string(writes)});
-    const long made = JunitTests(junit);
-    if (sweep.exit_code != 0 && sweep.exit_code != 1) {
-      std::printf("%10ld  the sweep failed (exit %d)\n", n, sweep.exit_code);
-      ++failed;
-      continue;
-    }
-    if (first_peak == 0) first_peak = sweep.peak_rss_mb;
-    std::printf("%10ld %10.1f %10.1f %14.1f %10.2f\n", made, sweep.wall_seconds,
-                static_cast<double>(made) / sweep.wall_seconds, sweep.peak_rss_mb,
-                sweep.peak_rss_mb / first_peak);
+  for (const long n : options.runs) {
+    if (!SweepOnce(options, fs::path(work), n, writes, &first_peak)) ++failed;
   }
   fs::remove_all(work, ec);
   return failed == 0 ? 0 : 1;
