@@ -491,7 +491,7 @@ TEST_F(PlanTest, SpooledRunsComeBackInPlanOrderFromFilesAlreadyUnlinked) {
 
 TEST_F(PlanTest, MergedShardReportsGiveTheUnshardedReportsAndRefuseRunsOutOfPlanOrder) {
   auto write = [this](const CmdSweepResult& result, const std::string& name) {
-    const std::string file = (dir_ / name).string();
+    std::string file = (dir_ / name).string();
     std::FILE* out = std::fopen(file.c_str(), "w");
     EXPECT_TRUE(WriteJson(out, result).ok());
     std::fclose(out);
