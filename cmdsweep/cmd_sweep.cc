@@ -235,7 +235,7 @@ void KeepFiles(const Sweep& sweep, const std::string& label, RunResult* result) 
   result->kept_as = out + "/" + label;
 }
 
-RunResult RunOne(const Sweep& sweep, const RunSpec& spec) {
+RunResult RunAttempt(const Sweep& sweep, const RunSpec& spec) {
   RunResult result;
   result.spec = spec;
   result.reproducer = Reproducer(sweep, spec);
@@ -257,6 +257,18 @@ RunResult RunOne(const Sweep& sweep, const RunSpec& spec) {
   KeepFiles(sweep, label, &result);
   for (const char* suffix : {".stdout", ".stderr", ".trace"}) {
     unlink((sweep.work_dir + "/" + label + suffix).c_str());
+  }
+  return result;
+}
+
+// Makes the run, again while it diverged (its planned call never came) and --retries
+// allow: a program whose threads or order vary may reach the call on another try.
+RunResult RunOne(const Sweep& sweep, const RunSpec& spec) {
+  RunResult result = RunAttempt(sweep, spec);
+  for (int attempt = 2; attempt <= 1 + sweep.options->retries && !result.diverged_at.empty();
+       ++attempt) {
+    result = RunAttempt(sweep, spec);
+    result.attempts = attempt;
   }
   return result;
 }
@@ -313,6 +325,7 @@ Status Validate(const CmdSweepOptions& options, Sweep* sweep) {
         fmt::format("--shard {}/{}: K must be in 1..N", options.shard_index, options.shard_count));
   }
   if (options.jobs < 1) return Status::InvalidArgument("--jobs must be at least 1");
+  if (options.retries < 0) return Status::InvalidArgument("--retries must be at least 0");
   if (!options.error_pattern.empty()) {
     try {
       sweep->error_pattern.emplace(options.error_pattern);

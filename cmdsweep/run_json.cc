@@ -38,6 +38,7 @@ Json RunJson(const RunResult& run) {
   for (Verdict v : run.verdicts) j["verdicts"].push_back(VerdictName(v));
   j["leftovers"] = LeftoversJson(run.leftovers);
   j["diverged_at"] = run.diverged_at.empty() ? Json(nullptr) : Json(run.diverged_at);
+  j["attempts"] = run.attempts;
   j["reproducer"] = run.reproducer;
   j["kept"] = run.kept_as.empty() ? Json(nullptr) : Json(run.kept_as);
   return j;
@@ -75,6 +76,7 @@ RunResult RunFromJson(const nlohmann::json& j, Depth depth) {
   }
   run.leftovers = LeftoversFromJson(j.at("leftovers"));
   run.diverged_at = StringOr(j, "diverged_at");
+  run.attempts = j.value("attempts", 1);  // Reports from before --retries made one.
   run.reproducer = j.at("reproducer").get<std::string>();
   run.kept_as = StringOr(j, "kept");
   return run;

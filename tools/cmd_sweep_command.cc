@@ -222,6 +222,9 @@ void AddOptions(CLI::App& app, CmdSweepArgs& args) {
   app.add_option("--timeout", args.options.timeout, "A run past SECONDS is a hang")
       ->check(CLI::PositiveNumber);
   app.add_option("--max-runs", args.options.max_runs, "Sample N runs")->check(CLI::PositiveNumber);
+  app.add_option("--retries", args.options.retries,
+                 "Make a diverged run again up to N more times (default 2)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--shard", args.shard, "Run the K-th of N slices (K/N)");
   app.add_option("--shard-count", args.shard_count,
                  "N slices, this one JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)")

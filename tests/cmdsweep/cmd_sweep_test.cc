@@ -168,11 +168,38 @@ TEST_F(CmdSweepTest, ProgramThatRetriesForeverHangs) {
 TEST_F(CmdSweepTest, ProgramWhoseCallOrderIsRandomDiverges) {
   // By call number: a call site's first call comes whatever the order.
   const SweepOutcome sweep =
-      Sweep("--depth all --op write --mode transient --jobs 2", SPILL_RANDOM);
+      Sweep("--depth all --op write --mode transient --jobs 2 --retries 0", SPILL_RANDOM);
   ASSERT_TRUE(sweep.result.is_object());
   EXPECT_EQ(sweep.exit_code, 0);  // diverged is reported, not a violation.
   EXPECT_GT(sweep.result["summary"]["by_verdict"]["diverged"], 0);
   EXPECT_GT(sweep.result["summary"]["by_verdict"]["clean_error"], 0);
+}
+
+TEST_F(CmdSweepTest, ADivergedRunIsMadeAgainUntilItReachesItsSite) {
+  // Writes its file from /bin/echo on odd invocations (the baseline's, counted in a file
+  // outside the scope) and from the shell's own echo on even ones: another call site.
+  auto alternating = [this](const std::string& counter) {
+    return "sh -c 'n=$(cat " + ShellQuote(root_ / counter) +
+           " 2>/dev/null || echo 0); n=$((n+1)); " + "echo $n >" + ShellQuote(root_ / counter) +
+           "; if [ $((n % 2)) -eq 1 ]; then /bin/echo data >\"$1\"/f; " +
+           "else echo data >\"$1\"/f; fi; rm -f \"$1\"/f' sh";
+  };
+  // /bin/echo writes from two sites (fputs, fflush): two runs, made one after the other, so
+  // every run's first attempt is an even invocation and its second an odd one.
+  const std::string args = "--op write --mode transient --errno EIO --jobs 1";
+  const SweepOutcome once = Sweep(args + " --retries 0", alternating("once"));
+  ASSERT_TRUE(once.result.is_object());
+  ASSERT_EQ(once.result["runs"].size(), 2u);
+  EXPECT_TRUE(HasVerdict(once.result["runs"][0], "diverged")) << once.result["runs"][0].dump();
+  EXPECT_EQ(once.result["runs"][0]["attempts"], 1);
+  const SweepOutcome again = Sweep(args + " --retries 1", alternating("again"));
+  ASSERT_TRUE(again.result.is_object());
+  ASSERT_EQ(again.result["runs"].size(), 2u);
+  for (const json& run : again.result["runs"]) {
+    EXPECT_FALSE(HasVerdict(run, "diverged")) << run.dump();
+    EXPECT_EQ(run["attempts"], 2) << run.dump();
+  }
+  EXPECT_EQ(again.result["summary"]["by_verdict"]["diverged"], 0);
 }
 
 TEST_F(CmdSweepTest, WithoutDirEveryRunUsesTheScopeAndLeavesItAsItWas) {
@@ -252,6 +279,7 @@ TEST_F(CmdSweepTest, BadInputExits2WithOneLine) {
       "--under " + scope + " -- /nonexistent/program {dir}",
       "--under " + scope + " -- false",
       "--under " + scope + " --depth deep -- " + prog,
+      "--under " + scope + " --retries -1 -- " + prog,
       "--under " + scope + " --error-pattern '(' -- " + prog,
       "--under " + scope + " --shard-count 3 -- " + prog,
       "GTEST_TOTAL_SHARDS=3 GTEST_SHARD_INDEX=3 " + sweep + "--under " + scope + " -- " + prog,

@@ -58,7 +58,10 @@ struct CmdSweepOptions {
   int jobs = 1;           // Parallel runs (only with {dir} in the command).
   double timeout = 0;     // Seconds per run; 0: derived from the baseline.
   uint64_t max_runs = 0;  // 0: every run.
-  int shard_index = 1;    // 1-based K of --shard K/N.
+  // A run whose planned call never came (diverged) is made again, at most this many more
+  // times; the program may reach the call on another try (threads, random order).
+  int retries = 2;
+  int shard_index = 1;  // 1-based K of --shard K/N.
   int shard_count = 1;
   Depth depth = Depth::kFirst;
   bool scratch = false;        // The scope is temporary space: every leftover is a leak.
@@ -131,6 +134,7 @@ struct RunResult {
   std::string reproducer;       // A shell command line running `spillway inject`.
   std::string kept_as;          // With --out: the files' common prefix; else empty.
   bool reported_error = false;  // Exited 0 but printed a match of --error-pattern.
+  int attempts = 1;             // Runs made for it: 1 + the retries a divergence took.
 };
 
 // What the run without faults did. Its calls are not held: `trace` is read again to plan
