@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "run_json.h"
 #include "trace_reader.h"
 #include "verdict.h"
 
@@ -55,7 +56,7 @@ Status ScanBaselineTrace(const std::string& what, int64_t expected_calls, Baseli
     baseline->first_call_of_op.emplace(call.op, n);
     if (call.site.empty()) continue;
     auto [it, fresh] = site_index.emplace(call.site, baseline->sites.size());
-    if (fresh) baseline->sites.push_back({call.site, call.op, call.call, call.path, 0, n, {}});
+    if (fresh) baseline->sites.push_back({call.site, call.op, call.call, call.path, 0, {}});
     SiteInfo& site = baseline->sites[it->second];
     if (call.op != site.op) continue;
     ++site.calls;
@@ -75,18 +76,41 @@ Status ScanBaselineTrace(const std::string& what, int64_t expected_calls, Baseli
   return OkStatus();
 }
 
+void AddBaselineRun(const Baseline& other, Baseline* baseline) {
+  ++baseline->runs;
+  for (const SiteInfo& site : other.sites) {
+    auto it = std::find_if(baseline->sites.begin(), baseline->sites.end(),
+                           [&site](const SiteInfo& known) { return known.id == site.id; });
+    if (it != baseline->sites.end()) {
+      ++it->baselines;
+    } else {
+      baseline->sites.push_back(site);
+      baseline->sites.back().baselines = 1;
+    }
+  }
+  for (const Leftover& left : other.leftovers) {
+    const bool known = std::any_of(
+        baseline->leftovers.begin(), baseline->leftovers.end(),
+        [&left](const Leftover& mine) { return SamePathPattern(mine.path, left.path); });
+    if (!known) baseline->leftovers.push_back(left);
+  }
+}
+
 Status WriteBaselineFile(const std::string& file, const std::vector<std::string>& command,
                          const Baseline& baseline) {
   nlohmann::ordered_json leftovers = nlohmann::ordered_json::array();
   for (const Leftover& left : baseline.leftovers) {
     leftovers.push_back({{"path", left.path}, {"size", left.size}});
   }
+  nlohmann::ordered_json sites = nlohmann::ordered_json::array();
+  for (const SiteInfo& site : baseline.sites) sites.push_back(SiteJson(site));
   const nlohmann::ordered_json header = {
       {kBaselineKey, kBaselineVersion}, {"command", command},
       {"scope", baseline.scope},        {"with_dir", baseline.with_dir},
       {"exit", baseline.exit_code},     {"stdout", baseline.stdout_text},
       {"stderr", baseline.stderr_text}, {"seconds", baseline.seconds},
-      {"calls", baseline.calls},        {"leftovers", leftovers}};
+      {"calls", baseline.calls},        {"leftovers", leftovers},
+      {"runs", baseline.runs},          {"sites", sites}};
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   std::ifstream trace(baseline.trace, std::ios::binary);
   std::string line;
@@ -135,6 +159,18 @@ StatusOr<Baseline> ReadBaselineFile(const std::string& file,
     baseline.trace = file;
     baseline.trace_skip = 1;
     SPILLWAY_RETURN_IF_ERROR(ScanBaselineTrace(what, header.at("calls").get<int64_t>(), &baseline));
+    // The sites of every run, with how many reached each (files from before --baselines
+    // have the first run's, in its trace).
+    baseline.runs = header.value("runs", 1);
+    if (header.contains("sites")) {
+      baseline.sites.clear();
+      for (const nlohmann::json& site : header.at("sites")) {
+        baseline.sites.push_back(SiteFromJson(site));
+      }
+    }
+    if (baseline.runs < 1) {
+      return Status::InvalidArgument(fmt::format("{}: damaged: {} runs", what, baseline.runs));
+    }
   } catch (const nlohmann::json::exception& e) {
     return Status::InvalidArgument(fmt::format("{}: damaged header: {}", what, e.what()));
   }

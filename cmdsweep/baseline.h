@@ -18,12 +18,18 @@ namespace spillway::cmdsweep {
 // when `expected_calls` is not negative, when it holds another number of calls.
 Status ScanBaselineTrace(const std::string& what, int64_t expected_calls, Baseline* baseline);
 
+// Adds what `other`, another run without faults, did to `baseline` (one run more): the sites
+// only it reached (each reached once so far), one more reach of the sites both reached, and
+// its leftovers of paths `baseline` has not left.
+void AddBaselineRun(const Baseline& other, Baseline* baseline);
+
 // `pattern` widened to cover `path` too: components that differ (beyond SamePathPattern)
 // become *; a path of another depth makes the pattern end in **.
 std::string WidenPathPattern(const std::string& pattern, const std::string& path);
 
 // Writes the --baseline file: one header line (command, scope, exit, stdout, stderr,
-// seconds, calls, leftovers), then the baseline's trace as inject wrote it.
+// seconds, calls, leftovers, runs, and the sites of every run), then the trace of the
+// baseline's first run as inject wrote it.
 Status WriteBaselineFile(const std::string& file, const std::vector<std::string>& command,
                          const Baseline& baseline);
 

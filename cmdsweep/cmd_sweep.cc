@@ -12,9 +12,11 @@
 #include <atomic>
 #include <cerrno>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -49,6 +51,7 @@ struct Sweep {
   Baseline baseline;
   std::optional<std::regex> error_pattern;
   bool baseline_reported_error = false;
+  std::map<std::string, int> attempts_by_site;  // AttemptsFor each site.
 };
 
 bool HasDirWord(const std::vector<std::string>& command) {
@@ -163,8 +166,58 @@ StatusOr<InjectOutcome> RunOnce(const Sweep& sweep, const std::string& label,
 
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
-// Runs the baseline, or reads it from --baseline FILE when that exists (and records it
-// there when it does not).
+// Runs the command without faults, as the baseline's run `number` (1-based), into
+// *baseline, its trace scanned. Errors: a command that did not run or did not exit 0.
+Status RunBaselineOnce(const Sweep& sweep, int number, Baseline* baseline) {
+  const CmdSweepOptions& options = *sweep.options;
+  const double limit = options.timeout > 0 ? options.timeout : kBaselineTimeoutSeconds;
+  const std::string label = number == 1 ? "baseline" : fmt::format("baseline-{}", number);
+  StatusOr<InjectOutcome> outcome =
+      RunOnce(sweep, label, {}, limit, /*symbolize=*/true, &baseline->scope);
+  if (!outcome.ok()) return outcome.status();
+  if (!outcome->summary) {
+    return Status::InvalidArgument(
+        fmt::format("the command did not run: {}", FirstLine(outcome->inject_stderr)));
+  }
+  if (outcome->status != 0) {
+    const std::string which = number == 1 ? "" : fmt::format(" (baseline run {})", number);
+    return Status::InvalidArgument(
+        fmt::format("the run without faults{} exited {}, not 0 (its stderr: {})", which,
+                    outcome->status, FirstLine(outcome->inject_stderr)));
+  }
+  baseline->exit_code = outcome->status;
+  baseline->stdout_text = std::move(outcome->program_stdout);
+  baseline->stderr_text = std::move(outcome->inject_stderr);
+  baseline->leftovers = std::move(outcome->leftovers);
+  baseline->seconds = outcome->seconds;
+  baseline->trace = outcome->trace;
+  baseline->with_dir = sweep.with_dir;
+  return ScanBaselineTrace("the baseline's trace", -1, baseline);
+}
+
+// Runs the baseline --baselines times: the first run is the one runs are compared with,
+// the others add the sites and leftovers they alone reached. Errors as RunBaselineOnce's,
+// and output that differs between the runs while stdout is compared.
+Status RunBaselines(const Sweep& sweep, Baseline* baseline) {
+  const CmdSweepOptions& options = *sweep.options;
+  SPILLWAY_RETURN_IF_ERROR(RunBaselineOnce(sweep, 1, baseline));
+  for (int number = 2; number <= options.baselines; ++number) {
+    Baseline other;
+    SPILLWAY_RETURN_IF_ERROR(RunBaselineOnce(sweep, number, &other));
+    unlink(other.trace.c_str());
+    if (options.compare_stdout && other.stdout_text != baseline->stdout_text) {
+      return Status::InvalidArgument(fmt::format(
+          "the runs without faults printed different output (runs 1 and {}): every run would "
+          "be judged silent_wrong_output; --compare none judges runs without their output",
+          number));
+    }
+    AddBaselineRun(other, baseline);
+  }
+  return OkStatus();
+}
+
+// The baseline: run (--baselines times), or read from --baseline FILE when that exists
+// (and recorded there when it does not).
 Status RunBaseline(Sweep* sweep) {
   const CmdSweepOptions& options = *sweep->options;
   Baseline& baseline = sweep->baseline;
@@ -174,27 +227,7 @@ Status RunBaseline(Sweep* sweep) {
     if (!recorded.ok()) return recorded.status();
     baseline = std::move(*recorded);
   } else {
-    const double limit = options.timeout > 0 ? options.timeout : kBaselineTimeoutSeconds;
-    StatusOr<InjectOutcome> outcome =
-        RunOnce(*sweep, "baseline", {}, limit, /*symbolize=*/true, &baseline.scope);
-    if (!outcome.ok()) return outcome.status();
-    if (!outcome->summary) {
-      return Status::InvalidArgument(
-          fmt::format("the command did not run: {}", FirstLine(outcome->inject_stderr)));
-    }
-    if (outcome->status != 0) {
-      return Status::InvalidArgument(
-          fmt::format("the run without faults exited {}, not 0 (its stderr: {})", outcome->status,
-                      FirstLine(outcome->inject_stderr)));
-    }
-    baseline.exit_code = outcome->status;
-    baseline.stdout_text = std::move(outcome->program_stdout);
-    baseline.stderr_text = std::move(outcome->inject_stderr);
-    baseline.leftovers = std::move(outcome->leftovers);
-    baseline.seconds = outcome->seconds;
-    baseline.trace = outcome->trace;
-    baseline.with_dir = sweep->with_dir;
-    SPILLWAY_RETURN_IF_ERROR(ScanBaselineTrace("the baseline's trace", -1, &baseline));
+    SPILLWAY_RETURN_IF_ERROR(RunBaselines(*sweep, &baseline));
     if (!options.baseline_file.empty()) {
       SPILLWAY_RETURN_IF_ERROR(WriteBaselineFile(options.baseline_file, options.command, baseline));
     }
@@ -208,6 +241,9 @@ Status RunBaseline(Sweep* sweep) {
   sweep->timeout = options.timeout > 0
                        ? options.timeout
                        : std::max(kMinTimeoutSeconds, kTimeoutFactor * baseline.seconds);
+  for (const SiteInfo& site : baseline.sites) {
+    sweep->attempts_by_site[site.id] = AttemptsFor(site, baseline.runs, options.retries);
+  }
   return OkStatus();
 }
 
@@ -261,12 +297,15 @@ RunResult RunAttempt(const Sweep& sweep, const RunSpec& spec) {
   return result;
 }
 
-// Makes the run, again while it diverged (its planned call never came) and --retries
-// allow: a program whose threads or order vary may reach the call on another try.
+// Makes the run, again while it diverged (its planned call never came) and --retries (or,
+// for a site only some baseline runs reached, AttemptsFor) allow: a program whose threads
+// or order vary may reach the call on another try.
 RunResult RunOne(const Sweep& sweep, const RunSpec& spec) {
+  const auto site = sweep.attempts_by_site.find(spec.site);
+  const int attempts =
+      site != sweep.attempts_by_site.end() ? site->second : 1 + sweep.options->retries;
   RunResult result = RunAttempt(sweep, spec);
-  for (int attempt = 2; attempt <= 1 + sweep.options->retries && !result.diverged_at.empty();
-       ++attempt) {
+  for (int attempt = 2; attempt <= attempts && !result.diverged_at.empty(); ++attempt) {
     result = RunAttempt(sweep, spec);
     result.attempts = attempt;
   }
@@ -326,6 +365,7 @@ Status Validate(const CmdSweepOptions& options, Sweep* sweep) {
   }
   if (options.jobs < 1) return Status::InvalidArgument("--jobs must be at least 1");
   if (options.retries < 0) return Status::InvalidArgument("--retries must be at least 0");
+  if (options.baselines < 1) return Status::InvalidArgument("--baselines must be at least 1");
   if (!options.error_pattern.empty()) {
     try {
       sweep->error_pattern.emplace(options.error_pattern);
@@ -408,6 +448,17 @@ void CmdSweepResult::Count(const RunResult& run) {
     ++by_verdict[static_cast<int>(v)];
     if (site != nullptr) ++(*site)[static_cast<int>(v)];
   }
+}
+
+int AttemptsFor(const SiteInfo& site, int baseline_runs, int retries) {
+  const int attempts = 1 + retries;
+  if (site.baselines <= 0 || site.baselines >= baseline_runs) return attempts;
+  // Each try reaches the site at the rate p = k/n the baseline's runs did: n tries all miss
+  // it with a chance of (1 - p)^n.
+  constexpr double kMissChance = 0.01;
+  const double miss = 1.0 - static_cast<double>(site.baselines) / baseline_runs;
+  const int needed = static_cast<int>(std::ceil(std::log(kMissChance) / std::log(miss)));
+  return std::max(attempts, std::min(needed, kMaxAttempts));
 }
 
 int ExitStatusOf(const CmdSweepResult& result) {

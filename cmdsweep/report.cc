@@ -97,8 +97,13 @@ void PrintSites(std::FILE* out, const CmdSweepResult& result) {
   const auto& by_site = result.by_site;
   for (const SiteInfo& site : result.baseline.sites) {
     const auto it = by_site.find(site.id);
-    std::fprintf(out, "site %s: %s %s %s, %llu calls: %s\n", site.id.c_str(), site.op.c_str(),
+    const std::string reached = site.baselines < result.baseline.runs
+                                    ? fmt::format(" (reached by {} of {} baseline runs)",
+                                                  site.baselines, result.baseline.runs)
+                                    : std::string();
+    std::fprintf(out, "site %s: %s %s %s, %llu calls%s: %s\n", site.id.c_str(), site.op.c_str(),
                  site.call.c_str(), site.path.c_str(), static_cast<unsigned long long>(site.calls),
+                 reached.c_str(),
                  it == by_site.end() ? "no run" : Counts(it->second, true).c_str());
     for (const std::string& frame : site.frames) std::fprintf(out, "  at %s\n", frame.c_str());
   }
@@ -125,11 +130,18 @@ Status PrintText(std::FILE* out, const CmdSweepResult& result) {
   for (const auto& [op, n] : baseline.calls_by_op) {
     ops += fmt::format("{}{} {}", ops.empty() ? "" : ", ", op, n);
   }
-  std::fprintf(
-      out, "baseline: exit %d, %llu in-scope calls (%s), %zu call sites, %zu leftovers, %.2f s\n",
-      baseline.exit_code, static_cast<unsigned long long>(baseline.calls),
-      ops.empty() ? "none" : ops.c_str(), baseline.sites.size(), baseline.leftovers.size(),
-      baseline.seconds);
+  std::string runs;
+  std::string sites = fmt::format("{} call sites", baseline.sites.size());
+  if (baseline.runs > 1) {
+    runs = fmt::format(" ({} runs)", baseline.runs);
+    const auto some = std::count_if(baseline.sites.begin(), baseline.sites.end(),
+                                    [&](const SiteInfo& s) { return s.baselines < baseline.runs; });
+    sites += fmt::format(" ({} reached by some runs only)", some);
+  }
+  std::fprintf(out, "baseline%s: exit %d, %llu in-scope calls (%s), %s, %zu leftovers, %.2f s\n",
+               runs.c_str(), baseline.exit_code, static_cast<unsigned long long>(baseline.calls),
+               ops.empty() ? "none" : ops.c_str(), sites.c_str(), baseline.leftovers.size(),
+               baseline.seconds);
   if (result.scratch) {
     for (const Leftover& left : baseline.leftovers) {
       std::fprintf(out, "baseline leak (--scratch): %s (%llu bytes)\n", left.path.c_str(),

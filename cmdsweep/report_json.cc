@@ -17,6 +17,7 @@ Json BaselineJson(const CmdSweepResult& result) {
   const Baseline& baseline = result.baseline;
   Json j;
   j["command"] = result.command;
+  j["runs"] = baseline.runs;
   j["exit"] = baseline.exit_code;
   j["calls"] = baseline.calls;
   j["calls_by_op"] = baseline.calls_by_op;
@@ -36,15 +37,10 @@ Json SitesJson(const CmdSweepResult& result) {
   Json sites = Json::array();
   for (const SiteInfo& site : result.baseline.sites) {
     const auto it = result.by_site.find(site.id);
-    sites.push_back(
-        {{"id", site.id},
-         {"op", site.op},
-         {"call", site.call},
-         {"calls", site.calls},
-         {"path", site.path},
-         {"frames", site.frames},
-         {"verdicts", CountsJson(it == result.by_site.end() ? std::array<uint64_t, kVerdictCount>{}
-                                                            : it->second)}});
+    Json j = SiteJson(site);
+    j["verdicts"] =
+        CountsJson(it == result.by_site.end() ? std::array<uint64_t, kVerdictCount>{} : it->second);
+    sites.push_back(std::move(j));
   }
   return sites;
 }

@@ -69,6 +69,7 @@ void ReadHeader(const nlohmann::json& report, Shard* shard) {
   if (!report.at("runs").is_array()) throw std::invalid_argument("its runs are no list");
   r.command = b.at("command").get<std::vector<std::string>>();
   r.baseline.exit_code = b.at("exit").get<int>();
+  r.baseline.runs = b.value("runs", 1);  // Reports from before --baselines had one.
   r.baseline.calls = b.at("calls").get<uint64_t>();
   r.baseline.calls_by_op = b.at("calls_by_op").get<std::map<std::string, uint64_t>>();
   r.baseline.leftovers = LeftoversFromJson(b.at("leftovers"));
@@ -89,10 +90,7 @@ void ReadHeader(const nlohmann::json& report, Shard* shard) {
   }
   nlohmann::json sites = report.at("sites");
   for (nlohmann::json& s : sites) {
-    r.baseline.sites.push_back({s.at("id").get<std::string>(), s.at("op").get<std::string>(),
-                                s.at("call").get<std::string>(), s.at("path").get<std::string>(),
-                                s.at("calls").get<uint64_t>(), 0,
-                                s.at("frames").get<std::vector<std::string>>()});
+    r.baseline.sites.push_back(SiteFromJson(s));
     s.erase("verdicts");
   }
   nlohmann::json plan = b;

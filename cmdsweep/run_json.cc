@@ -20,6 +20,23 @@ Json LeftoversJson(const std::vector<Leftover>& leftovers) {
   return list;
 }
 
+Json SiteJson(const SiteInfo& site) {
+  return {{"id", site.id},
+          {"op", site.op},
+          {"call", site.call},
+          {"calls", site.calls},
+          {"path", site.path},
+          {"frames", site.frames},
+          {"baselines", site.baselines}};
+}
+
+SiteInfo SiteFromJson(const nlohmann::json& j) {
+  return {j.at("id").get<std::string>(),   j.at("op").get<std::string>(),
+          j.at("call").get<std::string>(), j.at("path").get<std::string>(),
+          j.at("calls").get<uint64_t>(),   j.at("frames").get<std::vector<std::string>>(),
+          j.value("baselines", 1)};
+}
+
 Json RunJson(const RunResult& run) {
   Json j;
   j["index"] = run.spec.index;

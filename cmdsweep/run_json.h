@@ -17,6 +17,10 @@ using Json = nlohmann::ordered_json;
 // `[{"path", "size", "kind"}, ...]`.
 Json LeftoversJson(const std::vector<Leftover>& leftovers);
 
+// `{"id", "op", "call", "calls", "path", "frames", "baselines"}`: an element of a report's
+// "sites" (without its verdicts) and of a --baseline file's.
+Json SiteJson(const SiteInfo& site);
+
 // `{"index", "n", "site", "nth", "op", "call", "path", "errno", "mode", "exit", "signal",
 // "reported_error", "verdicts", "leftovers", "diverged_at", "reproducer", "kept"}`.
 Json RunJson(const RunResult& run);
@@ -34,6 +38,10 @@ Enum FromName(const std::string& name, const char* (*name_of)(Enum)) {
 // Reads LeftoversJson's list back. Throws (std::invalid_argument, nlohmann::json's
 // exceptions) for a list that is not one.
 std::vector<Leftover> LeftoversFromJson(const nlohmann::json& list);
+
+// Reads SiteJson's object back ("baselines" is 1 when missing: reports and files from
+// before --baselines). Throws as LeftoversFromJson.
+SiteInfo SiteFromJson(const nlohmann::json& j);
 
 // Reads RunJson's object back, for a plan of `depth` (which says whether the run's rule was
 // by site). Throws as LeftoversFromJson.

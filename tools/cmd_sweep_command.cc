@@ -223,8 +223,13 @@ void AddOptions(CLI::App& app, CmdSweepArgs& args) {
       ->check(CLI::PositiveNumber);
   app.add_option("--max-runs", args.options.max_runs, "Sample N runs")->check(CLI::PositiveNumber);
   app.add_option("--retries", args.options.retries,
-                 "Make a diverged run again up to N more times (default 2)")
+                 "Make a diverged run again up to N more times (default 2; more for a site "
+                 "only some baseline runs reached)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--baselines", args.options.baselines,
+                 "Run the program N times without faults and plan every site any run reached "
+                 "(default 1)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--shard", args.shard, "Run the K-th of N slices (K/N)");
   app.add_option("--shard-count", args.shard_count,
                  "N slices, this one JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)")

@@ -427,8 +427,10 @@ CmdSweepResult SampleResult(const std::vector<uint64_t>& indexes, int shard, int
   result.command = {"prog", "{dir}"};
   result.baseline.calls = 10;
   result.baseline.calls_by_op = {{"write", 10}};
-  result.baseline.sites = {{"00000000000a", "write", "pwrite64", "{dir}/*", 5, 1, {"prog+0x10"}},
-                           {"00000000000b", "write", "pwrite64", "{dir}/*", 5, 2, {"prog+0x20"}}};
+  // Two baseline runs, one of which alone reached the second site.
+  result.baseline.runs = 2;
+  result.baseline.sites = {{"00000000000a", "write", "pwrite64", "{dir}/*", 5, {"prog+0x10"}, 2},
+                           {"00000000000b", "write", "pwrite64", "{dir}/*", 5, {"prog+0x20"}, 1}};
   result.timeout = 10;
   result.plan_sizes = {10, 10, 20};
   result.planned_runs = 10;

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -202,6 +203,60 @@ TEST_F(CmdSweepTest, ADivergedRunIsMadeAgainUntilItReachesItsSite) {
   EXPECT_EQ(again.result["summary"]["by_verdict"]["diverged"], 0);
 }
 
+// The sites of `result` that not every baseline run reached, with how many did.
+std::map<std::string, int> SitesSomeRunsReached(const json& result) {
+  std::map<std::string, int> sites;
+  for (const json& site : result["sites"]) {
+    if (site["baselines"] != result["baseline"]["runs"]) sites[site["id"]] = site["baselines"];
+  }
+  return sites;
+}
+
+TEST_F(CmdSweepTest, BaselinesPlanTheSitesOnlySomeRunsReachAndTryThemUntilReached) {
+  // Every invocation writes its file from /bin/echo; those numbered 2 mod 3 (counted in a
+  // file outside the scope) also write from the shell's own echo: a site the first
+  // invocation never reaches, and that the second of three does.
+  auto every_third = [this](const std::string& counter) {
+    const std::string count = ShellQuote(root_ / counter);
+    return "sh -c 'n=$(cat " + count + " 2>/dev/null || echo 0); n=$((n+1)); echo $n >" + count +
+           "; /bin/echo data >\"$1\"/f; if [ $((n % 3)) -eq 2 ]; then echo more >\"$1\"/g; fi; " +
+           "rm -f \"$1\"/f \"$1\"/g' sh";
+  };
+  const std::string args = "--op write --mode transient --errno EIO --jobs 1 --retries 0";
+  const SweepOutcome one = Sweep(args, every_third("one"));
+  ASSERT_TRUE(one.result.is_object());
+  EXPECT_EQ(one.result["baseline"]["runs"], 1);
+  EXPECT_TRUE(SitesSomeRunsReached(one.result).empty()) << one.result["sites"].dump();
+
+  const std::string file = (root_ / "baseline.jsonl").string();
+  const SweepOutcome three =
+      Sweep(args + " --baselines 3 --baseline " + ShellQuote(file), every_third("three"));
+  ASSERT_TRUE(three.result.is_object());
+  EXPECT_EQ(three.result["baseline"]["runs"], 3);
+  // The shell's create, write and close of g.
+  const std::map<std::string, int> some = SitesSomeRunsReached(three.result);
+  EXPECT_EQ(some.size(), 3u) << three.result["sites"].dump();
+  EXPECT_EQ(three.result["sites"].size(), one.result["sites"].size() + some.size());
+  for (const json& site : three.result["sites"]) {
+    if (some.count(site["id"]) == 0) continue;
+    EXPECT_EQ(site["baselines"], 1) << site.dump();
+    EXPECT_EQ(site["path"], "{dir}/g") << site.dump();
+  }
+  // The run of its write came at invocations 6, 7 and 8 (runs are made one after another,
+  // after the baseline's three and the two of /bin/echo's sites): reached at the third
+  // try, which --retries 0 would not have allowed for a site every baseline run reached.
+  for (const json& run : three.result["runs"]) {
+    EXPECT_FALSE(HasVerdict(run, "diverged")) << run.dump();
+    EXPECT_EQ(run["attempts"], some.count(run["site"]) != 0 ? 3 : 1) << run.dump();
+  }
+  // A shard planning from the recorded file sees the same sites, reached as often.
+  const SweepOutcome again =
+      Sweep(args + " --baseline " + ShellQuote(file) + " --max-runs 1", every_third("three"));
+  ASSERT_TRUE(again.result.is_object());
+  EXPECT_EQ(again.result["baseline"]["runs"], 3);
+  EXPECT_EQ(SitesSomeRunsReached(again.result), some);
+}
+
 TEST_F(CmdSweepTest, WithoutDirEveryRunUsesTheScopeAndLeavesItAsItWas) {
   std::ofstream(scope_ / "kept.txt") << "not the program's";
   const SweepOutcome sweep = Sweep("--op write,create", SPILL_LEAK, scope_.string());
@@ -280,6 +335,9 @@ TEST_F(CmdSweepTest, BadInputExits2WithOneLine) {
       "--under " + scope + " -- false",
       "--under " + scope + " --depth deep -- " + prog,
       "--under " + scope + " --retries -1 -- " + prog,
+      "--under " + scope + " --baselines 0 -- " + prog,
+      // Output that differs from run to run, compared.
+      "--under " + scope + " --baselines 2 -- sh -c 'echo $$' sh {dir}",
       "--under " + scope + " --error-pattern '(' -- " + prog,
       "--under " + scope + " --shard-count 3 -- " + prog,
       "GTEST_TOTAL_SHARDS=3 GTEST_SHARD_INDEX=3 " + sweep + "--under " + scope + " -- " + prog,

@@ -59,8 +59,12 @@ struct CmdSweepOptions {
   double timeout = 0;     // Seconds per run; 0: derived from the baseline.
   uint64_t max_runs = 0;  // 0: every run.
   // A run whose planned call never came (diverged) is made again, at most this many more
-  // times; the program may reach the call on another try (threads, random order).
+  // times; the program may reach the call on another try (threads, random order). More for
+  // a site that only some baseline runs reached (AttemptsFor).
   int retries = 2;
+  // Runs without faults: the plan covers every site any of them reached, so that a program
+  // whose threads or timing vary is swept where it sometimes goes.
+  int baselines = 1;
   int shard_index = 1;  // 1-based K of --shard K/N.
   int shard_count = 1;
   Depth depth = Depth::kFirst;
@@ -101,8 +105,8 @@ struct SiteInfo {
   std::string call;  // The C library function of its first call.
   std::string path;  // Its calls' path pattern: components that differ between calls are *.
   uint64_t calls = 0;
-  uint64_t first_n = 0;             // Its first call's number among all calls.
   std::vector<std::string> frames;  // "MODULE+0xOFFSET SYMBOL", innermost first.
+  int baselines = 1;                // How many of the baseline's runs reached it.
 };
 
 // The run that fails the baseline's call `n` (1-based) with `error_number` in `mode`; in a
@@ -137,9 +141,10 @@ struct RunResult {
   int attempts = 1;             // Runs made for it: 1 + the retries a divergence took.
 };
 
-// What the run without faults did. Its calls are not held: `trace` is read again to plan
-// by call number.
+// What the run without faults did (the first of `runs`: the others add their sites and
+// leftovers). Its calls are not held: `trace` is read again to plan by call number.
 struct Baseline {
+  int runs = 1;
   int exit_code = 0;
   std::string stdout_text;  // The scope shown as {dir} when the command has one.
   std::string stderr_text;
@@ -189,6 +194,12 @@ struct CmdSweepResult {
   // Counts `run` in run_count, by_verdict, by_site and violations.
   void Count(const RunResult& run);
 };
+
+// The runs to make at most for a run of `site` (1 + retries when every baseline run
+// reached it): enough that, at the rate the baseline's runs reached it, every one of them
+// missing it has a chance below 1 %; at most kMaxAttempts.
+inline constexpr int kMaxAttempts = 20;
+int AttemptsFor(const SiteInfo& site, int baseline_runs, int retries);
 
 // 0 when no run is a violation and (with --scratch) the baseline left nothing; else 1.
 int ExitStatusOf(const CmdSweepResult& result);
