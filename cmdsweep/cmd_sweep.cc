@@ -21,6 +21,7 @@
 #include <mutex>
 #include <optional>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "baseline.h"
@@ -52,6 +53,10 @@ struct Sweep {
   std::optional<std::regex> error_pattern;
   bool baseline_reported_error = false;
   std::map<std::string, int> attempts_by_site;  // AttemptsFor each site.
+  // Sites that a run tried AttemptsFor times without reaching: their later runs get only
+  // 1 + --retries tries (the site is rarer than its baseline runs made it look).
+  mutable std::mutex unreached_mu;
+  mutable std::set<std::string> unreached_sites;
 };
 
 bool HasDirWord(const std::vector<std::string>& command) {
@@ -297,17 +302,28 @@ RunResult RunAttempt(const Sweep& sweep, const RunSpec& spec) {
   return result;
 }
 
-// Makes the run, again while it diverged (its planned call never came) and --retries (or,
-// for a site only some baseline runs reached, AttemptsFor) allow: a program whose threads
-// or order vary may reach the call on another try.
+// How many times a run of `site` may be made: AttemptsFor it, unless an earlier run of it
+// used them all in vain; 1 + --retries for a site every baseline run reached.
+int AttemptsOf(const Sweep& sweep, const std::string& site) {
+  const int retried = 1 + sweep.options->retries;
+  const auto it = sweep.attempts_by_site.find(site);
+  if (it == sweep.attempts_by_site.end() || it->second <= retried) return retried;
+  std::lock_guard<std::mutex> lock(sweep.unreached_mu);
+  return sweep.unreached_sites.count(site) != 0 ? retried : it->second;
+}
+
+// Makes the run, again while it diverged (its planned call never came) and AttemptsOf
+// allows: a program whose threads or order vary may reach the call on another try.
 RunResult RunOne(const Sweep& sweep, const RunSpec& spec) {
-  const auto site = sweep.attempts_by_site.find(spec.site);
-  const int attempts =
-      site != sweep.attempts_by_site.end() ? site->second : 1 + sweep.options->retries;
+  const int attempts = AttemptsOf(sweep, spec.site);
   RunResult result = RunAttempt(sweep, spec);
   for (int attempt = 2; attempt <= attempts && !result.diverged_at.empty(); ++attempt) {
     result = RunAttempt(sweep, spec);
     result.attempts = attempt;
+  }
+  if (!result.diverged_at.empty() && attempts > 1 + sweep.options->retries) {
+    std::lock_guard<std::mutex> lock(sweep.unreached_mu);
+    sweep.unreached_sites.insert(spec.site);
   }
   return result;
 }

@@ -257,6 +257,29 @@ TEST_F(CmdSweepTest, BaselinesPlanTheSitesOnlySomeRunsReachAndTryThemUntilReache
   EXPECT_EQ(SitesSomeRunsReached(again.result), some);
 }
 
+TEST_F(CmdSweepTest, ASiteNoTryReachesGetsItsFullTriesOnlyOnce) {
+  // Only the second invocation writes from the shell's own echo: a site one of three
+  // baseline runs reached, and no run after them.
+  const std::string count = ShellQuote(root_ / "count");
+  const std::string once = "sh -c 'n=$(cat " + count + " 2>/dev/null || echo 0); n=$((n+1)); " +
+                           "echo $n >" + count + "; /bin/echo data >\"$1\"/f; " +
+                           "if [ $n -eq 2 ]; then echo more >\"$1\"/g; fi; " +
+                           "rm -f \"$1\"/f \"$1\"/g' sh";
+  const SweepOutcome sweep =
+      Sweep("--op write --errno EIO --jobs 1 --retries 0 --baselines 3", once);
+  ASSERT_TRUE(sweep.result.is_object());
+  const std::map<std::string, int> some = SitesSomeRunsReached(sweep.result);
+  std::vector<int> attempts;  // Of the runs of the site some baseline runs reached.
+  for (const json& run : sweep.result["runs"]) {
+    if (some.count(run["site"]) == 0) continue;
+    EXPECT_TRUE(HasVerdict(run, "diverged")) << run.dump();
+    attempts.push_back(run["attempts"]);
+  }
+  // Its transient run made the 12 tries a site reached by 1 of 3 runs gets
+  // (ln 0.01 / ln(2/3) = 11.4); its persistent run, after that, one.
+  EXPECT_EQ(attempts, (std::vector<int>{12, 1}));
+}
+
 TEST_F(CmdSweepTest, WithoutDirEveryRunUsesTheScopeAndLeavesItAsItWas) {
   std::ofstream(scope_ / "kept.txt") << "not the program's";
   const SweepOutcome sweep = Sweep("--op write,create", SPILL_LEAK, scope_.string());
