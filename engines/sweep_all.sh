@@ -14,11 +14,14 @@ profile() {
   shift
   echo "==> $name: $*"
   rm -rf "build/engines/sweeps/$name"
+  start=$(date +%s)
   SPILLWAY_ENGINE_WORK=$PWD/build/engines/sweeps/$name sh "$@" >"build/engines/sweeps/$name.log" 2>&1 ||
     failed=1
   grep -E "^(baseline|plan|sampled|verdicts|violations|skipped|FAIL)" "build/engines/sweeps/$name.log" || true
+  echo "time: $(($(date +%s) - start)) s"
 }
 mkdir -p build/engines/sweeps
+all_start=$(date +%s)
 profile sort engines/sort/sweep.sh
 profile sqlite engines/sqlite/sweep.sh
 profile rust engines/rust/sweep.sh
@@ -28,4 +31,5 @@ profile duckdb engines/duckdb/sweep.sh plain
 profile duckdb_limit_set engines/duckdb/sweep.sh limit-set
 profile duckdb_limit_config engines/duckdb/sweep.sh limit-config
 profile lancedb engines/lancedb/sweep.sh
+echo "all profiles: $(($(date +%s) - all_start)) s"
 exit "$failed"

@@ -26,9 +26,9 @@ fi
 run="$ENGINES_DIR/postgres/run_single.sh"
 if [ "$mode" = limit ]; then
   EXPECT_ERROR="temporary file size exceeds temp_file_limit" \
-    sweep_engine --jobs 1 --scratch --share-with postgres "$@" -- sh "$run" "$work/pg/data" {dir} -c temp_file_limit=1MB
+    sweep_engine --jobs 1 --scratch --baselines 3 --share-with postgres "$@" -- sh "$run" "$work/pg/data" {dir} -c temp_file_limit=1MB
 else
-  sweep_engine --jobs 1 --scratch --share-with postgres --error-pattern '(ERROR|FATAL|PANIC):' "$@" \
+  sweep_engine --jobs 1 --scratch --baselines 3 --share-with postgres --error-pattern '(ERROR|FATAL|PANIC):' "$@" \
     -- sh "$run" "$work/pg/data" {dir}
 fi
 expect_left_by_fault tolerated remove

@@ -6,5 +6,5 @@
 . "$(dirname "$0")/../profile_lib.sh"
 RUST_SPILL=${RUST_SPILL:-$ENGINES_DIR/../build/default/tests/inject/rust_spill/target/release/rust_spill}
 skip_unless "$RUST_SPILL"
-sweep_engine --jobs 2 --scratch "$@" -- "$RUST_SPILL" {dir}
+sweep_engine --jobs 2 --scratch --baselines 3 "$@" -- "$RUST_SPILL" {dir}
 expect_verdict leak

@@ -4,5 +4,5 @@
 . "$(dirname "$0")/../profile_lib.sh"
 skip_unless sort
 seq 1 200000 | sort -R --random-source=/dev/zero > "$work/input.txt"
-sweep_engine --jobs 2 --scratch "$@" -- sort -S 100K --parallel=1 -T {dir} "$work/input.txt"
+sweep_engine --jobs 2 --scratch --baselines 3 "$@" -- sort -S 100K --parallel=1 -T {dir} "$work/input.txt"
 expect_left_by_fault tolerated remove
