@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <iterator>
 #include <optional>
-#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -246,9 +245,17 @@ struct Generator<scenario::Fault> {
   static constexpr bool kFault = true;
   static uint64_t Weight(const GenContext& g) { return static_cast<uint64_t>(g.o.fault_weight); }
   static scenario::Fault Make(const GenContext& g, Chooser& chooser) {
-    const std::span<const OpKind> ops = scenario::FaultOps();
+    // At most one rule at a time for each of a reap's calls: an rmdir is made about as
+    // seldom as an rmdir rule is drawn, so they would pile up, stay due, and keep `crash`
+    // (and a reap with orphans) from being drawn for the rest of the run.
+    std::vector<OpKind> ops;
+    for (const OpKind op : scenario::FaultOps()) {
+      const bool reap_call =
+          std::find(std::begin(kReapCalls), std::end(kReapCalls), op) != std::end(kReapCalls);
+      if (!reap_call || !g.s.rules.Due(op)) ops.push_back(op);
+    }
     scenario::Fault fault;
-    fault.rule.op = ops[chooser.Pick(ops.size())];
+    fault.rule.op = PickOne(chooser, ops);
     std::vector<int> errnos;
     for (const int e : kErrnos) {
       if (OpKindCanReturn(fault.rule.op, e)) errnos.push_back(e);

@@ -229,8 +229,8 @@ std::string Quoted(const ScenarioCommand& c) { return fmt::format("`{}`", c.ToSt
 // The filesystem calls an operation makes, as the model accounts for them.
 
 bool ReapUnfaulted(const SpillModel& s) {
-  return !s.rules.Due(OpKind::kList) && !s.rules.Due(OpKind::kRemove) &&
-         !s.rules.Due(OpKind::kRmdir);
+  return std::none_of(std::begin(kReapCalls), std::end(kReapCalls),
+                      [&](OpKind op) { return s.rules.Due(op); });
 }
 
 namespace {

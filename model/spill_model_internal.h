@@ -72,8 +72,11 @@ bool RemoveSpillDirsIn(SpillModel& s, const std::set<int>& cleaned);
 // errno, 0 on success.
 int CreateIn(SpillModel& s, int dir_id);
 
-// True when no rule is due for the calls a reap makes (list, remove, rmdir), so that its
-// outcome is predictable.
+// The kinds of call a reap makes.
+inline constexpr OpKind kReapCalls[] = {OpKind::kList, OpKind::kRemove, OpKind::kRmdir};
+
+// True when no rule is due for the calls a reap makes (kReapCalls), so that its outcome is
+// predictable.
 bool ReapUnfaulted(const SpillModel& s);
 
 // MakeSpillDir: with `create_parent`, a stat of the local dir and, when it is missing, a

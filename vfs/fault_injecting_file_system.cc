@@ -147,12 +147,14 @@ class FaultInjectingFileSystem::State {
     random_one_in_ = one_in;
   }
 
-  // Adds a pending short write; `for_file` when its glob names one existing file. Returns
-  // the paths of the pending short writes made for files, to be checked for ones that are
-  // gone (DropShortWrites), when enough have accumulated since the last check (twice as
-  // many as it kept, so that checking costs O(1) per short write added); else none.
-  std::vector<std::string> AddShortWrite(std::string path_glob, uint64_t bytes, bool for_file) {
+  // Adds a pending short write; `exists` when its glob names one existing file. It is for
+  // a file when it names one that exists or that a wrapper is open on. Returns the paths of
+  // the pending short writes made for files, to be checked for ones that are gone
+  // (DropShortWrites), when enough have accumulated since the last check (twice as many as
+  // it kept, so that checking costs O(1) per short write added); else none.
+  std::vector<std::string> AddShortWrite(std::string path_glob, uint64_t bytes, bool exists) {
     std::lock_guard<std::mutex> lock(mu_);
+    const bool for_file = exists || (IsOnePath(path_glob) && open_files_.contains(path_glob));
     const PendingWrite pending{next_short_write_++, bytes, for_file};
     if (IsOnePath(path_glob)) {
       by_path_[std::move(path_glob)].push_back(pending);
@@ -171,11 +173,14 @@ class FaultInjectingFileSystem::State {
     return due;
   }
 
-  // Drops the pending short writes made for the files at `gone`: their files are gone, so
-  // they can never apply.
+  // Drops the pending short writes made for the files at `gone` (paths where no file
+  // exists) that no wrapper is open on: their files are gone, so they can never apply. A
+  // file removed while a wrapper is open on it still takes writes through that wrapper
+  // (as an unlinked file does on Linux), so its short writes are kept.
   void DropShortWrites(const std::vector<std::string>& gone) {
     std::lock_guard<std::mutex> lock(mu_);
     for (const std::string& path : gone) {
+      if (open_files_.contains(path)) continue;
       auto it = by_path_.find(path);
       if (it == by_path_.end()) continue;
       by_path_count_ -= std::erase_if(it->second, [](const auto& w) { return w.for_file; });
@@ -192,6 +197,18 @@ class FaultInjectingFileSystem::State {
     by_path_count_ = 0;
     by_path_kept_ = 0;
     wildcard_writes_.clear();
+  }
+
+  // A wrapper for the file at `path` was made (FileOpened) or destroyed (FileClosed). While
+  // one lives, its writes can take the short writes pending for that path.
+  void FileOpened(const std::string& path) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++open_files_[path];
+  }
+  void FileClosed(const std::string& path) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = open_files_.find(path);
+    if (it != open_files_.end() && --it->second == 0) open_files_.erase(it);
   }
 
   uint64_t calls(OpKind kind) const {
@@ -331,6 +348,7 @@ class FaultInjectingFileSystem::State {
   size_t by_path_count_ = 0;
   size_t by_path_kept_ = 0;  // by_path_count_ after the last check for gone files.
   std::vector<std::pair<std::string, PendingWrite>> wildcard_writes_;
+  std::unordered_map<std::string, size_t> open_files_;  // Live wrappers, by path.
   uint64_t next_short_write_ = 0;
   std::array<uint64_t, kOpKindCount> calls_{};
   std::vector<InjectedFault> injected_;
@@ -341,7 +359,10 @@ class FaultInjectingFileSystem::State {
 class FaultInjectingFileSystem::File final : public WritableFile {
  public:
   File(std::shared_ptr<State> state, std::unique_ptr<WritableFile> target)
-      : state_(std::move(state)), target_(std::move(target)) {}
+      : state_(std::move(state)), target_(std::move(target)) {
+    state_->FileOpened(path());
+  }
+  ~File() override { state_->FileClosed(path()); }
 
   const std::string& path() const override { return target_->path(); }
 
@@ -426,9 +447,10 @@ void FaultInjectingFileSystem::SetRandomFaults(std::optional<OpKind> op, int err
 }
 
 void FaultInjectingFileSystem::AddShortWrite(std::string path_glob, uint64_t bytes) {
-  // A glob without wildcards names one path; if a file is there, the short write is for it.
-  const bool for_file = IsOnePath(path_glob) && target().Exists(path_glob);
-  std::vector<std::string> due = state_->AddShortWrite(std::move(path_glob), bytes, for_file);
+  // A glob without wildcards names one path; if a file is there (or a wrapper is open on
+  // one), the short write is for it.
+  const bool exists = IsOnePath(path_glob) && target().Exists(path_glob);
+  std::vector<std::string> due = state_->AddShortWrite(std::move(path_glob), bytes, exists);
   if (due.empty()) return;
   // Outside the lock, as every call to the target: which of those files are gone.
   std::sort(due.begin(), due.end());

@@ -99,6 +99,21 @@ TEST_F(FaultInjectingFileSystemTest, AShortWriteForAFileThatIsGoneIsDroppedAsThe
   EXPECT_EQ(h->Append("abcdef").bytes_written, 2u);
 }
 
+TEST_F(FaultInjectingFileSystemTest, AShortWriteForARemovedFileStillOpenIsKeptForItsWrites) {
+  std::unique_ptr<WritableFile> f = Create("/tmp/f");
+  ASSERT_NE(f, nullptr);
+  MakeFile("/tmp/g");
+  fs_.AddShortWrite("/tmp/f", 1);
+  // A tmp cleaner removes the file; its open handle still writes to it, as on Linux.
+  ASSERT_TRUE(fs_.RemoveTreeFromOutside("/tmp/f").ok());
+  // Enough short writes for a file that stays make the pending ones be checked.
+  for (int i = 0; i < 64; ++i) fs_.AddShortWrite("/tmp/g", 3);
+  AppendResult result = f->Append("abc");
+  EXPECT_EQ(result.bytes_written, 1u);
+  EXPECT_EQ(result.status, Status::FromErrno(EIO, "write", "/tmp/f"));
+  EXPECT_THAT(fs_.injected(), ElementsAre(InjectedFault{OpKind::kWrite, "/tmp/f", EIO, 1}));
+}
+
 TEST_F(FaultInjectingFileSystemTest, AnAppendFailedByARuleDoesNotUseUpAShortWrite) {
   std::unique_ptr<WritableFile> file = Create("/tmp/f");
   ASSERT_NE(file, nullptr);

@@ -162,10 +162,13 @@ class FaultInjectingFileSystem final : public FileSystemWrapper {
   // EIO, returning AppendResult{stored, EIO}. Pending short writes are consumed in the
   // order added; the first one whose glob matches is used. If the target itself fails
   // the prefix, its result is returned (the short write is still used up). A glob without
-  // wildcards that names an existing file makes the short write that file's: once the file
-  // is gone it can never apply, and it is dropped when pending short writes are next
-  // checked (as they accumulate), so a file made later at that path gets it only if it
-  // came before that check.
+  // wildcards that names an existing file, or one a WritableFile from this filesystem is
+  // open on, makes the short write that file's. A file removed while such a WritableFile
+  // is open still takes that file's writes (as an unlinked file does on Linux), and they
+  // still meet its short writes. Once the file is gone and no WritableFile is open on its
+  // path, its short writes can never apply: they are dropped when pending short writes
+  // are next checked (as they accumulate), so a file made later at that path gets them
+  // only if it came before that check.
   void AddShortWrite(std::string path_glob, uint64_t bytes);
   // Removes every rule, random fault and pending short write. Counters, injected() and
   // the random generator's state are kept.
