@@ -197,8 +197,8 @@ struct CmdSweepResult {
 
 // The runs to make at most for a run of `site` (1 + retries when every baseline run
 // reached it): enough that, at the rate the baseline's runs reached it, every one of them
-// missing it has a chance below 1 %; at most kMaxAttempts.
-inline constexpr int kMaxAttempts = 20;
+// missing it has a chance below 0.1 %; at most kMaxAttempts.
+inline constexpr int kMaxAttempts = 40;
 int AttemptsFor(const SiteInfo& site, int baseline_runs, int retries);
 
 // 0 when no run is a violation and (with --scratch) the baseline left nothing; else 1.
