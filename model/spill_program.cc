@@ -357,8 +357,8 @@ namespace {
 
 // The end of a run, everything dropped: the filesystem holds nothing a manager made,
 // except what the CleanupLog reports as left behind (a path, or a directory holding one),
-// and what a crash left (as many directories per local dir as the model has, with
-// whatever is in them: their process could report nothing).
+// what a crash left (as many directories per local dir as the model has, with whatever
+// is in them: their process could report nothing) and the files racing processes made.
 std::optional<Violation> CheckLeftovers(const SpillModel& s, SpillSut& sut) {
   const std::vector<std::string> left = sut.runner->cleanup_log()->left_behind();
   auto reported = [&](const std::string& path) {
@@ -367,41 +367,69 @@ std::optional<Violation> CheckLeftovers(const SpillModel& s, SpillSut& sut) {
                            l[path.size()] == '/');
     });
   };
-  // The first unreported path of each spill directory that is or holds one.
-  std::map<std::string, std::string> unreported;
+  // Every spill directory on disk: whether the log reports it, and its unreported files.
+  struct Dir {
+    bool reported = false;
+    std::vector<std::string> files;
+  };
+  std::map<std::string, Dir> dirs;
   const std::string local_dirs = "/l*" + std::string(kSpillDirsSuffix);
   for (const std::string_view glob : {std::string_view(local_dirs), kTmpSpillDirsGlob}) {
     for (const std::string& path : ExpandGlob(sut.runner->base_fs(), glob)) {
-      if (!reported(path)) unreported.emplace(path, path);
+      dirs[path].reported = reported(path);
+    }
+  }
+  for (const std::string_view glob : {kLocalFilesGlob, kTmpFilesGlob}) {
+    for (const std::string& path : ExpandGlob(sut.runner->base_fs(), glob)) {
+      if (!reported(path)) dirs[ParentPath(path)].files.push_back(path);
+    }
+  }
+  // Local dir -> how many of its directories may stay whole: those a crash left (a
+  // reported failed removal before the crash does not make one less so), and the
+  // spill-directory-named ones racing processes made.
+  std::map<std::string, uint64_t> stay;
+  for (const auto& [id, d] : s.dirs) {
+    if (d.on_disk && d.crashed) ++stay[LocalDirPath(d.local_dir)];
+  }
+  for (int i = 0; i <= kMaxLocalDirs; ++i) stay[LocalDirPath(i)] += s.foreign_dirs[i];
+  // Per local dir, the directories that need excusing: unreported ones first (nothing
+  // else excuses them), then those with the most unreported files.
+  std::map<std::string, std::vector<const std::pair<const std::string, Dir>*>> to_excuse;
+  for (const auto& entry : dirs) {
+    if (!entry.second.reported || !entry.second.files.empty()) {
+      to_excuse[ParentPath(entry.first)].push_back(&entry);
     }
   }
   // Files racing processes made (injected EEXIST) belong to no plan and stay.
   uint64_t foreign_files = s.SpillFileCount(false) - s.ManagedFileCount(false) +
                            s.SpillFileCount(true) - s.ManagedFileCount(true);
-  for (const std::string_view glob : {kLocalFilesGlob, kTmpFilesGlob}) {
-    for (const std::string& path : ExpandGlob(sut.runner->base_fs(), glob)) {
-      // Reported, or in a directory already counted as unreported (a crashed plan's).
-      if (reported(path) || unreported.count(ParentPath(path)) != 0) continue;
-      if (foreign_files > 0) {
-        --foreign_files;
+  for (auto& [local_dir, candidates] : to_excuse) {
+    std::stable_sort(candidates.begin(), candidates.end(), [](const auto* a, const auto* b) {
+      if (a->second.reported != b->second.reported) return !a->second.reported;
+      return a->second.files.size() > b->second.files.size();
+    });
+    uint64_t& may_stay = stay[local_dir];
+    for (const auto* entry : candidates) {
+      const auto& [path, dir] = *entry;
+      if (may_stay > 0) {
+        --may_stay;
         continue;
       }
-      unreported.emplace(ParentPath(path), path);
+      const std::string* unreported = dir.reported ? nullptr : &path;
+      for (const std::string& file : dir.files) {
+        if (unreported != nullptr) break;
+        if (foreign_files > 0) {
+          --foreign_files;
+        } else {
+          unreported = &file;
+        }
+      }
+      if (unreported == nullptr) continue;
+      return Violation{InvariantKind::kLeftover,
+                       fmt::format("after everything was dropped, {} is still there "
+                                   "and the CleanupLog does not report it",
+                                   *unreported)};
     }
-  }
-  // Local dir -> directories that stay there unreported: those a crash left, and the
-  // spill-directory-named ones racing processes made.
-  std::map<std::string, int> crashed;
-  for (const auto& [id, d] : s.dirs) {
-    if (d.on_disk && d.crashed) ++crashed[LocalDirPath(d.local_dir)];
-  }
-  for (int i = 0; i <= kMaxLocalDirs; ++i) crashed[LocalDirPath(i)] += s.foreign_dirs[i];
-  for (const auto& [dir, path] : unreported) {
-    if (crashed[ParentPath(dir)]-- > 0) continue;
-    return Violation{InvariantKind::kLeftover,
-                     fmt::format("after everything was dropped, {} is still there "
-                                 "and the CleanupLog does not report it",
-                                 path)};
   }
   return std::nullopt;
 }

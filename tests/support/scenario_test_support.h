@@ -102,7 +102,9 @@ inline std::string ReadText(const std::filesystem::path& path) {
   return text.str();
 }
 
-// Every *.scen under scenarios/ (the shipped ones, and bad/ and replay/), sorted.
+#ifdef SPILLWAY_SCENARIO_DIR
+// Every *.scen under scenarios/ (the shipped ones, and bad/ and replay/), sorted. Only
+// for the targets that define SPILLWAY_SCENARIO_DIR.
 inline std::vector<std::filesystem::path> ScenarioFiles() {
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(SPILLWAY_SCENARIO_DIR)) {
@@ -113,6 +115,7 @@ inline std::vector<std::filesystem::path> ScenarioFiles() {
   std::sort(files.begin(), files.end());
   return files;
 }
+#endif  // SPILLWAY_SCENARIO_DIR
 
 // Options for a Runner on filesystem `fs`, the rest as default.
 inline scenario::RunnerOptions RunnerOptionsOn(scenario::FsKind fs) {
