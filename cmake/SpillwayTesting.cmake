@@ -10,6 +10,11 @@ function(spillway_add_test name)
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} spillway::test_support GTest::gmock
                                         GTest::gtest_main)
   spillway_set_warnings(${name})
+  # In a sanitized build the slowest tests run on less data (#ifdef SPILLWAY_SANITIZED):
+  # memory and thread errors show without the default build's volume.
+  if(SPILLWAY_SANITIZE)
+    target_compile_definitions(${name} PRIVATE SPILLWAY_SANITIZED)
+  endif()
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 600)
   endif()
