@@ -23,7 +23,15 @@ scripts/install-deps.sh engines  # test's packages plus the engines the sampled 
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
-step() { echo; echo "==> $*"; }
+# Each step's name, and when it ends, how long it took (docs/performance.md, "The test run").
+step_name=""
+step_start=$SECONDS
+step_end() {
+  [ -n "$step_name" ] || return 0
+  local took=$((SECONDS - step_start))
+  printf '<== %s: %d:%02d\n' "$step_name" $((took / 60)) $((took % 60))
+}
+step() { step_end; step_name="$*"; step_start=$SECONDS; echo; echo "==> $*"; }
 
 step "default build"
 cmake --preset default "${launcher[@]}" >/dev/null
@@ -63,5 +71,6 @@ if [ "$engines" -eq 1 ]; then
   scripts/install-deps.sh engines
   engines/sweep_all.sh
 fi
+step_end
 echo
-echo "all test runs passed"
+printf 'all test runs passed in %d:%02d\n' $((SECONDS / 60)) $((SECONDS % 60))
