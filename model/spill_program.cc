@@ -355,11 +355,14 @@ std::optional<Violation> CheckInvariants(const SpillModel& s, SpillSut& sut) {
 
 namespace {
 
-// The end of a run, everything dropped: the filesystem holds nothing a manager made,
-// except what the CleanupLog reports as left behind (a path, or a directory holding one),
-// what a crash left (as many directories per local dir as the model has, with whatever
-// is in them: their process could report nothing) and the files racing processes made.
-std::optional<Violation> CheckLeftovers(const SpillModel& s, SpillSut& sut) {
+// A spill directory on disk at the end of a run.
+struct LeftDir {
+  bool reported = false;           // The CleanupLog reports it, or a path inside it.
+  std::vector<std::string> files;  // Its files the CleanupLog does not report.
+};
+
+// Every spill directory on disk (local dirs' and the OS temp dir's), by path.
+std::map<std::string, LeftDir> SpillDirsLeft(SpillSut& sut) {
   const std::vector<std::string> left = sut.runner->cleanup_log()->left_behind();
   auto reported = [&](const std::string& path) {
     return std::any_of(left.begin(), left.end(), [&](const std::string& l) {
@@ -367,12 +370,7 @@ std::optional<Violation> CheckLeftovers(const SpillModel& s, SpillSut& sut) {
                            l[path.size()] == '/');
     });
   };
-  // Every spill directory on disk: whether the log reports it, and its unreported files.
-  struct Dir {
-    bool reported = false;
-    std::vector<std::string> files;
-  };
-  std::map<std::string, Dir> dirs;
+  std::map<std::string, LeftDir> dirs;
   const std::string local_dirs = "/l*" + std::string(kSpillDirsSuffix);
   for (const std::string_view glob : {std::string_view(local_dirs), kTmpSpillDirsGlob}) {
     for (const std::string& path : ExpandGlob(sut.runner->base_fs(), glob)) {
@@ -384,17 +382,32 @@ std::optional<Violation> CheckLeftovers(const SpillModel& s, SpillSut& sut) {
       if (!reported(path)) dirs[ParentPath(path)].files.push_back(path);
     }
   }
-  // Local dir -> how many of its directories may stay whole: those a crash left (a
-  // reported failed removal before the crash does not make one less so), and the
-  // spill-directory-named ones racing processes made.
+  return dirs;
+}
+
+// Local dir -> how many of its spill directories may stay whole, whatever is in them:
+// those a crash left (a failed removal it reported before the crash does not make one
+// less so), and the spill-directory-named ones racing processes made.
+std::map<std::string, uint64_t> DirsThatMayStay(const SpillModel& s) {
   std::map<std::string, uint64_t> stay;
   for (const auto& [id, d] : s.dirs) {
     if (d.on_disk && d.crashed) ++stay[LocalDirPath(d.local_dir)];
   }
   for (int i = 0; i <= kMaxLocalDirs; ++i) stay[LocalDirPath(i)] += s.foreign_dirs[i];
+  return stay;
+}
+
+// The end of a run, everything dropped: the filesystem holds nothing a manager made,
+// except what the CleanupLog reports as left behind (a path, or a directory holding one),
+// what a crash left (as many directories per local dir as the model has, with whatever
+// is in them: their process could report nothing) and the files racing processes made.
+std::optional<Violation> CheckLeftovers(const SpillModel& s, SpillSut& sut) {
+  const std::map<std::string, LeftDir> dirs = SpillDirsLeft(sut);
+  std::map<std::string, uint64_t> stay = DirsThatMayStay(s);
   // Per local dir, the directories that need excusing: unreported ones first (nothing
   // else excuses them), then those with the most unreported files.
-  std::map<std::string, std::vector<const std::pair<const std::string, Dir>*>> to_excuse;
+  using Entry = const std::pair<const std::string, LeftDir>*;
+  std::map<std::string, std::vector<Entry>> to_excuse;
   for (const auto& entry : dirs) {
     if (!entry.second.reported || !entry.second.files.empty()) {
       to_excuse[ParentPath(entry.first)].push_back(&entry);
@@ -404,12 +417,12 @@ std::optional<Violation> CheckLeftovers(const SpillModel& s, SpillSut& sut) {
   uint64_t foreign_files = s.SpillFileCount(false) - s.ManagedFileCount(false) +
                            s.SpillFileCount(true) - s.ManagedFileCount(true);
   for (auto& [local_dir, candidates] : to_excuse) {
-    std::stable_sort(candidates.begin(), candidates.end(), [](const auto* a, const auto* b) {
+    std::stable_sort(candidates.begin(), candidates.end(), [](Entry a, Entry b) {
       if (a->second.reported != b->second.reported) return !a->second.reported;
       return a->second.files.size() > b->second.files.size();
     });
     uint64_t& may_stay = stay[local_dir];
-    for (const auto* entry : candidates) {
+    for (const Entry entry : candidates) {
       const auto& [path, dir] = *entry;
       if (may_stay > 0) {
         --may_stay;
