@@ -171,6 +171,13 @@ StatusOr<Baseline> ReadBaselineFile(const std::string& file,
     if (baseline.runs < 1) {
       return Status::InvalidArgument(fmt::format("{}: damaged: {} runs", what, baseline.runs));
     }
+    // A site is reached by at least one of the runs and by at most all of them.
+    for (const SiteInfo& site : baseline.sites) {
+      if (site.baselines < 1 || site.baselines > baseline.runs) {
+        return Status::InvalidArgument(fmt::format("{}: damaged: site {} reached by {} of {} runs",
+                                                   what, site.id, site.baselines, baseline.runs));
+      }
+    }
   } catch (const nlohmann::json::exception& e) {
     return Status::InvalidArgument(fmt::format("{}: damaged header: {}", what, e.what()));
   }

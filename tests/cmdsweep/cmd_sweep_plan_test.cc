@@ -317,6 +317,19 @@ TEST_F(PlanTest, BaselineFileRoundTripsAndRefusesAnotherCommandOrDamage) {
   EXPECT_EQ(read->leftovers.size(), 1u);
   EXPECT_FALSE(ReadBaselineFile(file, {"prog", "other"}).ok());
   EXPECT_FALSE(ReadBaselineFile(baseline.trace, command).ok());  // A trace, not a baseline.
+  // A site reached by none of the runs, or by more runs than there were.
+  for (const int reached : {0, 3}) {
+    Baseline odd = baseline;
+    odd.runs = 2;
+    odd.sites[1].baselines = reached;
+    const std::string odd_file = (dir_ / "odd.jsonl").string();
+    ASSERT_TRUE(WriteBaselineFile(odd_file, command, odd).ok());
+    const StatusOr<Baseline> refused = ReadBaselineFile(odd_file, command);
+    ASSERT_FALSE(refused.ok()) << reached;
+    const std::string expected = "reached by " + std::to_string(reached) + " of 2 runs";
+    EXPECT_NE(refused.status().message().find(expected), std::string::npos)
+        << refused.status().message();
+  }
   // Cut short, or a line damaged.
   std::ifstream in(file);
   std::vector<std::string> lines;
