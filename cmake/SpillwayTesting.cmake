@@ -10,6 +10,7 @@ function(spillway_add_test name)
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} spillway::test_support GTest::gmock
                                         GTest::gtest_main)
   spillway_set_warnings(${name})
+  target_precompile_headers(${name} REUSE_FROM spillway_test_support)
   # In a sanitized build the slowest tests run on less data (#ifdef SPILLWAY_SANITIZED):
   # memory and thread errors show without the default build's volume.
   if(SPILLWAY_SANITIZE)

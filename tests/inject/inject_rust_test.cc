@@ -17,7 +17,11 @@ class RustTest : public InjectTest {
     }
   }
   CommandResult Spill(const std::string& args) const {
-    return RunShell(Inject(args, std::string(RUST_SPILL) + " " + ShellQuote(scope_)));
+    // Appended, not `std::string(RUST_SPILL) + " "`: GCC 12 warns of a memcpy out of bounds
+    // in that (its -Warray-bounds false positive on a temporary string's operator+).
+    std::string command = RUST_SPILL;
+    command.append(" ").append(ShellQuote(scope_));
+    return RunShell(Inject(args, command));
   }
 };
 
