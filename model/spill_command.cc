@@ -63,8 +63,10 @@ Rendered Render(const SpillModel& s, const std::string& outcome, const SpillComm
     }
   }
   for (const int id : a.budgets) {
+    // A budget is read while it lives, dropped or not (`expect used` reads a dropped
+    // budget that its plans keep alive).
     auto it = s.budgets.find(id);
-    if (it != s.budgets.end() && it->second.bound) {
+    if (it != s.budgets.end()) {
       out.Add(ExpectUsed(it->second.name, s.BudgetUsed(id)), InvariantKind::kBudget);
     }
   }

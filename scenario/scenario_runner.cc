@@ -126,6 +126,12 @@ struct Runner::Impl {
     auto it = budgets.find(name);
     return it == budgets.end() ? nullptr : it->second.get();
   }
+  // The budget made under `name` while something keeps it alive, bound or dropped; null
+  // for any other name.
+  std::shared_ptr<const SpillBudget> LiveBudget(const std::string& name) const {
+    auto it = made_budgets.find(name);
+    return it == made_budgets.end() ? nullptr : it->second.lock();
+  }
   const SpillFile* FindFile(const std::string& name, std::string* message) const {
     auto it = files.find(name);
     if (it != files.end()) return &it->second;
@@ -347,7 +353,13 @@ struct Runner::Impl {
     return Fail(message, fmt::format("expected error {}, got {}", c.error, Describe(last_outcome)));
   }
   StepResult Check(const ExpectUsed& c, std::string* message) {
-    const SpillBudget* budget = FindBudget(c.plan);
+    // A dropped budget is still read while its plans keep it alive: the scenario dropped
+    // its reference, not the budget.
+    std::shared_ptr<const SpillBudget> budget = LiveBudget(c.plan);
+    if (budget == nullptr && dropped.count(c.plan) != 0 && made_budgets.count(c.plan) != 0) {
+      *message = fmt::format("\"{}\" was dropped, and no plan keeps the budget alive", c.plan);
+      return StepResult::kMalformed;
+    }
     const SpillManager* plan = budget != nullptr ? nullptr : FindPlan(c.plan, message);
     if (budget == nullptr && plan == nullptr) return StepResult::kMalformed;
     const uint64_t used = budget != nullptr ? budget->used() : plan->used_disk_space();
@@ -513,8 +525,7 @@ const SpillFile* Runner::file(const std::string& name) {
 }
 
 std::shared_ptr<const SpillBudget> Runner::budget(const std::string& name) const {
-  auto it = impl_->made_budgets.find(name);
-  return it == impl_->made_budgets.end() ? nullptr : it->second.lock();
+  return impl_->LiveBudget(name);
 }
 
 std::vector<std::string> Runner::plan_names() const {

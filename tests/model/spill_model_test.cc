@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <optional>
 #include <set>
 #include <string>
@@ -496,6 +497,59 @@ spill f1 p1
   EXPECT_EQ(v->kind, InvariantKind::kCrossPlanVisibility) << v->message;
   EXPECT_NE(v->message.find("plan p1 spills through the manager of plan p0"), std::string::npos)
       << v->message;
+}
+
+// A budget's usage is predicted while its plan keeps it alive, after `drop` too, so that
+// `budget_after_add`'s charge of a refused write shows in the text by itself.
+TEST(SpillModelTest, PredictsADroppedBudgetWhileItsPlanKeepsItAlive) {
+  const std::string program =
+      "dir /l0\nbudget b 10\nplan p /l0 budget=b\nspill f p\nwrite f 4\ndrop b\nwrite f 8\n"
+      "drop p\ndrop f\n";
+  ExpectPredictions(program, R"(dir /l0
+budget b 10
+expect ok
+expect used b 0
+plan p /l0 budget=b
+expect ok
+expect count /l0/datafusion-* 0
+spill f p
+expect ok
+expect files p 1
+expect count /l0/datafusion-* 1
+expect spills p 1
+expect spilled p 0
+write f 4
+expect ok
+expect used p 4
+expect used b 4
+expect size f 4
+expect spills p 1
+expect spilled p 4
+drop b
+expect ok
+write f 8
+expect error LIMIT
+expect used p 4
+expect used b 4
+expect size f 4
+expect spills p 1
+expect spilled p 4
+drop p
+expect ok
+expect count /l0/datafusion-* 1
+expect count /l*/datafusion-*/* 1
+drop f
+expect ok
+expect count /l0/datafusion-* 0
+expect count /l*/datafusion-*/* 0
+)");
+  // The text fails by itself with the quirk (exit 1: the budget holds 12), not without.
+  const std::string text = ScenarioText(ProgramFromLines(Lines(program)).commands);
+  const scenario::RunnerOptions options;
+  EXPECT_EQ(scenario::RunScenarioText(QuirkLines(Quirk::kBudgetAfterAdd) + text, "with_quirk",
+                                      options, false, stdout, stderr),
+            1);
+  EXPECT_EQ(scenario::RunScenarioText(text, "without", options, false, stdout, stderr), 0);
 }
 
 // Every quirk names an invariant, and no two kinds share a name.

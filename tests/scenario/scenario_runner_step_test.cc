@@ -116,6 +116,33 @@ TEST_P(RunnerStepOnBothTest, ABudgetsLimitErrorNamesTheBudgetAndItsKey) {
   EXPECT_EQ(message, "unknown name \"c\" (no budget is bound to it)");
 }
 
+// `drop b` drops the scenario's reference: while a plan keeps the budget alive,
+// `expect used b` still reads it (a budget defect after the drop shows in the scenario);
+// once the last plan is gone, reading it is a name error, and nothing else may use it.
+TEST(RunnerStepTest, ExpectUsedReadsADroppedBudgetWhilePlansKeepItAlive) {
+  StatusOr<std::unique_ptr<Runner>> created = Runner::Create(RunnerOptionsOn(FsKind::kMem));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Runner& runner = **created;
+  std::string message;
+  for (const char* line :
+       {"dir /l", "budget b 64", "plan p /l budget=b", "spill f p", "write f 5", "drop b"}) {
+    ASSERT_EQ(runner.Step(MustParseOne(line), &message), StepResult::kOk)
+        << line << ": " << message;
+  }
+  EXPECT_EQ(runner.Step(MustParseOne("expect used b 5"), &message), StepResult::kOk) << message;
+  EXPECT_EQ(runner.Step(MustParseOne("expect used b 4"), &message), StepResult::kExpectationFailed);
+  EXPECT_EQ(message, "expected used b 4, got 5");
+  EXPECT_EQ(runner.Step(MustParseOne("set_limit b 8"), &message), StepResult::kMalformed);
+  EXPECT_EQ(message, "\"b\" was dropped");
+  for (const char* line : {"drop f", "drop p"}) {
+    ASSERT_EQ(runner.Step(MustParseOne(line), &message), StepResult::kOk)
+        << line << ": " << message;
+  }
+  EXPECT_EQ(runner.budget("b"), nullptr);
+  EXPECT_EQ(runner.Step(MustParseOne("expect used b 0"), &message), StepResult::kMalformed);
+  EXPECT_EQ(message, "\"b\" was dropped, and no plan keeps the budget alive");
+}
+
 TEST_P(RunnerStepOnBothTest, ACrashRemovesNothingAndKeepsTheLogOfTheDeadProcess) {
   StatusOr<std::unique_ptr<Runner>> created = Runner::Create(RunnerOptionsOn(GetParam()));
   ASSERT_TRUE(created.ok()) << created.status().ToString();
