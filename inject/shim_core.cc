@@ -25,6 +25,9 @@ using spillway::FaultDecision;
 using spillway::FaultLock;
 using spillway::inject::SharedState;
 
+// The shared state counts calls by op code (SharedState::calls), for the tool to name.
+static_assert(SPW_OP_COUNT == spillway::kFaultOpCount);
+
 unsigned char spw_fd_state[SPW_MAX_FDS];
 __thread int spw_guard __attribute__((tls_model("initial-exec")));
 

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "spillway/vfs/fault_ops.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -23,21 +25,16 @@ extern "C" {
 #define SPW_MAX_FDS 8192
 #define SPW_PATH_MAX 4096
 
-/* FaultOp values (fault_rules.h). */
+/* The op codes: FaultOp's values (fault_rules.h), generated from the same rows of the one
+ * table of operations (fault_ops.h), so the two cannot disagree. */
+/* clang-format off */
 enum {
-  SPW_CREATE,
-  SPW_OPEN,
-  SPW_WRITE,
-  SPW_READ,
-  SPW_MKDIR,
-  SPW_REMOVE,
-  SPW_RMDIR,
-  SPW_RENAME,
-  SPW_LIST,
-  SPW_STAT,
-  SPW_SYNC,
-  SPW_CLOSE
+#define SPW_OP_ENUMERATOR(ID, Name, name, errnos) SPW_##ID,
+  SPILLWAY_FAULT_OPS(SPW_OP_ENUMERATOR)
+#undef SPW_OP_ENUMERATOR
+  SPW_OP_COUNT
 };
+/* clang-format on */
 
 /* Non-zero for an fd whose file lies in scope (set by the open wrappers). */
 SPW_HIDDEN extern unsigned char spw_fd_state[SPW_MAX_FDS];

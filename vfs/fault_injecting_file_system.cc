@@ -19,37 +19,50 @@ namespace {
 // FaultRule::path_glob's REQUIRES (fault_injecting_file_system.h) states this capacity.
 static_assert(kFaultGlobCapacity == 512);
 
-// Each kind's name is also the op of a Status for a failed call of that kind, as the real
-// filesystems report it ("list", not "opendir"). The kinds of the rule engine's table
-// (fault_rules.h) take its names; size (a stat of an open file) and chmod are this
-// filesystem's own. `errno_op` is the engine's row of errnos the kind may fail with: size
-// is a stat (fstat(2)); chmod is not an engine op, so its errnos are listed here.
+// The kinds, derived here, in one place, from the one table of operations (fault_ops.h).
+// OpKind is public, so the installed header spells it out (it cannot include the private
+// table), and it differs from the engine's operations: a FileSystem has no rename, and
+// counts two calls the shim never fails on their own, size (a stat of an open file:
+// fstat(2), so the stat row's errnos) and chmod (the table's row of FileSystem-only
+// operations). Its order is its own, kept because it is printed (a sweep's counts by
+// kind). Each kind's name is also the op of a Status for a failed call of that kind, as
+// the real filesystems report it ("list", not "opendir").
 struct OpKindInfo {
   OpKind kind;
-  std::optional<FaultOp> table_op;
-  std::string_view own_name;
+  std::string_view name;
+  // The engine operation whose row of errnos the kind may fail with; nullopt: chmod's.
   std::optional<FaultOp> errno_op;
+  // True when the kind is that engine operation (a rule text's OP names it).
+  bool is_engine_op = false;
 };
 
-// chmod(2), without EFAULT and EBADF (a bad argument): the kind the engine has no row for.
-constexpr int kChmodErrnos[] = {EACCES, EIO,     ELOOP, ENAMETOOLONG, ENOENT,
-                                ENOMEM, ENOTDIR, EPERM, EROFS};
+constexpr OpKindInfo Engine(OpKind kind, FaultOp op) {
+  return OpKindInfo{kind, FaultOpName(op), op, true};
+}
+
+#define SPILLWAY_FS_ONLY_ROW(ID, Name, name, errnos) \
+  constexpr std::string_view k##Name##OpName = name; \
+  constexpr int k##Name##Errnos[] = {SPILLWAY_FAULT_OP_ERRNOS errnos};
+SPILLWAY_FAULT_FS_ONLY_OPS(SPILLWAY_FS_ONLY_ROW)
+#undef SPILLWAY_FS_ONLY_ROW
 
 constexpr std::array<OpKindInfo, kOpKindCount> kOpKinds = {{
-    {OpKind::kMkdir, FaultOp::kMkdir, {}, FaultOp::kMkdir},
-    {OpKind::kCreate, FaultOp::kCreate, {}, FaultOp::kCreate},
-    {OpKind::kOpen, FaultOp::kOpen, {}, FaultOp::kOpen},
-    {OpKind::kWrite, FaultOp::kWrite, {}, FaultOp::kWrite},
-    {OpKind::kSync, FaultOp::kSync, {}, FaultOp::kSync},
-    {OpKind::kSize, std::nullopt, "size", FaultOp::kStat},
-    {OpKind::kClose, FaultOp::kClose, {}, FaultOp::kClose},
-    {OpKind::kRead, FaultOp::kRead, {}, FaultOp::kRead},
-    {OpKind::kList, FaultOp::kList, {}, FaultOp::kList},
-    {OpKind::kStat, FaultOp::kStat, {}, FaultOp::kStat},
-    {OpKind::kRemove, FaultOp::kRemove, {}, FaultOp::kRemove},
-    {OpKind::kRmdir, FaultOp::kRmdir, {}, FaultOp::kRmdir},
-    {OpKind::kChmod, std::nullopt, "chmod", std::nullopt},
+    Engine(OpKind::kMkdir, FaultOp::kMkdir),
+    Engine(OpKind::kCreate, FaultOp::kCreate),
+    Engine(OpKind::kOpen, FaultOp::kOpen),
+    Engine(OpKind::kWrite, FaultOp::kWrite),
+    Engine(OpKind::kSync, FaultOp::kSync),
+    {OpKind::kSize, "size", FaultOp::kStat},
+    Engine(OpKind::kClose, FaultOp::kClose),
+    Engine(OpKind::kRead, FaultOp::kRead),
+    Engine(OpKind::kList, FaultOp::kList),
+    Engine(OpKind::kStat, FaultOp::kStat),
+    Engine(OpKind::kRemove, FaultOp::kRemove),
+    Engine(OpKind::kRmdir, FaultOp::kRmdir),
+    {OpKind::kChmod, kChmodOpName, std::nullopt},
 }};
+// The engine's operations a FileSystem has no call for.
+constexpr FaultOp kNotFileSystemOps[] = {FaultOp::kRename};
 
 size_t Index(OpKind kind) { return static_cast<size_t>(kind); }
 
@@ -66,14 +79,43 @@ constexpr bool OpKindTableIsInOrder() {
   }
   return true;
 }
-static_assert(OpKindTableIsInOrder());
+static_assert(OpKindTableIsInOrder(),
+              "OpKind (fault_injecting_file_system.h) and kOpKinds are in different orders");
+
+// Every engine operation is exactly one kind, or a FileSystem has no call for it; no two
+// kinds share a name.
+constexpr bool OpKindTableCoversTheEngine() {
+  for (int op = 0; op < kFaultOpCount; ++op) {
+    int kinds = 0;
+    for (const OpKindInfo& info : kOpKinds) {
+      if (info.is_engine_op && info.errno_op == static_cast<FaultOp>(op)) ++kinds;
+    }
+    for (const FaultOp other : kNotFileSystemOps) {
+      if (other == static_cast<FaultOp>(op)) ++kinds;
+    }
+    if (kinds != 1) return false;
+  }
+  for (size_t i = 0; i < kOpKinds.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (kOpKinds[i].name == kOpKinds[j].name) return false;
+    }
+  }
+  return true;
+}
+static_assert(OpKindTableCoversTheEngine(),
+              "an operation of SPILLWAY_FAULT_OPS (fault_ops.h) is no OpKind, or two");
+
+// The kind that is engine operation `op`; nullopt for one a FileSystem has no call for.
+std::optional<OpKind> OpKindOfFaultOp(FaultOp op) {
+  for (const OpKindInfo& info : kOpKinds) {
+    if (info.is_engine_op && info.errno_op == op) return info.kind;
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
-std::string_view OpKindName(OpKind kind) {
-  const OpKindInfo& info = kOpKinds[Index(kind)];
-  return info.table_op.has_value() ? FaultOpName(*info.table_op) : info.own_name;
-}
+std::string_view OpKindName(OpKind kind) { return kOpKinds[Index(kind)].name; }
 
 bool OpKindCanReturn(std::optional<OpKind> kind, int error_number) {
   if (!kind.has_value()) {
@@ -430,7 +472,11 @@ Status FaultInjectingFileSystem::AddRuleText(std::string_view text) {
   FaultRule rule;
   if (spec.op_code != kFaultAnyOp) {
     // The engine's op codes are FaultOp values; this filesystem's are OpKind values.
-    rule.op = OpKindFromName(FaultOpName(static_cast<FaultOp>(spec.op_code)));
+    rule.op = OpKindOfFaultOp(static_cast<FaultOp>(spec.op_code));
+    if (!rule.op.has_value()) {
+      return Status::InvalidArgument(std::string(FaultOpName(static_cast<FaultOp>(spec.op_code))) +
+                                     ": a FileSystem has no such call");
+    }
   }
   rule.error_number = spec.error_number;
   rule.after = spec.after;

@@ -9,70 +9,36 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 
 #include "spillway/vfs/glob.h"
 
 namespace spillway {
 namespace {
 
-// The errnos each operation's calls can return, from the Linux man pages (man-pages 6.x),
-// keeping the ones a working program can meet (not EFAULT, EBADF of a bad argument, ...).
-// EIO is added to every operation that reaches the disk; EDQUOT, EROFS, EMFILE and ENFILE
-// only where the page lists them.
+// One operation's errnos, from its row of the table (fault_ops.h).
 struct OpErrnos {
-  const char* name;
   const int* errnos;
   size_t count;
 };
 
-// open(2), creat(2), mkstemp(3), tmpfile(3), fopen(3): with O_CREAT.
-constexpr int kCreateErrnos[] = {EACCES, EDQUOT,  EEXIST,       EINTR,  EIO,    EISDIR,
-                                 ELOOP,  EMFILE,  ENAMETOOLONG, ENFILE, ENOENT, ENOMEM,
-                                 ENOSPC, ENOTDIR, EPERM,        EROFS,  ETXTBSY};
-// open(2), fopen(3): an existing file, nothing created.
-constexpr int kOpenErrnos[] = {EACCES, EFBIG,  EINTR,  EIO,     EISDIR, ELOOP, EMFILE, ENAMETOOLONG,
-                               ENFILE, ENOENT, ENOMEM, ENOTDIR, EPERM,  EROFS, ETXTBSY};
-// write(2), pwrite(2), writev(2), fallocate(2), posix_fallocate(3), ftruncate(2),
-// copy_file_range(2), sendfile(2), fwrite(3), fflush(3).
-constexpr int kWriteErrnos[] = {EAGAIN, EDQUOT, EFBIG, EINTR, EINVAL, EIO, ENOSPC, EPERM};
-// read(2), pread(2), readv(2), fread(3).
-constexpr int kReadErrnos[] = {EAGAIN, EINTR, EINVAL, EIO, EISDIR};
-// mkdir(2), mkdtemp(3).
-constexpr int kMkdirErrnos[] = {EACCES,       EDQUOT, EEXIST, EINVAL, EIO,     ELOOP, EMLINK,
-                                ENAMETOOLONG, ENOENT, ENOMEM, ENOSPC, ENOTDIR, EPERM, EROFS};
-// unlink(2), remove(3).
-constexpr int kRemoveErrnos[] = {EACCES, EBUSY,  EIO,     EISDIR, ELOOP, ENAMETOOLONG,
-                                 ENOENT, ENOMEM, ENOTDIR, EPERM,  EROFS};
-// rmdir(2), unlinkat(2) with AT_REMOVEDIR.
-constexpr int kRmdirErrnos[] = {EACCES, EBUSY,  EINVAL,  EIO,       ELOOP, ENAMETOOLONG,
-                                ENOENT, ENOMEM, ENOTDIR, ENOTEMPTY, EPERM, EROFS};
-// rename(2), renameat2(2).
-constexpr int kRenameErrnos[] = {EACCES, EBUSY,   EDQUOT,    EEXIST,       EINVAL, EIO,
-                                 EISDIR, ELOOP,   EMLINK,    ENAMETOOLONG, ENOENT, ENOMEM,
-                                 ENOSPC, ENOTDIR, ENOTEMPTY, EPERM,        EROFS,  EXDEV};
-// opendir(3), readdir(3), getdents64(2).
-constexpr int kListErrnos[] = {EACCES, EIO, EMFILE, ENFILE, ENOENT, ENOMEM, ENOTDIR};
-// stat(2), statx(2), access(2).
-constexpr int kStatErrnos[] = {EACCES, EIO,     ELOOP,     ENAMETOOLONG, ENOENT,
-                               ENOMEM, ENOTDIR, EOVERFLOW, EROFS};
-// fsync(2), fdatasync(2), sync_file_range(2).
-constexpr int kSyncErrnos[] = {EDQUOT, EINTR, EINVAL, EIO, ENOSPC, EROFS};
-// close(2), fclose(3).
-constexpr int kCloseErrnos[] = {EDQUOT, EINTR, EIO, ENOSPC};
+#define SPILLWAY_ERRNO_ARRAY(ID, Name, name, errnos) \
+  constexpr int k##Name##Errnos[] = {SPILLWAY_FAULT_OP_ERRNOS errnos};
+SPILLWAY_FAULT_OPS(SPILLWAY_ERRNO_ARRAY)
+#undef SPILLWAY_ERRNO_ARRAY
 
 template <size_t N>
-constexpr OpErrnos Entry(const char* name, const int (&errnos)[N]) {
-  return OpErrnos{name, errnos, N};
+constexpr OpErrnos Entry(const int (&errnos)[N]) {
+  return OpErrnos{errnos, N};
 }
 
-// Indexed by FaultOp.
-constexpr OpErrnos kOps[kFaultOpCount] = {
-    Entry("create", kCreateErrnos), Entry("open", kOpenErrnos),     Entry("write", kWriteErrnos),
-    Entry("read", kReadErrnos),     Entry("mkdir", kMkdirErrnos),   Entry("remove", kRemoveErrnos),
-    Entry("rmdir", kRmdirErrnos),   Entry("rename", kRenameErrnos), Entry("list", kListErrnos),
-    Entry("stat", kStatErrnos),     Entry("sync", kSyncErrnos),     Entry("close", kCloseErrnos),
+// Indexed by FaultOp: the enumerators are the table's rows in the same order.
+constexpr OpErrnos kOps[] = {
+#define SPILLWAY_OP_ENTRY(ID, Name, name, errnos) Entry(k##Name##Errnos),
+    SPILLWAY_FAULT_OPS(SPILLWAY_OP_ENTRY)
+#undef SPILLWAY_OP_ENTRY
 };
-constexpr std::string_view kAnyName = "any";
+static_assert(std::size(kOps) == kFaultOpCount);
 
 bool ListHas(const OpErrnos& op, int error_number) {
   for (size_t i = 0; i < op.count; ++i) {
@@ -192,15 +158,13 @@ std::string_view NextWord(std::string_view* s) {
 
 }  // namespace
 
-const char* FaultOpName(FaultOp op) { return kOps[static_cast<size_t>(op)].name; }
-
 bool FaultOpCodeFromName(std::string_view name, uint8_t* op_code) {
-  if (name == kAnyName) {
+  if (name == kFaultAnyName) {
     *op_code = kFaultAnyOp;
     return true;
   }
   for (int i = 0; i < kFaultOpCount; ++i) {
-    if (name == kOps[i].name) {
+    if (name == FaultOpName(static_cast<FaultOp>(i))) {
       *op_code = static_cast<uint8_t>(i);
       return true;
     }

@@ -295,14 +295,16 @@ TEST_F(FaultInjectingFileSystemTest, TakesTheRuleTextOfInjectAndItsSiteRulesMatc
   EXPECT_TRUE(fs_.CreateDir("/d/4").ok());
   EXPECT_TRUE(fs_.Stat("/d/4").ok());
   EXPECT_EQ(fs_.injected().size(), 1u);
-  // Bad text is the engine's one-line reason; probability= belongs to SetRandomFaults.
+  // Bad text is the engine's one-line reason; probability= belongs to SetRandomFaults; a
+  // FileSystem has no rename (the engine's op must not become "any").
   for (const char* bad :
        {"mkdir ENOSPC nth=0", "mkdir ENOSPC nth=1 after=0", "mkdir ENOSPC site=xyz",
-        "mkdir ENOSPC then=any", "read ENOSPC", "mkdir EIO probability=0.5"}) {
+        "mkdir ENOSPC then=any", "read ENOSPC", "mkdir EIO probability=0.5", "rename EIO"}) {
     const Status status = fs_.AddRuleText(bad);
     EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << bad;
     EXPECT_EQ(status.ToString().find('\n'), std::string::npos) << bad;
   }
+  EXPECT_TRUE(fs_.CreateDir("/d/5").ok());
 }
 
 }  // namespace

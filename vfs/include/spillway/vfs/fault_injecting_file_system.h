@@ -21,9 +21,9 @@
 // not known before the call), and a WritableFile call matches on the file's path().
 //
 // Rules are decided by the rule engine shared with `spillway inject` (private to spillway,
-// docs/inject.md). Its operation table has no size or chmod: here they are kinds of their
-// own (size is the engine's stat of an open file; chmod is never faulted by `spillway
-// inject`).
+// docs/inject.md). The kinds are derived from its one table of operations, which has
+// rename (no FileSystem call) and no size or chmod: here they are kinds of their own (size
+// is the engine's stat of an open file; chmod is never faulted by `spillway inject`).
 //
 // Only faults Linux can produce. Each kind may fail only with an errno its Linux call can
 // return: the rule engine's per-operation table (docs/inject.md), where size is a stat
@@ -65,7 +65,9 @@
 namespace spillway {
 
 // The kinds of call a rule can match and the counters count. Every counted call is
-// exactly one of them.
+// exactly one of them. Each is derived from a row of the rule engine's table of operations
+// (fault_injecting_file_system.cc checks, at compile time, that this order is the
+// derivation's and that it covers the table); the order is printed, so it is kept.
 enum class OpKind {
   kMkdir,   // CreateDir, CreateUniqueDir
   kCreate,  // CreateFile, CreateUniqueFile
@@ -145,8 +147,9 @@ class FaultInjectingFileSystem final : public FileSystemWrapper {
   // Adds a rule given in the text form of `spillway inject --fault` (`OP ERRNO [site=ID]
   // [nth=K] [after=N] [times=K|forever] [then=site|any] [path=GLOB]`), parsed by the
   // shared rule engine.
-  // Errors: InvalidArgument with the engine's one-line reason for bad text, and for
-  // probability=, which this filesystem does not take (SetRandomFaults draws instead).
+  // Errors: InvalidArgument with the engine's one-line reason for bad text, for an OP
+  // this filesystem has no call for (rename), and for probability=, which it does not take
+  // (SetRandomFaults draws instead).
   Status AddRuleText(std::string_view text);
   // Fails each call of kind `op` (every kind when nullopt) that no rule failed with
   // probability 1/`one_in`, with `error_number`, if its kind can return that errno

@@ -1,7 +1,7 @@
 // The fault rule engine shared by FaultInjectingFileSystem and the LD_PRELOAD shim of
-// `spillway inject` (inject/): the operation table, the errno each operation can really
-// return, the text form of a rule, and the decision of which call fails. Paths are matched
-// with GlobMatch (glob.h).
+// `spillway inject` (inject/): the operations of the one table (fault_ops.h) and the errnos
+// each can really return, the text form of a rule, and the decision of which call fails.
+// Paths are matched with GlobMatch (glob.h).
 //
 // Private to spillway: vfs/internal/ is the include root of the targets that link
 // spillway::vfs_rules (vfs, the shim, the `spillway` tool, cmdsweep), and it is not
@@ -21,37 +21,51 @@
 #include <cstdint>
 #include <string_view>
 
+#include "spillway/vfs/fault_ops.h"
+
 namespace spillway {
 
-// The operations a rule names. The values are the op codes the shim decides with; a
-// FaultInjectingFileSystem decides with its own OpKind numbering (which adds size and
-// chmod), so DecideFault compares plain codes.
+// The operations a rule names, one per row of the table (fault_ops.h), in its order. The
+// values are the op codes the shim decides with (its SPW_* are the same rows); a
+// FaultInjectingFileSystem decides with its own OpKind numbering (derived from the table,
+// with size and chmod and without rename), so DecideFault compares plain codes.
 enum class FaultOp : uint8_t {
-  kCreate,
-  kOpen,
-  kWrite,
-  kRead,
-  kMkdir,
-  kRemove,
-  kRmdir,
-  kRename,
-  kList,
-  kStat,
-  kSync,
-  kClose,
+#define SPILLWAY_FAULT_OP_ENUMERATOR(ID, Name, name, errnos) k##Name,
+  SPILLWAY_FAULT_OPS(SPILLWAY_FAULT_OP_ENUMERATOR)
+#undef SPILLWAY_FAULT_OP_ENUMERATOR
 };
-inline constexpr int kFaultOpCount = 12;
-// The op code of a rule that matches every operation ("any").
+// The ops' names, by code: "create", "open", "write", ...
+inline constexpr const char* kFaultOpNames[] = {
+#define SPILLWAY_FAULT_OP_NAME(ID, Name, name, errnos) name,
+    SPILLWAY_FAULT_OPS(SPILLWAY_FAULT_OP_NAME)
+#undef SPILLWAY_FAULT_OP_NAME
+};
+inline constexpr int kFaultOpCount = sizeof(kFaultOpNames) / sizeof(kFaultOpNames[0]);
+// The op code of a rule that matches every operation, and its name.
 inline constexpr uint8_t kFaultAnyOp = 0xff;
+inline constexpr std::string_view kFaultAnyName = "any";
+static_assert(kFaultOpCount < kFaultAnyOp);
 
-// "create", "open", "write", "read", "mkdir", "remove", "rmdir", "rename", "list", "stat",
-// "sync", "close".
-const char* FaultOpName(FaultOp op);
+// The op's name in the table.
+constexpr const char* FaultOpName(FaultOp op) { return kFaultOpNames[static_cast<size_t>(op)]; }
+// True when every op has a name no other op has, and none is kFaultAnyName.
+constexpr bool FaultOpNamesAreUnique() {
+  for (int i = 0; i < kFaultOpCount; ++i) {
+    const std::string_view name = FaultOpName(static_cast<FaultOp>(i));
+    if (name.empty() || name == kFaultAnyName) return false;
+    for (int j = 0; j < i; ++j) {
+      if (name == FaultOpName(static_cast<FaultOp>(j))) return false;
+    }
+  }
+  return true;
+}
+static_assert(FaultOpNamesAreUnique(), "two rows of SPILLWAY_FAULT_OPS (fault_ops.h) share a name");
+
 // Sets *op_code to the op's code, or kFaultAnyOp for "any". False for an unknown name.
 bool FaultOpCodeFromName(std::string_view name, uint8_t* op_code);
 
-// True when the Linux calls behind `op` can fail with `error_number` (the per-operation
-// errno table, from the calls' man pages). kFaultAnyOp allows any errno some op allows.
+// True when the Linux calls behind `op` can fail with `error_number` (the op's errnos in
+// the table, from the calls' man pages). kFaultAnyOp allows any errno some op allows.
 bool FaultOpCanReturn(uint8_t op_code, int error_number);
 // Writes the errnos `op_code` allows, as "EACCES, EIO, ...", NUL-terminated and truncated
 // to `capacity`. Returns the length written.
