@@ -76,7 +76,7 @@ StatusOr<BenchFs*> GetBenchFs(FsKind kind) {
   std::lock_guard<std::mutex> lock(state.mu);
   if (kind == FsKind::kMem) {
     if (!state.mem) {
-      StatusOr<BenchFs> env = MakeBenchFs(MemFileSystem::Create(), "/tmp");
+      StatusOr<BenchFs> env = MakeBenchFs(NewMemFileSystem(), "/tmp");
       if (!env.ok()) return env.status();
       state.mem = std::move(*env);
     }

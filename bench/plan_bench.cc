@@ -95,7 +95,7 @@ void BM_PlanBuildDrop(benchmark::State& state, Mode mode, FsKind kind) {
   }
 }
 
-// A lazy plan made without a factory: PlanDiskManager::Create validates and copies the
+// A lazy plan made without a factory: NewPlanDiskManager validates and copies the
 // options for every plan (the local dirs vector, a string per dir, the limit's key).
 // Against BM_PlanBuildDrop/lazy_mem this is what sharing the executor's options saves.
 void BM_LazyPlanCreateCopyingOptions(benchmark::State& state) {
@@ -104,7 +104,7 @@ void BM_LazyPlanCreateCopyingOptions(benchmark::State& state) {
   const std::shared_ptr<FileSystem>& fs = (*env)->fs;
   const PlanWorkload workload = WorkloadOver(**env, static_cast<int>(state.range(0)));
   for (auto _ : state) {
-    StatusOr<std::shared_ptr<PlanDiskManager>> plan = PlanDiskManager::Create(fs, workload.lazy);
+    StatusOr<std::shared_ptr<PlanDiskManager>> plan = NewPlanDiskManager(fs, workload.lazy);
     if (!plan.ok()) {
       Fail(state, plan.status());
       break;
@@ -252,7 +252,7 @@ void BM_SpillFileCreateDrop(benchmark::State& state, Mode mode, FsKind kind) {
   state.SetItemsProcessed(state.iterations());
 
   if (state.thread_index() == 0) {
-    auto counter = std::make_shared<FaultInjectingFileSystem>((*env)->fs);
+    auto counter = NewFaultInjectingFileSystem((*env)->fs);
     StatusOr<std::shared_ptr<SpillManager>> counted_plan = BuildOn(workload, counter, mode);
     if (!counted_plan.ok()) return Fail(state, counted_plan.status());
     StatusOr<SpillFile> counted_first = (*counted_plan)->CreateTempFile("first");

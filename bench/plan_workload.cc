@@ -16,14 +16,14 @@ PlanWorkload::PlanWorkload(const std::vector<std::string>& local_dirs) {
 
 StatusOr<PlanDiskManagerFactory> PlanWorkload::Factory(
     const std::shared_ptr<FileSystem>& fs) const {
-  return PlanDiskManagerFactory::Create(fs, lazy);
+  return NewPlanDiskManagerFactory(fs, lazy);
 }
 
 StatusOr<std::shared_ptr<SpillManager>> PlanWorkload::Build(
     const std::shared_ptr<FileSystem>& fs, PlanMode mode,
     const PlanDiskManagerFactory& factory) const {
   if (mode == PlanMode::kEager) {
-    StatusOr<std::shared_ptr<DiskManager>> m = DiskManager::Build(fs, eager);
+    StatusOr<std::shared_ptr<DiskManager>> m = NewDiskManager(fs, eager);
     if (!m.ok()) return m.status();
     return std::shared_ptr<SpillManager>(std::move(*m));
   }
@@ -40,7 +40,7 @@ FirstSpillWorkload::FirstSpillWorkload(const std::vector<std::string>& local_dir
 
 StatusOr<PlanDiskManagerFactory> FirstSpillWorkload::Factory(
     const std::shared_ptr<FileSystem>& fs) const {
-  return PlanDiskManagerFactory::Create(fs, options);
+  return NewPlanDiskManagerFactory(fs, options);
 }
 
 Status RunFirstSpill(const PlanDiskManagerFactory& factory) {
@@ -52,7 +52,7 @@ Status RunFirstSpill(const PlanDiskManagerFactory& factory) {
 
 StatusOr<FirstSpillCalls> CountFirstSpillCalls(const std::shared_ptr<FileSystem>& fs,
                                                const FirstSpillWorkload& workload) {
-  auto counter = std::make_shared<FaultInjectingFileSystem>(fs);
+  auto counter = NewFaultInjectingFileSystem(fs);
   StatusOr<PlanDiskManagerFactory> factory = workload.Factory(counter);
   if (!factory.ok()) return factory.status();
   for (uint64_t i = 0; i < kCountedUnits; ++i) SPILLWAY_RETURN_IF_ERROR(RunFirstSpill(*factory));
@@ -65,7 +65,7 @@ StatusOr<FirstSpillCalls> CountFirstSpillCalls(const std::shared_ptr<FileSystem>
 StatusOr<double> CountCallsPerUnit(
     const std::shared_ptr<FileSystem>& fs,
     const std::function<Status(const std::shared_ptr<FileSystem>&)>& unit) {
-  auto counter = std::make_shared<FaultInjectingFileSystem>(fs);
+  auto counter = NewFaultInjectingFileSystem(fs);
   const std::shared_ptr<FileSystem> counted = counter;
   for (uint64_t i = 0; i < kCountedUnits; ++i) SPILLWAY_RETURN_IF_ERROR(unit(counted));
   return static_cast<double>(counter->total_calls()) / kCountedUnits;

@@ -43,8 +43,7 @@ Status RunRound(const std::shared_ptr<FileSystem>& fs, const std::vector<std::st
     PlanDiskManagerOptions options;
     options.spill.local_dirs = dirs;
     options.spill.seed = rng();
-    StatusOr<std::shared_ptr<PlanDiskManager>> plan =
-        PlanDiskManager::Create(fs, std::move(options));
+    StatusOr<std::shared_ptr<PlanDiskManager>> plan = NewPlanDiskManager(fs, std::move(options));
     if (!plan.ok()) return plan.status();
     ++*ops;
     const uint64_t files = roll(4) == 0 ? 0 : 1 + roll(3);
@@ -84,7 +83,7 @@ void BM_MixedWorkload(benchmark::State& state, WorkloadFs which) {
   } else {
     MemFileSystemOptions options;
     options.keep_contents = which == WorkloadFs::kMemContents;
-    fs = MemFileSystem::Create(options);
+    fs = NewMemFileSystem(options);
     for (int i = 0; i < kLocalDirs; ++i) {
       dirs.push_back("/tmp/local" + std::to_string(i));
       Status s = fs->CreateDir(dirs.back());

@@ -39,7 +39,7 @@ void BM_SpillWriterWrite(benchmark::State& state, FsKind kind) {
   PlanDiskManagerOptions options;
   options.spill.local_dirs = FirstLocalDirs(**env, 1);
   StatusOr<std::shared_ptr<PlanDiskManager>> plan =
-      PlanDiskManager::Create((*env)->fs, std::move(options));
+      NewPlanDiskManager((*env)->fs, std::move(options));
   if (!plan.ok()) return Fail(state, plan.status());
   const std::string chunk(static_cast<size_t>(state.range(0)), 'x');
 

@@ -153,8 +153,8 @@ struct Runner::Impl {
     if (!spec.budget.empty()) spill.budget = budgets.at(spec.budget);
     if (spec.dirs_kind == DirsKind::kList && spec.mode == PlanMode::kLazy) {
       spill.limit_config_key = std::string(internal::kCometLimitKey);
-      StatusOr<std::shared_ptr<PlanDiskManager>> built = PlanDiskManager::Create(
-          process, {.spill = std::move(spill), .shared_cache = shared_cache});
+      StatusOr<std::shared_ptr<PlanDiskManager>> built =
+          NewPlanDiskManager(process, {.spill = std::move(spill), .shared_cache = shared_cache});
       if (!built.ok()) return built.status();
       return std::shared_ptr<SpillManager>(std::move(*built));
     }
@@ -171,7 +171,7 @@ struct Runner::Impl {
         break;
     }
     o.spill = std::move(spill);
-    StatusOr<std::shared_ptr<DiskManager>> built = DiskManager::Build(process, std::move(o));
+    StatusOr<std::shared_ptr<DiskManager>> built = NewDiskManager(process, std::move(o));
     if (!built.ok()) return built.status();
     return std::shared_ptr<SpillManager>(std::move(*built));
   }
@@ -298,7 +298,7 @@ struct Runner::Impl {
   StepResult Act(const Budget& c, Status*, std::string* message) {
     *message = CheckUnbound(c.name);
     if (!message->empty()) return StepResult::kMalformed;
-    std::shared_ptr<SpillBudget> budget = SpillBudget::Create(c.size);
+    std::shared_ptr<SpillBudget> budget = NewSpillBudget(c.size);
     made_budgets.emplace(c.name, budget);
     budgets.emplace(c.name, std::move(budget));
     return StepResult::kOk;
@@ -450,7 +450,7 @@ StatusOr<std::unique_ptr<Runner>> Runner::Create(RunnerOptions options) {
     MemFileSystemOptions mem_options;
     mem_options.seed = options.seed;
     mem_options.enforce_permissions = ::geteuid() != 0;
-    impl->mem = MemFileSystem::Create(mem_options);
+    impl->mem = NewMemFileSystem(mem_options);
     impl->base = impl->mem;
   } else {
     std::string root = options.posix_root;
@@ -479,7 +479,7 @@ StatusOr<std::unique_ptr<Runner>> Runner::Create(RunnerOptions options) {
       return tmp;
     }
   }
-  impl->fs = std::make_shared<FaultInjectingFileSystem>(impl->base, options.seed);
+  impl->fs = NewFaultInjectingFileSystem(impl->base, options.seed);
   impl->process = NewProcessFileSystem(impl->fs);
   impl->options = std::move(options);
   return std::unique_ptr<Runner>(new Runner(std::move(impl)));

@@ -287,9 +287,9 @@ uint64_t RandomSeed() {
 // ---------------------------------------------------------------------------------------
 // DiskManager
 
-StatusOr<std::shared_ptr<DiskManager>> DiskManager::Build(std::shared_ptr<FileSystem> fs,
-                                                          DiskManagerOptions options) {
-  if (fs == nullptr) return Status::InvalidArgument("DiskManager::Build needs a FileSystem");
+StatusOr<std::shared_ptr<DiskManager>> NewDiskManager(std::shared_ptr<FileSystem> fs,
+                                                      DiskManagerOptions options) {
+  if (fs == nullptr) return Status::InvalidArgument("NewDiskManager needs a FileSystem");
   SPILLWAY_RETURN_IF_ERROR(ValidateOptions(options));
   if (options.spill.cleanup_log == nullptr)
     options.spill.cleanup_log = std::make_shared<CleanupLog>();
@@ -302,10 +302,10 @@ StatusOr<std::shared_ptr<DiskManager>> DiskManager::Build(std::shared_ptr<FileSy
   const uint64_t seed = options.spill.seed.value_or(RandomSeed());
   const bool directories = options.mode == DiskManagerMode::kDirectories;
 
-  auto core =
-      std::make_shared<Core>(std::move(fs), std::move(options), std::move(accounting), seed);
+  auto core = std::make_shared<DiskManager::Core>(std::move(fs), std::move(options),
+                                                  std::move(accounting), seed);
   if (directories) SPILLWAY_RETURN_IF_ERROR(core->CreateLocalDirs());
-  return std::make_shared<DiskManager>(Passkey{}, std::move(core));
+  return std::make_shared<DiskManager>(DiskManager::Passkey{}, std::move(core));
 }
 
 DiskManager::DiskManager(Passkey /*key*/, std::shared_ptr<Core> core) : core_(std::move(core)) {}
@@ -429,7 +429,7 @@ DiskManagerBuilder& DiskManagerBuilder::WithBudget(std::shared_ptr<SpillBudget> 
 
 StatusOr<std::shared_ptr<DiskManager>> DiskManagerBuilder::Build(
     std::shared_ptr<FileSystem> fs) const {
-  return DiskManager::Build(std::move(fs), options_);
+  return NewDiskManager(std::move(fs), options_);
 }
 
 }  // namespace spillway

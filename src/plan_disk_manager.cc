@@ -103,8 +103,10 @@ struct PlanDiskManagerFactory::Owners {
 PlanDiskManagerFactory::PlanDiskManagerFactory(std::shared_ptr<const Owners> owners)
     : owners_(std::move(owners)) {}
 
-StatusOr<PlanDiskManagerFactory> PlanDiskManagerFactory::Create(std::shared_ptr<FileSystem> fs,
-                                                                PlanDiskManagerOptions options) {
+StatusOr<PlanDiskManagerFactory> NewPlanDiskManagerFactory(std::shared_ptr<FileSystem> fs,
+                                                           PlanDiskManagerOptions options) {
+  using Owners = PlanDiskManagerFactory::Owners;
+  using Shared = PlanDiskManagerFactory::Shared;
   SPILLWAY_RETURN_IF_ERROR(ValidateOptions(fs.get(), options));
   auto shared = std::make_shared<const Shared>(Shared{std::move(fs), std::move(options)});
   auto owners = std::make_shared<Owners>();
@@ -127,11 +129,11 @@ StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManagerFactory::NewPlan() con
 // ---------------------------------------------------------------------------------------
 // PlanDiskManager
 
-StatusOr<std::shared_ptr<PlanDiskManager>> PlanDiskManager::Create(std::shared_ptr<FileSystem> fs,
-                                                                   PlanDiskManagerOptions options) {
+StatusOr<std::shared_ptr<PlanDiskManager>> NewPlanDiskManager(std::shared_ptr<FileSystem> fs,
+                                                              PlanDiskManagerOptions options) {
   // One plan: its configuration needs no factory, and no shards.
   SPILLWAY_RETURN_IF_ERROR(ValidateOptions(fs.get(), options));
-  return Make(std::make_shared<const PlanDiskManagerFactory::Shared>(
+  return PlanDiskManager::Make(std::make_shared<const PlanDiskManagerFactory::Shared>(
       PlanDiskManagerFactory::Shared{std::move(fs), std::move(options)}));
 }
 
@@ -178,7 +180,7 @@ DiskManagerOptions PlanDiskManager::InnerOptionsLocked(uint64_t limit) const {
 StatusOr<std::shared_ptr<DiskManager>> PlanDiskManager::BuildInnerLocked(uint64_t limit) {
   const SpillOptions& o = spill();
   if (!o.quirks.Has(Quirk::kSharedLimit))
-    return DiskManager::Build(shared_->fs, InnerOptionsLocked(limit));
+    return NewDiskManager(shared_->fs, InnerOptionsLocked(limit));
   // The PR's first version: one manager per (local dirs, limit) for the whole process
   // (and here per filesystem and behaviour-changing option, SharedManagerCache::Key),
   // cached forever and keyed on the limit the plan was created with. It records cleanup
@@ -190,9 +192,7 @@ StatusOr<std::shared_ptr<DiskManager>> PlanDiskManager::BuildInnerLocked(uint64_
       SharedManagerCache::Key{reinterpret_cast<uintptr_t>(shared_->fs.get()), o.local_dirs,
                               o.max_temp_directory_size, o.limit_config_key, o.missing_dir,
                               o.quirks.ToString(), o.layout, o.failover},
-      [&]() {
-        return DiskManager::Build(shared_->fs, InnerOptionsLocked(o.max_temp_directory_size));
-      });
+      [&]() { return NewDiskManager(shared_->fs, InnerOptionsLocked(o.max_temp_directory_size)); });
   if (!cached.ok()) return cached.status();
   own_log_ = (*cached)->cleanup_log();  // Where its failures are recorded.
   // A limit this plan set before its first spill reaches the shared manager, as it would
@@ -214,7 +214,7 @@ StatusOr<SpillFile> PlanDiskManager::CreateTempFile(std::string_view description
       // with; otherwise the limit as last set.
       const uint64_t limit =
           spill().quirks.Has(Quirk::kOuterAccounting) ? spill().max_temp_directory_size : limit_;
-      // A failed build leaves nothing behind (DiskManager::Build removes what it made),
+      // A failed build leaves nothing behind (NewDiskManager removes what it made),
       // and inner_ stays null, so the next spill tries again.
       StatusOr<std::shared_ptr<DiskManager>> built = BuildInnerLocked(limit);
       if (!built.ok()) return built.status();

@@ -51,7 +51,7 @@ SpillMetrics SpillLedger::metrics() const {
 
 }  // namespace internal
 
-std::shared_ptr<SpillBudget> SpillBudget::Create(uint64_t limit, std::string limit_config_key) {
+std::shared_ptr<SpillBudget> NewSpillBudget(uint64_t limit, std::string limit_config_key) {
   // Not make_shared: the constructor is private. A budget is made once per executor.
   return std::shared_ptr<SpillBudget>(new SpillBudget(limit, std::move(limit_config_key)));
 }

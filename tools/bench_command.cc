@@ -2,7 +2,7 @@
 // side by side on the user's own disk.
 //
 // For every (local dirs, threads) pair it runs batches of plans built and dropped without
-// spilling, eager (DiskManager::Build in kDirectories mode: a spill directory per local
+// spilling, eager (NewDiskManager in kDirectories mode: a spill directory per local
 // dir, created at build and removed at drop) and lazy (PlanDiskManagerFactory::NewPlan
 // on the executor's factory: nothing until a first spill). The two modes alternate within
 // every repetition (eager first on even repetitions, lazy first on odd ones), so a noisy
@@ -421,7 +421,7 @@ int RunBench(const BenchFlags& flags) {
   if (flags.fs == "posix") {
     PosixTarget(flags, &target);
   } else {
-    target.fs = MemFileSystem::Create();
+    target.fs = NewMemFileSystem();
     target.parent = target.fs->TempDir();
     target.fs_type = "spillway MemFileSystem";
   }

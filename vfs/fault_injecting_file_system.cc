@@ -445,6 +445,13 @@ class FaultInjectingFileSystem::File final : public WritableFile {
   const std::unique_ptr<WritableFile> target_;
 };
 
+std::shared_ptr<FaultInjectingFileSystem> NewFaultInjectingFileSystem(
+    std::shared_ptr<FileSystem> target, uint64_t seed) {
+  // Not make_shared: the constructor is private.
+  return std::shared_ptr<FaultInjectingFileSystem>(
+      new FaultInjectingFileSystem(std::move(target), seed));
+}
+
 FaultInjectingFileSystem::FaultInjectingFileSystem(std::shared_ptr<FileSystem> target,
                                                    uint64_t seed)
     : FileSystemWrapper(std::move(target)), state_(std::make_shared<State>(seed)) {}

@@ -487,7 +487,7 @@ class MemFileSystemImpl final : public MemFileSystem {
 
 }  // namespace
 
-std::shared_ptr<MemFileSystem> MemFileSystem::Create(MemFileSystemOptions options) {
+std::shared_ptr<MemFileSystem> NewMemFileSystem(MemFileSystemOptions options) {
   return std::make_shared<MemFileSystemImpl>(options);
 }
 

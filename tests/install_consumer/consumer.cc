@@ -9,9 +9,9 @@
 #include "spillway/vfs/mem_file_system.h"
 
 int main() {
-  auto fs = spillway::MemFileSystem::Create();
+  auto fs = spillway::NewMemFileSystem();
   {
-    auto plan = spillway::PlanDiskManager::Create(fs, {.spill = {.local_dirs = {"/tmp/local0"}}});
+    auto plan = spillway::NewPlanDiskManager(fs, {.spill = {.local_dirs = {"/tmp/local0"}}});
     if (!plan.ok()) return 1;
     auto file = (*plan)->CreateTempFile("consumer");
     if (!file.ok()) return 2;

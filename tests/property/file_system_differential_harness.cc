@@ -167,7 +167,7 @@ Sut::Sut() {
   MemFileSystemOptions mem_options;
   // As on Linux, root is not subject to permission checks.
   mem_options.enforce_permissions = ::geteuid() != 0;
-  mem_.emplace(MemFileSystem::Create(mem_options));
+  mem_.emplace(NewMemFileSystem(mem_options));
   for (Side* side : {&*posix_, &*mem_}) {
     if (Status status = side->fs().CreateDir(std::string(kTop)); !status.ok()) {
       error_ = status.ToString();

@@ -58,8 +58,7 @@ class ConcurrencyTest : public ::testing::Test {
 
   const std::vector<std::string> local_dirs_ = {"/local0", "/local1", "/local2"};
   std::shared_ptr<MemFileSystem> mem_ = NewMemFileSystem(29);
-  std::shared_ptr<FaultInjectingFileSystem> fs_ =
-      std::make_shared<FaultInjectingFileSystem>(mem_, /*seed=*/31);
+  std::shared_ptr<FaultInjectingFileSystem> fs_ = NewFaultInjectingFileSystem(mem_, /*seed=*/31);
   std::shared_ptr<CleanupLog> log_ = std::make_shared<CleanupLog>();
 };
 
@@ -101,7 +100,7 @@ void RunManyPlansAtOnce(
 
 TEST_F(ConcurrencyTest, ManyPlansAtOnce) {
   RunManyPlansAtOnce([&](int t, int i) {
-    return PlanDiskManager::Create(fs_, PlanOptions(64, static_cast<uint64_t>(t) * 1000 + i));
+    return NewPlanDiskManager(fs_, PlanOptions(64, static_cast<uint64_t>(t) * 1000 + i));
   });
   ExpectNothingLeft();
 }
@@ -110,7 +109,7 @@ TEST_F(ConcurrencyTest, ManyPlansAtOnce) {
 // does: the plans share the options and nothing else.
 TEST_F(ConcurrencyTest, ManyPlansFromOneFactoryAtOnce) {
   StatusOr<PlanDiskManagerFactory> factory =
-      PlanDiskManagerFactory::Create(fs_, PlanOptions(64, /*seed=*/7));
+      NewPlanDiskManagerFactory(fs_, PlanOptions(64, /*seed=*/7));
   ASSERT_OK(factory.status());
   RunManyPlansAtOnce([&](int, int) { return factory->NewPlan(); });
   ExpectNothingLeft();
@@ -124,7 +123,7 @@ TEST_F(ConcurrencyTest, PlansFromMoreThreadsThanShardsOutliveTheirFactory) {
   std::optional<PlanDiskManagerFactory> factory;
   {
     StatusOr<PlanDiskManagerFactory> made =
-        PlanDiskManagerFactory::Create(fs_, PlanOptions(64, /*seed=*/11));
+        NewPlanDiskManagerFactory(fs_, PlanOptions(64, /*seed=*/11));
     ASSERT_OK(made.status());
     factory.emplace(std::move(*made));
   }
@@ -160,7 +159,7 @@ TEST_F(ConcurrencyTest, ManyThreadsSpillWriteCloneAndDropIntoOnePlan) {
   std::shared_ptr<PlanDiskManager> plan;
   {
     StatusOr<std::shared_ptr<PlanDiskManager>> made =
-        PlanDiskManager::Create(fs_, PlanOptions(kHighLimit, 1));
+        NewPlanDiskManager(fs_, PlanOptions(kHighLimit, 1));
     ASSERT_TRUE(made.ok()) << made.status().ToString();
     plan = *made;
   }
@@ -263,7 +262,7 @@ TEST_F(ConcurrencyTest, ManyThreadsSpillWriteCloneAndDropIntoOnePlan) {
 TEST_F(ConcurrencyTest, ConcurrentFirstSpillsBuildOneInnerManager) {
   for (int round = 0; round < 20; ++round) {
     StatusOr<std::shared_ptr<PlanDiskManager>> plan =
-        PlanDiskManager::Create(fs_, PlanOptions(kDefaultMaxTempDirectorySize, round));
+        NewPlanDiskManager(fs_, PlanOptions(kDefaultMaxTempDirectorySize, round));
     ASSERT_TRUE(plan.ok());
     std::vector<std::optional<SpillFile>> files(kThreads);
     std::latch start(kThreads);
@@ -295,7 +294,7 @@ TEST_F(ConcurrencyTest, ConcurrentFirstSpillsBuildOneInnerManager) {
 TEST_F(ConcurrencyTest, LimitSetDuringTheFirstSpillReachesTheInnerManager) {
   for (int round = 0; round < 50; ++round) {
     StatusOr<std::shared_ptr<PlanDiskManager>> plan =
-        PlanDiskManager::Create(fs_, PlanOptions(1000, round));
+        NewPlanDiskManager(fs_, PlanOptions(1000, round));
     ASSERT_TRUE(plan.ok());
     std::latch start(3);
     std::thread spill([&] {
@@ -416,7 +415,7 @@ TEST_F(ConcurrencyTest, RandomFaultsUnderConcurrencyLeaveNothingBehind) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       StatusOr<std::shared_ptr<PlanDiskManager>> plan =
-          PlanDiskManager::Create(fs_, PlanOptions(10000, t));
+          NewPlanDiskManager(fs_, PlanOptions(10000, t));
       if (!plan.ok()) {
         ++unexpected;
         return;

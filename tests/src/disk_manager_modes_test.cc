@@ -43,22 +43,22 @@ using ::testing::StartsWith;
 TEST_F(DiskManagerTest, RejectsOptionsInconsistentWithTheMode) {
   DiskManagerOptions no_dirs;
   no_dirs.mode = DiskManagerMode::kDirectories;
-  EXPECT_EQ(DiskManager::Build(fs_, no_dirs).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(NewDiskManager(fs_, no_dirs).status().code(), StatusCode::kInvalidArgument);
 
   DiskManagerOptions relative;
   relative.mode = DiskManagerMode::kDirectories;
   relative.spill.local_dirs = {"local0"};
-  EXPECT_EQ(DiskManager::Build(fs_, relative).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(NewDiskManager(fs_, relative).status().code(), StatusCode::kInvalidArgument);
 
   DiskManagerOptions no_factory;
   no_factory.mode = DiskManagerMode::kCustom;
-  EXPECT_EQ(DiskManager::Build(fs_, no_factory).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(NewDiskManager(fs_, no_factory).status().code(), StatusCode::kInvalidArgument);
 
   DiskManagerOptions dirs_for_os_tmp;
   dirs_for_os_tmp.spill.local_dirs = {"/local0"};
-  EXPECT_EQ(DiskManager::Build(fs_, dirs_for_os_tmp).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(NewDiskManager(fs_, dirs_for_os_tmp).status().code(), StatusCode::kInvalidArgument);
 
-  EXPECT_EQ(DiskManager::Build(nullptr, {}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(NewDiskManager(nullptr, {}).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(fs_->total_calls(), 0u);  // Nothing was attempted.
 }
 

@@ -67,13 +67,13 @@ class PlanDiskManagerLayoutConcurrencyTest : public ::testing::TestWithParam<boo
 
   const std::vector<std::string> local_dirs_ = {"/local0", "/local1", "/local2", "/local3"};
   std::shared_ptr<MemFileSystem> mem_ = NewMemFileSystem(31);
-  std::shared_ptr<FaultInjectingFileSystem> fs_ = std::make_shared<FaultInjectingFileSystem>(mem_);
+  std::shared_ptr<FaultInjectingFileSystem> fs_ = NewFaultInjectingFileSystem(mem_);
 };
 
 TEST_P(PlanDiskManagerLayoutConcurrencyTest, ConcurrentFirstSpillsMakeOneDirPerLocalDir) {
   for (uint64_t seed = 0; seed < 4; ++seed) {
     fs_->ResetCounters();
-    ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, Options(seed)));
+    ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, Options(seed)));
     std::vector<SpillFile> files = SpillFromEveryThread(*plan);
     EXPECT_EQ(files.size(), kFiles);
     for (const std::string& dir : local_dirs_) {
@@ -87,7 +87,7 @@ TEST_P(PlanDiskManagerLayoutConcurrencyTest, ConcurrentFirstSpillsMakeOneDirPerL
 }
 
 TEST_P(PlanDiskManagerLayoutConcurrencyTest, FullLocalDirsArePassedOverByEveryThread) {
-  ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, Options(7)));
+  ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, Options(7)));
   fs_->AddRule(Fail(OpKind::kCreate, ENOSPC, "/local0/*", std::nullopt));
   fs_->AddRule(Fail(OpKind::kMkdir, EIO, "/local2", std::nullopt));
   std::vector<SpillFile> files = SpillFromEveryThread(*plan);

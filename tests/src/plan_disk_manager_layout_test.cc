@@ -58,7 +58,7 @@ class PlanDiskManagerLayoutTest : public ::testing::Test {
   }
 
   std::shared_ptr<MemFileSystem> mem_ = NewMemFileSystem(17);
-  std::shared_ptr<FaultInjectingFileSystem> fs_ = std::make_shared<FaultInjectingFileSystem>(mem_);
+  std::shared_ptr<FaultInjectingFileSystem> fs_ = NewFaultInjectingFileSystem(mem_);
 };
 
 TEST_F(PlanDiskManagerLayoutTest, DefaultsAreComets) {
@@ -73,7 +73,7 @@ TEST_F(PlanDiskManagerLayoutTest, FirstSpillMakesOneMkdirAndOneCreateWhateverThe
       SCOPED_TRACE(testing::Message() << dirs << " dirs, layout "
                                       << (layout == SpillDirLayout::kAll ? "all" : "each"));
       fs_->ResetCounters();
-      ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, Options(dirs, layout, false)));
+      ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, Options(dirs, layout, false)));
       std::optional<SpillFile> file;
       ASSERT_OK_AND_ASSIGN(file, plan->CreateTempFile("sort"));
       const uint64_t expected_dirs = layout == SpillDirLayout::kAll ? dirs : 1;
@@ -90,7 +90,7 @@ TEST_F(PlanDiskManagerLayoutTest, FirstSpillMakesOneMkdirAndOneCreateWhateverThe
 
 TEST_F(PlanDiskManagerLayoutTest, EachLayoutMakesADirOnlyWhereAFileLands) {
   ASSERT_OK_AND_ASSIGN(auto plan,
-                       PlanDiskManager::Create(fs_, Options(4, SpillDirLayout::kEach, false)));
+                       NewPlanDiskManager(fs_, Options(4, SpillDirLayout::kEach, false)));
   std::vector<SpillFile> files;
   std::set<std::string> landed;
   for (int i = 0; i < 6; ++i) {
@@ -117,14 +117,14 @@ TEST_F(PlanDiskManagerLayoutTest, EachLayoutMakesADirOnlyWhereAFileLands) {
 TEST_F(PlanDiskManagerLayoutTest, EachLayoutMissingLocalDirIsCreatedWhereTheFileLands) {
   PlanDiskManagerOptions options = Options(1, SpillDirLayout::kEach, false);
   options.spill.local_dirs = {"/fresh"};
-  ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
+  ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, options));
   ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
   EXPECT_THAT(file.path(), StartsWith("/fresh/datafusion-"));
 }
 
 TEST_F(PlanDiskManagerLayoutTest, WithoutFailoverAFullLocalDirFailsTheSpill) {
   ASSERT_OK_AND_ASSIGN(auto plan,
-                       PlanDiskManager::Create(fs_, Options(2, SpillDirLayout::kEach, false)));
+                       NewPlanDiskManager(fs_, Options(2, SpillDirLayout::kEach, false)));
   fs_->AddRule(Fail(OpKind::kCreate, ENOSPC, "/local0/*", std::nullopt));
   int failed = 0;
   for (int i = 0; i < 8; ++i) {
@@ -144,7 +144,7 @@ TEST_F(PlanDiskManagerLayoutTest, FailoverSendsFilesPastAFullLocalDirAndThenAvoi
   for (const SpillDirLayout layout : {SpillDirLayout::kAll, SpillDirLayout::kEach}) {
     fs_->ClearFaults();
     fs_->ResetCounters();
-    ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, Options(2, layout, true)));
+    ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, Options(2, layout, true)));
     fs_->AddRule(Fail(OpKind::kCreate, ENOSPC, "/local0/*", std::nullopt));
     for (int i = 0; i < 8; ++i) {
       ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
@@ -157,8 +157,7 @@ TEST_F(PlanDiskManagerLayoutTest, FailoverSendsFilesPastAFullLocalDirAndThenAvoi
 }
 
 TEST_F(PlanDiskManagerLayoutTest, AnAvoidedLocalDirIsUsedAgainOnceTheOthersFail) {
-  ASSERT_OK_AND_ASSIGN(auto plan,
-                       PlanDiskManager::Create(fs_, Options(2, SpillDirLayout::kEach, true)));
+  ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, Options(2, SpillDirLayout::kEach, true)));
   fs_->AddRule(Fail(OpKind::kCreate, EIO, "/local0/*", std::nullopt));
   std::vector<SpillFile> files;
   for (int i = 0; i < 4; ++i) {
@@ -179,8 +178,7 @@ TEST_F(PlanDiskManagerLayoutTest, AnAvoidedLocalDirIsUsedAgainOnceTheOthersFail)
 }
 
 TEST_F(PlanDiskManagerLayoutTest, AnErrnoThatSaysNothingOfTheDiskDoesNotMakeItAvoided) {
-  ASSERT_OK_AND_ASSIGN(auto plan,
-                       PlanDiskManager::Create(fs_, Options(2, SpillDirLayout::kEach, true)));
+  ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, Options(2, SpillDirLayout::kEach, true)));
   fs_->AddRule(Fail(OpKind::kCreate, EACCES, "/local0/*", 1));
   std::set<std::string> landed;
   std::vector<SpillFile> files;
@@ -194,8 +192,7 @@ TEST_F(PlanDiskManagerLayoutTest, AnErrnoThatSaysNothingOfTheDiskDoesNotMakeItAv
 }
 
 TEST_F(PlanDiskManagerLayoutTest, WhenEveryLocalDirFailsTheErrorNamesEachDirAndErrno) {
-  ASSERT_OK_AND_ASSIGN(auto plan,
-                       PlanDiskManager::Create(fs_, Options(3, SpillDirLayout::kEach, true)));
+  ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, Options(3, SpillDirLayout::kEach, true)));
   fs_->AddRule(Fail(OpKind::kMkdir, EROFS, "/local0", std::nullopt));
   fs_->AddRule(Fail(OpKind::kMkdir, EIO, "/local1", std::nullopt));
   fs_->AddRule(Fail(OpKind::kCreate, ENOSPC, "/local2/*", std::nullopt));
@@ -217,8 +214,7 @@ TEST_F(PlanDiskManagerLayoutTest, WhenEveryLocalDirFailsTheErrorNamesEachDirAndE
 }
 
 TEST_F(PlanDiskManagerLayoutTest, AllLayoutFailoverBuildsWithTheDirsThatCouldBeMade) {
-  ASSERT_OK_AND_ASSIGN(auto plan,
-                       PlanDiskManager::Create(fs_, Options(2, SpillDirLayout::kAll, true)));
+  ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, Options(2, SpillDirLayout::kAll, true)));
   fs_->AddRule(Fail(OpKind::kMkdir, ENOSPC, "/local1", 1));
   std::vector<SpillFile> files;
   for (int i = 0; i < 4; ++i) {
@@ -240,8 +236,7 @@ TEST_F(PlanDiskManagerLayoutTest, AllLayoutFailoverBuildsWithTheDirsThatCouldBeM
 }
 
 TEST_F(PlanDiskManagerLayoutTest, AllLayoutFailoverFailsOnlyWhenNoDirCanBeMade) {
-  ASSERT_OK_AND_ASSIGN(auto plan,
-                       PlanDiskManager::Create(fs_, Options(2, SpillDirLayout::kAll, true)));
+  ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, Options(2, SpillDirLayout::kAll, true)));
   fs_->AddRule(Fail(OpKind::kMkdir, EACCES, "/local0", 1));
   fs_->AddRule(Fail(OpKind::kMkdir, ENOSPC, "/local1", 1));
   StatusOr<SpillFile> file = plan->CreateTempFile("sort");
@@ -258,11 +253,11 @@ TEST_F(PlanDiskManagerLayoutTest, AllLayoutFailoverFailsOnlyWhenNoDirCanBeMade) 
 TEST_F(PlanDiskManagerLayoutTest, OtherModesRejectLayoutAndFailover) {
   DiskManagerOptions each;
   each.spill.layout = SpillDirLayout::kEach;
-  EXPECT_EQ(DiskManager::Build(fs_, each).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(NewDiskManager(fs_, each).status().code(), StatusCode::kInvalidArgument);
   DiskManagerOptions failover;
   failover.mode = DiskManagerMode::kDisabled;
   failover.spill.failover = true;
-  EXPECT_EQ(DiskManager::Build(fs_, failover).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(NewDiskManager(fs_, failover).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(fs_->total_calls(), 0u);
 }
 
@@ -291,7 +286,7 @@ TEST(PlanDiskManagerLayoutPosixTest, FailoverPassesOverAnUnusableLocalDir) {
   options.spill.layout = SpillDirLayout::kEach;
   options.spill.failover = true;
   options.spill.seed = 5;
-  ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs, options));
+  ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs, options));
   std::vector<SpillFile> files;
   for (int i = 0; i < 4; ++i) {
     ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));

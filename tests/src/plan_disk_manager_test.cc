@@ -46,28 +46,27 @@ class PlanDiskManagerTest : public ::testing::Test {
   size_t Count(std::string_view glob) { return ExpandGlob(*mem_, glob).size(); }
 
   std::shared_ptr<MemFileSystem> mem_ = NewMemFileSystem(17);
-  std::shared_ptr<FaultInjectingFileSystem> fs_ = std::make_shared<FaultInjectingFileSystem>(mem_);
+  std::shared_ptr<FaultInjectingFileSystem> fs_ = NewFaultInjectingFileSystem(mem_);
 };
 
 TEST_F(PlanDiskManagerTest, RejectsBadOptionsWithoutTouchingTheFileSystem) {
   PlanDiskManagerOptions none = Options();
   none.spill.local_dirs.clear();
-  EXPECT_EQ(PlanDiskManager::Create(fs_, none).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(NewPlanDiskManager(fs_, none).status().code(), StatusCode::kInvalidArgument);
 
   PlanDiskManagerOptions bad_path = Options();
   bad_path.spill.local_dirs = {"/local0", "/local1/"};
-  StatusOr<std::shared_ptr<PlanDiskManager>> plan = PlanDiskManager::Create(fs_, bad_path);
+  StatusOr<std::shared_ptr<PlanDiskManager>> plan = NewPlanDiskManager(fs_, bad_path);
   EXPECT_EQ(plan.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(plan.status().message(), ::testing::HasSubstr("/local1/"));
 
-  EXPECT_EQ(PlanDiskManager::Create(nullptr, Options()).status().code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(NewPlanDiskManager(nullptr, Options()).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(fs_->total_calls(), 0u);
 }
 
 TEST_F(PlanDiskManagerTest, PlanThatDoesNotSpillMakesZeroFileSystemCalls) {
   {
-    ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, Options(10)));
+    ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, Options(10)));
     EXPECT_TRUE(plan->tmp_files_enabled());
     EXPECT_EQ(plan->used_disk_space(), 0u);
     EXPECT_EQ(plan->spilling_progress(), SpillingProgress{});
@@ -82,7 +81,7 @@ TEST_F(PlanDiskManagerTest, PlanThatDoesNotSpillMakesZeroFileSystemCalls) {
 }
 
 TEST_F(PlanDiskManagerTest, DirectoriesAreCreatedOnTheFirstSpillAndReusedByLaterOnes) {
-  ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, Options()));
+  ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, Options()));
   EXPECT_EQ(Count("/local*/datafusion-*"), 0u);
 
   ASSERT_OK_AND_ASSIGN(SpillFile first, plan->CreateTempFile("sort"));
@@ -107,7 +106,7 @@ TEST_F(PlanDiskManagerTest, DirectoriesAreCreatedOnTheFirstSpillAndReusedByLater
 }
 
 TEST_F(PlanDiskManagerTest, DirectoriesAreRemovedOncePlanAndFilesAreDropped) {
-  ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, Options()));
+  ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, Options()));
   ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, plan->CreateTempFile("sort"));
   ASSERT_OK(SpillWriter(*file).Write("batch"));
   const std::string path = file->path();
@@ -126,8 +125,8 @@ TEST_F(PlanDiskManagerTest, DirectoriesAreRemovedOncePlanAndFilesAreDropped) {
 }
 
 TEST_F(PlanDiskManagerTest, EachPlanHasItsOwnDirectoriesAndLimit) {
-  ASSERT_OK_AND_ASSIGN(auto plan1, PlanDiskManager::Create(fs_, Options(10)));
-  ASSERT_OK_AND_ASSIGN(auto plan2, PlanDiskManager::Create(fs_, Options(10)));
+  ASSERT_OK_AND_ASSIGN(auto plan1, NewPlanDiskManager(fs_, Options(10)));
+  ASSERT_OK_AND_ASSIGN(auto plan2, NewPlanDiskManager(fs_, Options(10)));
   ASSERT_OK_AND_ASSIGN(SpillFile file1, plan1->CreateTempFile("sort"));
   ASSERT_OK_AND_ASSIGN(SpillFile file2, plan2->CreateTempFile("sort"));
   SpillWriter writer1(file1), writer2(file2);
@@ -148,7 +147,7 @@ TEST_F(PlanDiskManagerTest, EachPlanHasItsOwnDirectoriesAndLimit) {
 }
 
 TEST_F(PlanDiskManagerTest, LimitSetBeforeTheFirstSpillApplies) {
-  ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, Options(100)));
+  ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, Options(100)));
   ASSERT_OK(plan->SetMaxTempDirectorySize(4));
   ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
   EXPECT_EQ(plan->inner()->max_temp_directory_size(), 4u);
@@ -169,7 +168,7 @@ TEST_F(PlanDiskManagerTest, LocalDirThatIsAFileFailsTheFirstSpillNotTheBuild) {
   ASSERT_OK(blocker->Close());
   PlanDiskManagerOptions options = Options();
   options.spill.local_dirs = {"/local0", "/bad/local"};
-  ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
+  ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, options));
 
   StatusOr<SpillFile> file = plan->CreateTempFile("sort");
   ASSERT_FALSE(file.ok());
@@ -189,7 +188,7 @@ TEST_F(PlanDiskManagerTest, LocalDirThatIsAFileFailsTheFirstSpillNotTheBuild) {
 }
 
 TEST_F(PlanDiskManagerTest, InjectedEACCESFailsTheFirstSpillWithItsPathAndLeavesNothing) {
-  ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, Options()));
+  ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, Options()));
   fs_->AddRule(Fail(OpKind::kMkdir, EACCES, "/local1"));
   StatusOr<SpillFile> file = plan->CreateTempFile("sort");
   ASSERT_FALSE(file.ok());
@@ -205,7 +204,7 @@ TEST_F(PlanDiskManagerTest, InjectedEACCESFailsTheFirstSpillWithItsPathAndLeaves
 TEST_F(PlanDiskManagerTest, MissingLocalDirIsCreatedByTheFirstSpill) {
   PlanDiskManagerOptions options = Options();
   options.spill.local_dirs = {"/fresh"};
-  ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
+  ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, options));
   EXPECT_FALSE(mem_->Exists("/fresh"));
   ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
   EXPECT_THAT(file.path(), StartsWith("/fresh/datafusion-"));
@@ -214,7 +213,7 @@ TEST_F(PlanDiskManagerTest, MissingLocalDirIsCreatedByTheFirstSpill) {
 // The review of the PR asked for this: a shuffle writer keeps one spill file open across
 // batches.
 TEST_F(PlanDiskManagerTest, ShuffleFileKeptOpenAcrossBatches) {
-  ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, Options(10)));
+  ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, Options(10)));
   ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, plan->CreateTempFile("shuffle writer spill"));
   EXPECT_FALSE(file->path().empty());
   EXPECT_THAT(BaseName(file->path()), StartsWith(".tmp.shuffle_writer_spill."));
@@ -237,7 +236,7 @@ TEST_F(PlanDiskManagerTest, ShuffleFileKeptOpenAcrossBatches) {
 }
 
 TEST_F(PlanDiskManagerTest, ShuffleFileStaysWritableAfterACleanerUnlinkedIt) {
-  ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, Options(10)));
+  ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, Options(10)));
   ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, plan->CreateTempFile("shuffle"));
   SpillWriter writer(*file);
   ASSERT_OK(writer.Write("abcd"));
@@ -250,7 +249,7 @@ TEST_F(PlanDiskManagerTest, ShuffleFileStaysWritableAfterACleanerUnlinkedIt) {
 TEST_F(PlanDiskManagerTest, FailPolicyReturnsENOENTAfterACleanerRemovedTheSpillDir) {
   PlanDiskManagerOptions options = Options();
   options.spill.local_dirs = {"/local0"};
-  ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
+  ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, options));
   ASSERT_OK_AND_ASSIGN(SpillFile first, plan->CreateTempFile("sort"));
   const std::string dir = ParentPath(first.path());
   ASSERT_OK(fs_->RemoveTreeFromOutside(dir));
@@ -261,7 +260,7 @@ TEST_F(PlanDiskManagerTest, FailPolicyReturnsENOENTAfterACleanerRemovedTheSpillD
   EXPECT_EQ(file.status().path(), dir);
 
   // Only this plan is affected: a new plan makes its own directory.
-  ASSERT_OK_AND_ASSIGN(auto next, PlanDiskManager::Create(fs_, options));
+  ASSERT_OK_AND_ASSIGN(auto next, NewPlanDiskManager(fs_, options));
   ASSERT_OK_AND_ASSIGN(SpillFile fine, next->CreateTempFile("sort"));
   EXPECT_NE(ParentPath(fine.path()), dir);
 }
@@ -270,7 +269,7 @@ TEST_F(PlanDiskManagerTest, RecreatePolicyMakesANewSpillDirAfterACleanerRemovedI
   PlanDiskManagerOptions options = Options();
   options.spill.local_dirs = {"/local0"};
   options.spill.missing_dir = MissingDirPolicy::kRecreate;
-  ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
+  ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, options));
   ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> first, plan->CreateTempFile("sort"));
   const std::string old_dir = ParentPath(first->path());
   ASSERT_OK(fs_->RemoveTreeFromOutside(old_dir));
@@ -297,7 +296,7 @@ TEST_F(PlanDiskManagerTest, CleanupFailuresAreRecordedWithTheirPaths) {
   auto log = std::make_shared<CleanupLog>();
   PlanDiskManagerOptions options = Options();
   options.spill.cleanup_log = log;
-  ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
+  ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, options));
   EXPECT_EQ(plan->cleanup_log(), log);
   ASSERT_OK_AND_ASSIGN(std::optional<SpillFile> file, plan->CreateTempFile("sort"));
   const std::string path = file->path();
@@ -324,16 +323,15 @@ TEST_F(PlanDiskManagerTest, CleanupFailuresAreRecordedWithTheirPaths) {
 TEST_F(PlanDiskManagerTest, FactoryRejectsBadOptionsWithoutTouchingTheFileSystem) {
   PlanDiskManagerOptions none = Options();
   none.spill.local_dirs.clear();
-  EXPECT_EQ(PlanDiskManagerFactory::Create(fs_, none).status().code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(NewPlanDiskManagerFactory(fs_, none).status().code(), StatusCode::kInvalidArgument);
 
   PlanDiskManagerOptions bad_path = Options();
   bad_path.spill.local_dirs = {"/local0", "local1"};
-  StatusOr<PlanDiskManagerFactory> factory = PlanDiskManagerFactory::Create(fs_, bad_path);
+  StatusOr<PlanDiskManagerFactory> factory = NewPlanDiskManagerFactory(fs_, bad_path);
   EXPECT_EQ(factory.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(factory.status().message(), ::testing::HasSubstr("local1"));
 
-  EXPECT_EQ(PlanDiskManagerFactory::Create(nullptr, Options()).status().code(),
+  EXPECT_EQ(NewPlanDiskManagerFactory(nullptr, Options()).status().code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(fs_->total_calls(), 0u);
 }
@@ -342,11 +340,10 @@ TEST_F(PlanDiskManagerTest, FactoryRejectsBadOptionsWithoutTouchingTheFileSystem
 // plans (it is never left empty).
 TEST_F(PlanDiskManagerTest, AFactoryMovedFromStillMakesPlans) {
   ASSERT_OK_AND_ASSIGN(PlanDiskManagerFactory factory,
-                       PlanDiskManagerFactory::Create(fs_, Options(100)));
+                       NewPlanDiskManagerFactory(fs_, Options(100)));
   // A factory has no move constructor or assignment: these std::moves copy, on purpose.
   PlanDiskManagerFactory constructed = std::move(factory);  // NOLINT(performance-move-const-arg)
-  ASSERT_OK_AND_ASSIGN(PlanDiskManagerFactory assigned,
-                       PlanDiskManagerFactory::Create(fs_, Options(7)));
+  ASSERT_OK_AND_ASSIGN(PlanDiskManagerFactory assigned, NewPlanDiskManagerFactory(fs_, Options(7)));
   assigned = std::move(constructed);  // NOLINT(performance-move-const-arg)
   // Every factory, the ones moved from included, makes working plans from the options.
   // NOLINTNEXTLINE(bugprone-use-after-move): using the factories moved from is the point.
@@ -362,7 +359,7 @@ TEST_F(PlanDiskManagerTest, AFactoryMovedFromStillMakesPlans) {
 
 TEST_F(PlanDiskManagerTest, PlansFromOneFactoryHaveTheirOwnDirectoriesLimitsAndLogs) {
   ASSERT_OK_AND_ASSIGN(PlanDiskManagerFactory factory,
-                       PlanDiskManagerFactory::Create(fs_, Options(100)));
+                       NewPlanDiskManagerFactory(fs_, Options(100)));
   EXPECT_EQ(factory.options().spill.local_dirs, Options().spill.local_dirs);
   ASSERT_OK_AND_ASSIGN(auto a, factory.NewPlan());
   ASSERT_OK_AND_ASSIGN(auto b, factory.NewPlan());
@@ -390,8 +387,7 @@ TEST_F(PlanDiskManagerTest, PlansFromOneFactoryHaveTheirOwnDirectoriesLimitsAndL
 TEST_F(PlanDiskManagerTest, PlanOutlivesItsFactory) {
   std::shared_ptr<PlanDiskManager> plan;
   {
-    ASSERT_OK_AND_ASSIGN(PlanDiskManagerFactory factory,
-                         PlanDiskManagerFactory::Create(fs_, Options()));
+    ASSERT_OK_AND_ASSIGN(PlanDiskManagerFactory factory, NewPlanDiskManagerFactory(fs_, Options()));
     ASSERT_OK_AND_ASSIGN(plan, factory.NewPlan());
   }
   {
@@ -406,7 +402,7 @@ TEST_F(PlanDiskManagerTest, PlanOutlivesItsFactory) {
 // Without a log in the options, the plan's own log (made at its first spill) is the one
 // its inner manager records into, and the one cleanup_log() returns afterwards.
 TEST_F(PlanDiskManagerTest, OwnLogMadeAtTheFirstSpillReceivesItsCleanupFailures) {
-  ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, Options()));
+  ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, Options()));
   std::string path;
   {
     ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));

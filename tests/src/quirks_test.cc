@@ -109,7 +109,7 @@ class QuirkBehaviourTest : public ::testing::Test {
   }
 
   std::shared_ptr<MemFileSystem> mem_ = NewMemFileSystem(23);
-  std::shared_ptr<FaultInjectingFileSystem> fs_ = std::make_shared<FaultInjectingFileSystem>(mem_);
+  std::shared_ptr<FaultInjectingFileSystem> fs_ = NewFaultInjectingFileSystem(mem_);
   // This test's own kSharedLimit cache, so tests do not see each other's managers.
   std::shared_ptr<SharedManagerCache> cache_ = NewSharedManagerCache();
 };
@@ -271,7 +271,7 @@ TEST_F(QuirkBehaviourTest, CountLeakKeepsAFailedCreateInTheActiveFileCount) {
 // kEagerDirs. A plan is built and never spills.
 TEST_F(QuirkBehaviourTest, EagerDirsCreatesDirectoriesForAPlanThatNeverSpills) {
   {
-    ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, PlanOptions(Quirk::kEagerDirs)));
+    ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, PlanOptions(Quirk::kEagerDirs)));
     EXPECT_NE(plan->inner(), nullptr);
     EXPECT_EQ(Count("/local*/datafusion-*"), 2u);
     EXPECT_GT(fs_->total_calls(), 0u);
@@ -279,7 +279,7 @@ TEST_F(QuirkBehaviourTest, EagerDirsCreatesDirectoriesForAPlanThatNeverSpills) {
   EXPECT_EQ(Count("/local*/*"), 0u);  // And removes them again.
   fs_->ResetCounters();
   {
-    ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, PlanOptions(Quirks())));
+    ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, PlanOptions(Quirks())));
     EXPECT_EQ(plan->inner(), nullptr);
     EXPECT_EQ(Count("/local*/*"), 0u);
   }
@@ -289,12 +289,12 @@ TEST_F(QuirkBehaviourTest, EagerDirsCreatesDirectoriesForAPlanThatNeverSpills) {
 TEST_F(QuirkBehaviourTest, EagerDirsFailsAPlanThatNeverSpillsOnAnUnusableLocalDir) {
   fs_->AddRule(Fail(OpKind::kMkdir, EACCES, "/local1", std::nullopt));
   StatusOr<std::shared_ptr<PlanDiskManager>> eager =
-      PlanDiskManager::Create(fs_, PlanOptions(Quirk::kEagerDirs));
+      NewPlanDiskManager(fs_, PlanOptions(Quirk::kEagerDirs));
   ASSERT_FALSE(eager.ok());
   EXPECT_TRUE(eager.status().IsErrno(EACCES)) << eager.status().ToString();
   EXPECT_EQ(Count("/local*/*"), 0u);
 
-  ASSERT_OK_AND_ASSIGN(auto lazy, PlanDiskManager::Create(fs_, PlanOptions(Quirks())));
+  ASSERT_OK_AND_ASSIGN(auto lazy, NewPlanDiskManager(fs_, PlanOptions(Quirks())));
   EXPECT_TRUE(lazy->CreateTempFile("sort").status().IsErrno(EACCES));  // At its first spill.
 }
 
@@ -309,7 +309,7 @@ TEST_F(QuirkBehaviourTest, FailoverLeakLeavesTheDirectoryAFailedCreateWasMadeIn)
     options.spill.failover = true;
     fs_->AddRule(Fail(OpKind::kCreate, ENOSPC, "/local*/datafusion-*", 1));
     {
-      ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
+      ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, options));
       ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
       EXPECT_EQ(Count("/local*/datafusion-*"), 2u);  // The failed dir's and the file's.
     }
@@ -327,8 +327,8 @@ TEST_F(QuirkBehaviourTest, SharedLimitMakesPlansShareOneBudgetAndKeepsItsDirecto
     SCOPED_TRACE(quirk ? "shared_limit" : "fixed");
     const Quirks quirks = quirk ? Quirks(Quirk::kSharedLimit) : Quirks();
     {
-      ASSERT_OK_AND_ASSIGN(auto plan1, PlanDiskManager::Create(fs_, PlanOptions(quirks)));
-      ASSERT_OK_AND_ASSIGN(auto plan2, PlanDiskManager::Create(fs_, PlanOptions(quirks)));
+      ASSERT_OK_AND_ASSIGN(auto plan1, NewPlanDiskManager(fs_, PlanOptions(quirks)));
+      ASSERT_OK_AND_ASSIGN(auto plan2, NewPlanDiskManager(fs_, PlanOptions(quirks)));
       ASSERT_OK_AND_ASSIGN(SpillFile file1, plan1->CreateTempFile("sort"));
       ASSERT_OK_AND_ASSIGN(SpillFile file2, plan2->CreateTempFile("sort"));
       EXPECT_EQ(plan1->inner() == plan2->inner(), quirk);
@@ -349,24 +349,22 @@ TEST_F(QuirkBehaviourTest, SharedLimitMakesPlansShareOneBudgetAndKeepsItsDirecto
 // A plan takes the cached manager at its first spill, not when it is built: that part of
 // the PR's first version is kEagerDirs, and both together build it with the plan.
 TEST_F(QuirkBehaviourTest, SharedLimitTakesTheCachedManagerAtTheFirstSpill) {
-  ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, PlanOptions(Quirk::kSharedLimit)));
+  ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, PlanOptions(Quirk::kSharedLimit)));
   EXPECT_EQ(plan->inner(), nullptr);
   EXPECT_EQ(Count("/local*/datafusion-*"), 0u);
   ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
   EXPECT_EQ(Count("/local*/datafusion-*"), 2u);
 
-  ASSERT_OK_AND_ASSIGN(auto eager,
-                       PlanDiskManager::Create(
-                           fs_, PlanOptions(Quirks(Quirk::kSharedLimit).With(Quirk::kEagerDirs))));
+  ASSERT_OK_AND_ASSIGN(
+      auto eager,
+      NewPlanDiskManager(fs_, PlanOptions(Quirks(Quirk::kSharedLimit).With(Quirk::kEagerDirs))));
   EXPECT_NE(eager->inner(), nullptr);
   EXPECT_EQ(Count("/local*/datafusion-*"), 4u);  // Its own key: other quirks.
 }
 
 TEST_F(QuirkBehaviourTest, SharedLimitKeysOnTheLimitToo) {
-  ASSERT_OK_AND_ASSIGN(auto plan10,
-                       PlanDiskManager::Create(fs_, PlanOptions(Quirk::kSharedLimit, 10)));
-  ASSERT_OK_AND_ASSIGN(auto plan20,
-                       PlanDiskManager::Create(fs_, PlanOptions(Quirk::kSharedLimit, 20)));
+  ASSERT_OK_AND_ASSIGN(auto plan10, NewPlanDiskManager(fs_, PlanOptions(Quirk::kSharedLimit, 10)));
+  ASSERT_OK_AND_ASSIGN(auto plan20, NewPlanDiskManager(fs_, PlanOptions(Quirk::kSharedLimit, 20)));
   ASSERT_OK(plan10->CreateTempFile("sort").status());
   ASSERT_OK(plan20->CreateTempFile("sort").status());
   ASSERT_NE(plan10->inner(), nullptr);
@@ -381,8 +379,8 @@ TEST_F(QuirkBehaviourTest, SharedLimitKeysOnTheFileSystemAndTheOptionsThatMatter
   const PlanDiskManagerOptions base = PlanOptions(Quirk::kSharedLimit, 10);
   std::shared_ptr<MemFileSystem> other_mem = NewMemFileSystem(5);
   for (const std::string& dir : base.spill.local_dirs) ASSERT_OK(other_mem->CreateDir(dir));
-  ASSERT_OK_AND_ASSIGN(auto on_a, PlanDiskManager::Create(fs_, base));
-  ASSERT_OK_AND_ASSIGN(auto on_b, PlanDiskManager::Create(other_mem, base));
+  ASSERT_OK_AND_ASSIGN(auto on_a, NewPlanDiskManager(fs_, base));
+  ASSERT_OK_AND_ASSIGN(auto on_b, NewPlanDiskManager(other_mem, base));
   ASSERT_OK(on_a->CreateTempFile("sort").status());
   ASSERT_OK_AND_ASSIGN(SpillFile file, on_b->CreateTempFile("sort"));
   ASSERT_NE(on_a->inner(), nullptr);
@@ -397,13 +395,13 @@ TEST_F(QuirkBehaviourTest, SharedLimitKeysOnTheFileSystemAndTheOptionsThatMatter
   PlanDiskManagerOptions policy = base;
   policy.spill.missing_dir = MissingDirPolicy::kRecreate;
   for (const PlanDiskManagerOptions& options : {key, quirks, policy}) {
-    ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
+    ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, options));
     ASSERT_OK(plan->CreateTempFile("sort").status());
     EXPECT_NE(plan->inner(), on_a->inner());
   }
   PlanDiskManagerOptions same_but_seed = base;
   same_but_seed.spill.seed = 99;  // The seed is not in the key (shared_manager_cache.h).
-  ASSERT_OK_AND_ASSIGN(auto same, PlanDiskManager::Create(fs_, same_but_seed));
+  ASSERT_OK_AND_ASSIGN(auto same, NewPlanDiskManager(fs_, same_but_seed));
   ASSERT_OK(same->CreateTempFile("sort").status());
   EXPECT_EQ(same->inner(), on_a->inner());
 }
@@ -414,12 +412,12 @@ TEST_F(QuirkBehaviourTest, SharedLimitBreaksEveryLaterSpillOnceACleanerRemovedIt
     PlanDiskManagerOptions options = PlanOptions(quirk ? Quirks(Quirk::kSharedLimit) : Quirks());
     options.spill.local_dirs = {"/local0"};  // The default policy: a missing dir fails a spill.
     {
-      ASSERT_OK_AND_ASSIGN(auto plan, PlanDiskManager::Create(fs_, options));
+      ASSERT_OK_AND_ASSIGN(auto plan, NewPlanDiskManager(fs_, options));
       ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
       ASSERT_OK(fs_->RemoveTreeFromOutside(ParentPath(file.path())));
     }
     // A new plan, as the next task on the executor would build.
-    ASSERT_OK_AND_ASSIGN(auto next, PlanDiskManager::Create(fs_, options));
+    ASSERT_OK_AND_ASSIGN(auto next, NewPlanDiskManager(fs_, options));
     StatusOr<SpillFile> file = next->CreateTempFile("sort");
     if (quirk) {
       EXPECT_TRUE(file.status().IsErrno(ENOENT)) << file.status().ToString();
@@ -434,8 +432,8 @@ TEST_F(QuirkBehaviourTest, SharedLimitUsesTheProcessWideCacheWhenGivenNone) {
   PlanDiskManagerOptions options = PlanOptions(Quirk::kSharedLimit);
   options.spill.local_dirs = {"/process-wide"};
   options.shared_cache = nullptr;
-  ASSERT_OK_AND_ASSIGN(auto plan1, PlanDiskManager::Create(fs_, options));
-  ASSERT_OK_AND_ASSIGN(auto plan2, PlanDiskManager::Create(fs_, options));
+  ASSERT_OK_AND_ASSIGN(auto plan1, NewPlanDiskManager(fs_, options));
+  ASSERT_OK_AND_ASSIGN(auto plan2, NewPlanDiskManager(fs_, options));
   ASSERT_OK(plan1->CreateTempFile("sort").status());
   ASSERT_OK(plan2->CreateTempFile("sort").status());
   ASSERT_NE(plan1->inner(), nullptr);
@@ -446,9 +444,9 @@ TEST_F(QuirkBehaviourTest, SharedLimitUsesTheProcessWideCacheWhenGivenNone) {
 TEST_F(QuirkBehaviourTest, OuterAccountingReportsZeroAndNeverAppliesTheOuterLimit) {
   for (const bool quirk : {true, false}) {
     SCOPED_TRACE(quirk ? "outer_accounting" : "fixed");
-    ASSERT_OK_AND_ASSIGN(auto plan,
-                         PlanDiskManager::Create(
-                             fs_, PlanOptions(quirk ? Quirks(Quirk::kOuterAccounting) : Quirks())));
+    ASSERT_OK_AND_ASSIGN(
+        auto plan,
+        NewPlanDiskManager(fs_, PlanOptions(quirk ? Quirks(Quirk::kOuterAccounting) : Quirks())));
     ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
     SpillWriter writer(file);
     ASSERT_OK(writer.Write(std::string(8, 'x')));
@@ -470,9 +468,9 @@ TEST_F(QuirkBehaviourTest, OuterAccountingReportsZeroAndNeverAppliesTheOuterLimi
 TEST_F(QuirkBehaviourTest, OuterAccountingBuildsTheInnerWithTheLimitThePlanWasCreatedWith) {
   for (const bool quirk : {true, false}) {
     SCOPED_TRACE(quirk ? "outer_accounting" : "fixed");
-    ASSERT_OK_AND_ASSIGN(auto plan,
-                         PlanDiskManager::Create(
-                             fs_, PlanOptions(quirk ? Quirks(Quirk::kOuterAccounting) : Quirks())));
+    ASSERT_OK_AND_ASSIGN(
+        auto plan,
+        NewPlanDiskManager(fs_, PlanOptions(quirk ? Quirks(Quirk::kOuterAccounting) : Quirks())));
     ASSERT_OK(plan->SetMaxTempDirectorySize(4));
     ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
     EXPECT_EQ(plan->inner()->max_temp_directory_size(), quirk ? 10u : 4u);
@@ -483,7 +481,7 @@ TEST_F(QuirkBehaviourTest, OuterAccountingBuildsTheInnerWithTheLimitThePlanWasCr
 // The plan-level quirks stay with the plan; the others reach its inner manager.
 TEST_F(QuirkBehaviourTest, WriterQuirksReachAPlansInnerManager) {
   ASSERT_OK_AND_ASSIGN(
-      auto plan, PlanDiskManager::Create(
+      auto plan, NewPlanDiskManager(
                      fs_, PlanOptions(Quirks(Quirk::kWriteLeak).With(Quirk::kOuterAccounting))));
   ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
   fs_->AddRule(Fail(OpKind::kWrite, EIO));

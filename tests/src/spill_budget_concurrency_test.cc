@@ -56,13 +56,12 @@ void Spill(const std::shared_ptr<PlanDiskManager>& plan, const SpillBudget& budg
 TEST(SpillBudgetConcurrencyTest, ConcurrentPlansNeverExceedTheBudgetAndAccountExactly) {
   std::shared_ptr<MemFileSystem> mem = NewMemFileSystem(4);
   ASSERT_OK(mem->CreateDir("/local0"));
-  std::shared_ptr<SpillBudget> budget = SpillBudget::Create(kBudget);
+  std::shared_ptr<SpillBudget> budget = NewSpillBudget(kBudget);
   PlanDiskManagerOptions options;
   options.spill.local_dirs = {"/local0"};
   options.spill.max_temp_directory_size = 150;
   options.spill.budget = budget;
-  ASSERT_OK_AND_ASSIGN(PlanDiskManagerFactory factory,
-                       PlanDiskManagerFactory::Create(mem, options));
+  ASSERT_OK_AND_ASSIGN(PlanDiskManagerFactory factory, NewPlanDiskManagerFactory(mem, options));
 
   std::vector<std::shared_ptr<PlanDiskManager>> plans;
   plans.reserve(kThreads);

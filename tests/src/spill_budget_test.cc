@@ -37,7 +37,7 @@ class SpillBudgetTest : public ::testing::Test {
     options.spill.limit_config_key = "spark.comet.maxTempDirectorySize";
     options.spill.seed = 3;
     options.spill.budget = std::move(budget);
-    StatusOr<std::shared_ptr<PlanDiskManager>> plan = PlanDiskManager::Create(fs_, options);
+    StatusOr<std::shared_ptr<PlanDiskManager>> plan = NewPlanDiskManager(fs_, options);
     EXPECT_TRUE(plan.ok()) << plan.status().ToString();
     return plan.ok() ? *plan : nullptr;
   }
@@ -47,11 +47,11 @@ class SpillBudgetTest : public ::testing::Test {
   }
 
   std::shared_ptr<MemFileSystem> mem_ = NewMemFileSystem(11);
-  std::shared_ptr<FaultInjectingFileSystem> fs_ = std::make_shared<FaultInjectingFileSystem>(mem_);
+  std::shared_ptr<FaultInjectingFileSystem> fs_ = NewFaultInjectingFileSystem(mem_);
 };
 
 TEST_F(SpillBudgetTest, AWriteMustFitBothThePlanAndTheBudget) {
-  std::shared_ptr<SpillBudget> budget = SpillBudget::Create(12);
+  std::shared_ptr<SpillBudget> budget = NewSpillBudget(12);
   std::shared_ptr<PlanDiskManager> a = Plan(10, budget);
   std::shared_ptr<PlanDiskManager> b = Plan(10, budget);
   ASSERT_OK_AND_ASSIGN(SpillFile fa, a->CreateTempFile("sort"));
@@ -78,7 +78,7 @@ TEST_F(SpillBudgetTest, AWriteMustFitBothThePlanAndTheBudget) {
 }
 
 TEST_F(SpillBudgetTest, TheBudgetKeyIsConfigurable) {
-  std::shared_ptr<SpillBudget> budget = SpillBudget::Create(1, "my.executor.spill");
+  std::shared_ptr<SpillBudget> budget = NewSpillBudget(1, "my.executor.spill");
   EXPECT_EQ(budget->limit_config_key(), "my.executor.spill");
   std::shared_ptr<PlanDiskManager> plan = Plan(100, budget);
   ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
@@ -88,7 +88,7 @@ TEST_F(SpillBudgetTest, TheBudgetKeyIsConfigurable) {
 }
 
 TEST_F(SpillBudgetTest, FailedAndShortWritesCountOnlyWhatReachedTheFile) {
-  std::shared_ptr<SpillBudget> budget = SpillBudget::Create(100);
+  std::shared_ptr<SpillBudget> budget = NewSpillBudget(100);
   std::shared_ptr<PlanDiskManager> plan = Plan(100, budget);
   ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
   fs_->AddRule(Fail(OpKind::kWrite, ENOSPC));
@@ -103,7 +103,7 @@ TEST_F(SpillBudgetTest, FailedAndShortWritesCountOnlyWhatReachedTheFile) {
 }
 
 TEST_F(SpillBudgetTest, ClonesAndDropsInAnyOrderGiveEveryByteBack) {
-  std::shared_ptr<SpillBudget> budget = SpillBudget::Create(100);
+  std::shared_ptr<SpillBudget> budget = NewSpillBudget(100);
   std::shared_ptr<PlanDiskManager> a = Plan(100, budget);
   std::shared_ptr<PlanDiskManager> b = Plan(100, budget);
   ASSERT_OK_AND_ASSIGN(SpillFile fa, a->CreateTempFile("sort"));
@@ -127,14 +127,14 @@ TEST_F(SpillBudgetTest, ClonesAndDropsInAnyOrderGiveEveryByteBack) {
 }
 
 TEST_F(SpillBudgetTest, TheBudgetOutlivesItsCreatorWhilePlansHoldIt) {
-  std::shared_ptr<PlanDiskManager> plan = Plan(100, SpillBudget::Create(6));
+  std::shared_ptr<PlanDiskManager> plan = Plan(100, NewSpillBudget(6));
   ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
   EXPECT_OK(Write(file, 6));
   EXPECT_TRUE(IsLimitExceeded(Write(file, 1)));
 }
 
 TEST_F(SpillBudgetTest, ALoweredBudgetRefusesLaterWritesAndKeepsWrittenBytes) {
-  std::shared_ptr<SpillBudget> budget = SpillBudget::Create(100);
+  std::shared_ptr<SpillBudget> budget = NewSpillBudget(100);
   std::shared_ptr<PlanDiskManager> plan = Plan(100, budget);
   ASSERT_OK_AND_ASSIGN(SpillFile file, plan->CreateTempFile("sort"));
   EXPECT_OK(Write(file, 20));
@@ -153,7 +153,7 @@ TEST_F(SpillBudgetTest, ALoweredBudgetRefusesLaterWritesAndKeepsWrittenBytes) {
 }
 
 TEST_F(SpillBudgetTest, APlanThatNeverSpillsLeavesTheBudgetUntouched) {
-  std::shared_ptr<SpillBudget> budget = SpillBudget::Create(100);
+  std::shared_ptr<SpillBudget> budget = NewSpillBudget(100);
   std::shared_ptr<PlanDiskManager> plan = Plan(100, budget);
   EXPECT_EQ(budget->metrics(), SpillMetrics{});
   EXPECT_EQ(plan->metrics(), SpillMetrics{});
@@ -161,7 +161,7 @@ TEST_F(SpillBudgetTest, APlanThatNeverSpillsLeavesTheBudgetUntouched) {
 }
 
 TEST_F(SpillBudgetTest, MetricsCountFilesBytesAndPeakPerPlanAndPerBudget) {
-  std::shared_ptr<SpillBudget> budget = SpillBudget::Create(100);
+  std::shared_ptr<SpillBudget> budget = NewSpillBudget(100);
   std::shared_ptr<PlanDiskManager> a = Plan(100, budget);
   std::shared_ptr<PlanDiskManager> b = Plan(100, budget);
   {
@@ -190,7 +190,7 @@ TEST_F(SpillBudgetTest, AFailedCreateIsNotASpill) {
 
 TEST(DiskManagerBudgetTest, ADiskManagerTakesABudgetToo) {
   std::shared_ptr<MemFileSystem> mem = NewMemFileSystem(2);
-  std::shared_ptr<SpillBudget> budget = SpillBudget::Create(5);
+  std::shared_ptr<SpillBudget> budget = NewSpillBudget(5);
   ASSERT_OK_AND_ASSIGN(std::shared_ptr<DiskManager> manager,
                        DiskManagerBuilder().WithBudget(budget).Build(mem));
   ASSERT_OK_AND_ASSIGN(SpillFile file, manager->CreateTempFile("sort"));
@@ -203,7 +203,7 @@ TEST(DiskManagerBudgetTest, ADiskManagerTakesABudgetToo) {
 // The quirks that break the budget and the metrics (quirks.h), against the correct
 // behaviour above.
 TEST_F(SpillBudgetTest, TheBudgetAfterAddQuirkKeepsARefusedWritesBytesCharged) {
-  std::shared_ptr<SpillBudget> budget = SpillBudget::Create(12);
+  std::shared_ptr<SpillBudget> budget = NewSpillBudget(12);
   std::shared_ptr<PlanDiskManager> p = Plan(100, budget, Quirk::kBudgetAfterAdd);
   ASSERT_OK_AND_ASSIGN(SpillFile f, p->CreateTempFile("sort"));
   EXPECT_OK(Write(f, 8));

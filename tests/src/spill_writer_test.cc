@@ -48,7 +48,7 @@ class SpillWriterTest : public ::testing::Test {
   }
 
   std::shared_ptr<MemFileSystem> mem_ = NewMemFileSystem(11);
-  std::shared_ptr<FaultInjectingFileSystem> fs_ = std::make_shared<FaultInjectingFileSystem>(mem_);
+  std::shared_ptr<FaultInjectingFileSystem> fs_ = NewFaultInjectingFileSystem(mem_);
   std::shared_ptr<DiskManager> manager_;
   std::optional<SpillFile> file_;
   std::optional<SpillWriter> writer_;

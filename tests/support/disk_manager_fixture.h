@@ -26,7 +26,7 @@ namespace spillway {
 class DiskManagerTest : public ::testing::Test {
  protected:
   std::shared_ptr<MemFileSystem> mem_ = NewMemFileSystem(7);
-  std::shared_ptr<FaultInjectingFileSystem> fs_ = std::make_shared<FaultInjectingFileSystem>(mem_);
+  std::shared_ptr<FaultInjectingFileSystem> fs_ = NewFaultInjectingFileSystem(mem_);
 
   void MakeDir(const std::string& path) { ASSERT_OK(mem_->CreateDir(path)); }
 

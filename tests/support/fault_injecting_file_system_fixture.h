@@ -51,7 +51,10 @@ inline FaultRule Rule(std::optional<OpKind> op, int error_number, uint64_t after
 // through fs_.
 class FaultInjectingFileSystemTest : public ::testing::Test {
  protected:
-  FaultInjectingFileSystemTest() : mem_(MemFileSystem::Create()), fs_(mem_, /*seed=*/7) {}
+  FaultInjectingFileSystemTest()
+      : mem_(NewMemFileSystem()),
+        injector_(NewFaultInjectingFileSystem(mem_, /*seed=*/7)),
+        fs_(*injector_) {}
 
   // Creates a regular file directly in the target, uncounted.
   void MakeFile(const std::string& path, std::string_view contents = "") {
@@ -82,7 +85,8 @@ class FaultInjectingFileSystemTest : public ::testing::Test {
   }
 
   std::shared_ptr<MemFileSystem> mem_;
-  FaultInjectingFileSystem fs_;
+  std::shared_ptr<FaultInjectingFileSystem> injector_;  // Owns fs_.
+  FaultInjectingFileSystem& fs_;
 };
 
 }  // namespace spillway

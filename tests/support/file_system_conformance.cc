@@ -24,7 +24,7 @@ namespace {
 std::shared_ptr<MemFileSystem> NewMemFileSystem(bool enforce_permissions) {
   MemFileSystemOptions options;
   options.enforce_permissions = enforce_permissions;
-  return MemFileSystem::Create(options);
+  return NewMemFileSystem(options);
 }
 
 std::string FsKindName(const ::testing::TestParamInfo<FsKind>& info) {

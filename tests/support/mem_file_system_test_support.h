@@ -42,7 +42,7 @@ struct Options {
 };
 
 inline std::shared_ptr<MemFileSystem> NewMem(const Options& options = {}) {
-  return MemFileSystem::Create(options.value);
+  return NewMemFileSystem(options.value);
 }
 
 // Creates `path`; null (and a test failure) when that fails.

@@ -58,7 +58,7 @@ inline FaultRule Fail(std::optional<OpKind> op, int error, std::string glob = ""
 inline std::shared_ptr<MemFileSystem> NewMemFileSystem(uint64_t seed) {
   MemFileSystemOptions options;
   options.seed = seed;
-  return MemFileSystem::Create(options);
+  return NewMemFileSystem(options);
 }
 
 }  // namespace spillway

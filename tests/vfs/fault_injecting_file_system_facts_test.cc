@@ -45,15 +45,15 @@ TEST(FaultInjectingFileSystemTableTest, CheckFaultRuleRefusesWhatLinuxCannotRetu
 }
 
 TEST(FaultInjectingFileSystemTableTest, ARefusedRuleIsNeverAdded) {
-  FaultInjectingFileSystem fs(MemFileSystem::Create());
-  ASSERT_TRUE(fs.CreateDir("/d").ok());
-  EXPECT_EQ(fs.TryAddRule(Rule(OpKind::kRmdir, ENOSPC)).code(), StatusCode::kInvalidArgument);
-  fs.AddRule(Rule(OpKind::kRmdir, ENOSPC));
-  EXPECT_TRUE(fs.RemoveDir("/d").ok());
-  EXPECT_TRUE(fs.injected().empty());
-  EXPECT_TRUE(fs.TryAddRule(Rule(OpKind::kRmdir, EBUSY)).ok());
-  EXPECT_TRUE(fs.CreateDir("/d").ok());
-  EXPECT_TRUE(fs.RemoveDir("/d").IsErrno(EBUSY));
+  auto fs = NewFaultInjectingFileSystem(NewMemFileSystem());
+  ASSERT_TRUE(fs->CreateDir("/d").ok());
+  EXPECT_EQ(fs->TryAddRule(Rule(OpKind::kRmdir, ENOSPC)).code(), StatusCode::kInvalidArgument);
+  fs->AddRule(Rule(OpKind::kRmdir, ENOSPC));
+  EXPECT_TRUE(fs->RemoveDir("/d").ok());
+  EXPECT_TRUE(fs->injected().empty());
+  EXPECT_TRUE(fs->TryAddRule(Rule(OpKind::kRmdir, EBUSY)).ok());
+  EXPECT_TRUE(fs->CreateDir("/d").ok());
+  EXPECT_TRUE(fs->RemoveDir("/d").IsErrno(EBUSY));
 }
 
 // The test's filesystems: "mem", or "posix" rooted in a fresh directory.
@@ -61,12 +61,12 @@ class FactsTest : public ::testing::TestWithParam<std::string> {
  protected:
   FactsTest() {
     if (GetParam() == "mem") {
-      target_ = MemFileSystem::Create();
+      target_ = NewMemFileSystem();
     } else {
       EXPECT_TRUE(root_.ok()) << root_.error();
       target_ = NewPosixFileSystem(PosixFileSystemOptions{.root = root_.path(), .temp_dir = {}});
     }
-    fs_ = std::make_unique<FaultInjectingFileSystem>(target_);
+    fs_ = NewFaultInjectingFileSystem(target_);
   }
 
   void MakeTree(const std::string& top) {
@@ -83,7 +83,7 @@ class FactsTest : public ::testing::TestWithParam<std::string> {
 
   test_support::TempDir root_;
   std::shared_ptr<FileSystem> target_;
-  std::unique_ptr<FaultInjectingFileSystem> fs_;
+  std::shared_ptr<FaultInjectingFileSystem> fs_;
 };
 
 TEST_P(FactsTest, AnAnyRuleMatchesOnlyTheCallsThatCanReturnItsErrno) {

@@ -168,7 +168,7 @@ TEST_F(FaultInjectingFileSystemTest, AFailedCloseLeavesTheFileOpenAndUsable) {
 }
 
 TEST_F(FaultInjectingFileSystemTest, AFileMayOutliveTheInjector) {
-  auto fs = std::make_unique<FaultInjectingFileSystem>(mem_);
+  auto fs = NewFaultInjectingFileSystem(mem_);
   StatusOr<std::unique_ptr<WritableFile>> file = fs->CreateFile("/tmp/f");
   ASSERT_TRUE(file.ok());
   fs->AddShortWrite("/tmp/f", 1);

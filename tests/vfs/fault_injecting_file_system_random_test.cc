@@ -30,9 +30,9 @@ std::string StatOutcomes(FileSystem& fs, int n) {
 
 TEST_F(FaultInjectingFileSystemTest, RandomFaultsReplayFromTheSeedAndDifferForAnotherSeed) {
   auto run = [](uint64_t seed) {
-    FaultInjectingFileSystem fs(MemFileSystem::Create(), seed);
-    fs.SetRandomFaults(OpKind::kStat, EIO, 4);
-    return StatOutcomes(fs, 200);
+    auto fs = NewFaultInjectingFileSystem(NewMemFileSystem(), seed);
+    fs->SetRandomFaults(OpKind::kStat, EIO, 4);
+    return StatOutcomes(*fs, 200);
   };
   const std::string first = run(42);
   EXPECT_EQ(run(42), first);
@@ -44,19 +44,19 @@ TEST_F(FaultInjectingFileSystemTest, RandomFaultsReplayFromTheSeedAndDifferForAn
 }
 
 TEST_F(FaultInjectingFileSystemTest, RandomFaultsOfOneKindDrawOnlyForThatKind) {
-  FaultInjectingFileSystem plain(MemFileSystem::Create(), 5);
-  FaultInjectingFileSystem interleaved(MemFileSystem::Create(), 5);
-  plain.SetRandomFaults(OpKind::kStat, ENOENT, 3);
-  interleaved.SetRandomFaults(OpKind::kStat, ENOENT, 3);
-  std::string plain_outcomes = StatOutcomes(plain, 60);
+  auto plain = NewFaultInjectingFileSystem(NewMemFileSystem(), 5);
+  auto interleaved = NewFaultInjectingFileSystem(NewMemFileSystem(), 5);
+  plain->SetRandomFaults(OpKind::kStat, ENOENT, 3);
+  interleaved->SetRandomFaults(OpKind::kStat, ENOENT, 3);
+  std::string plain_outcomes = StatOutcomes(*plain, 60);
   std::string interleaved_outcomes;
   for (int i = 0; i < 60; ++i) {
     // Mkdir calls are not stat calls: they neither fail nor move the generator.
-    ASSERT_TRUE(interleaved.CreateDir("/tmp/d" + std::to_string(i)).ok());
-    interleaved_outcomes += StatOutcomes(interleaved, 1);
+    ASSERT_TRUE(interleaved->CreateDir("/tmp/d" + std::to_string(i)).ok());
+    interleaved_outcomes += StatOutcomes(*interleaved, 1);
   }
   EXPECT_EQ(interleaved_outcomes, plain_outcomes);
-  std::vector<InjectedFault> faults = interleaved.injected();
+  std::vector<InjectedFault> faults = interleaved->injected();
   ASSERT_FALSE(faults.empty());
   for (const InjectedFault& f : faults) {
     EXPECT_EQ(f.op, OpKind::kStat);

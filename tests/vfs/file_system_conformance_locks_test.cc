@@ -53,7 +53,7 @@ TEST_P(FileSystemConformanceTest, ALockedDirectoryCanStillBeRemoved) {
 }
 
 TEST(MemFileSystemLockTest, ACrashReleasesEveryLockAndLaterReleasesDoNothing) {
-  std::shared_ptr<MemFileSystem> fs = MemFileSystem::Create();
+  std::shared_ptr<MemFileSystem> fs = NewMemFileSystem();
   ASSERT_THAT(fs->CreateDir("/d"), IsOk());
   StatusOr<std::unique_ptr<DirLock>> dead = fs->LockDir("/d");
   ASSERT_THAT(dead.status(), IsOk());
@@ -66,8 +66,8 @@ TEST(MemFileSystemLockTest, ACrashReleasesEveryLockAndLaterReleasesDoNothing) {
 }
 
 TEST(FaultInjectingFileSystemLockTest, LockDirIsForwardedToTheTarget) {
-  std::shared_ptr<MemFileSystem> mem = MemFileSystem::Create();
-  auto fs = std::make_shared<FaultInjectingFileSystem>(mem);
+  std::shared_ptr<MemFileSystem> mem = NewMemFileSystem();
+  auto fs = NewFaultInjectingFileSystem(mem);
   ASSERT_THAT(fs->CreateDir("/d"), IsOk());
   StatusOr<std::unique_ptr<DirLock>> held = fs->LockDir("/d");
   ASSERT_THAT(held.status(), IsOk());

@@ -197,7 +197,7 @@ class ExpandGlobTest : public ::testing::Test {
     }
   }
 
-  std::shared_ptr<MemFileSystem> fs_ = MemFileSystem::Create();
+  std::shared_ptr<MemFileSystem> fs_ = NewMemFileSystem();
 };
 
 TEST_F(ExpandGlobTest, FindsSpillDirectoriesAndTheirFiles) {

@@ -97,8 +97,8 @@ TEST(FileSystemWrapperTest, ForwardsEveryCallWithItsArgumentsAndReturnsTheAnswer
 
 TEST(FaultInjectingFileSystemMockTest, AFailedCallDoesNotReachTheTargetALetThroughOneDoes) {
   auto target = std::make_shared<StrictMock<MockFileSystem>>();
-  FaultInjectingFileSystem fs(target);
-  fs.AddRule(FaultRule{OpKind::kMkdir, EACCES, /*after=*/1, /*times=*/1, "/a*"});
+  auto fs = NewFaultInjectingFileSystem(target);
+  fs->AddRule(FaultRule{OpKind::kMkdir, EACCES, /*after=*/1, /*times=*/1, "/a*"});
   {
     // The StrictMock fails the test if "/a2" reaches it.
     InSequence in_order;
@@ -108,17 +108,17 @@ TEST(FaultInjectingFileSystemMockTest, AFailedCallDoesNotReachTheTargetALetThrou
         .WillOnce(Return(Status::FromErrno(EEXIST, "mkdir", "/a3")));
   }
 
-  EXPECT_TRUE(fs.CreateDir("/a1").ok());  // The rule's `after` call.
-  EXPECT_TRUE(fs.CreateDir("/b").ok());   // Outside the rule's glob.
-  EXPECT_EQ(fs.CreateDir("/a2"), Status::FromErrno(EACCES, "mkdir", "/a2"));
+  EXPECT_TRUE(fs->CreateDir("/a1").ok());  // The rule's `after` call.
+  EXPECT_TRUE(fs->CreateDir("/b").ok());   // Outside the rule's glob.
+  EXPECT_EQ(fs->CreateDir("/a2"), Status::FromErrno(EACCES, "mkdir", "/a2"));
   // Spent after one failure: the next call reaches the target, whose answer comes back.
-  EXPECT_EQ(fs.CreateDir("/a3"), Status::FromErrno(EEXIST, "mkdir", "/a3"));
-  EXPECT_EQ(fs.calls(OpKind::kMkdir), 4u);
+  EXPECT_EQ(fs->CreateDir("/a3"), Status::FromErrno(EEXIST, "mkdir", "/a3"));
+  EXPECT_EQ(fs->calls(OpKind::kMkdir), 4u);
 }
 
 TEST(FaultInjectingFileSystemMockTest, AWrappedFileForwardsLetThroughCallsToTheTargetFile) {
   auto target = std::make_shared<StrictMock<MockFileSystem>>();
-  FaultInjectingFileSystem fs(target);
+  auto fs = NewFaultInjectingFileSystem(target);
   auto file = std::make_unique<StrictMock<MockWritableFile>>("/d/f");
   MockWritableFile& mock_file = *file;
   EXPECT_CALL(mock_file, path()).Times(AnyNumber());
@@ -134,13 +134,13 @@ TEST(FaultInjectingFileSystemMockTest, AWrappedFileForwardsLetThroughCallsToTheT
     EXPECT_CALL(mock_file, Close()).WillOnce(Return(OkStatus()));
   }
 
-  FileOr opened = fs.CreateUniqueFile("/d", "spill-");
+  FileOr opened = fs->CreateUniqueFile("/d", "spill-");
   ASSERT_TRUE(opened.ok());
   WritableFile& wrapped = **opened;
   EXPECT_NE(&wrapped, &mock_file);  // The caller gets the injector's wrapper.
   EXPECT_EQ(wrapped.path(), "/d/f");
 
-  fs.AddRule(FaultRule{OpKind::kWrite, EIO, /*after=*/1, /*times=*/1, "/d/f"});
+  fs->AddRule(FaultRule{OpKind::kWrite, EIO, /*after=*/1, /*times=*/1, "/d/f"});
   AppendResult first = wrapped.Append("abc");
   EXPECT_TRUE(first.status.ok());
   EXPECT_EQ(first.bytes_written, 3u);
@@ -148,7 +148,7 @@ TEST(FaultInjectingFileSystemMockTest, AWrappedFileForwardsLetThroughCallsToTheT
   EXPECT_EQ(failed.status, Status::FromErrno(EIO, "write", "/d/f"));
   EXPECT_EQ(failed.bytes_written, 0u);
 
-  fs.AddShortWrite("/d/*", 2);
+  fs->AddShortWrite("/d/*", 2);
   AppendResult short_write = wrapped.Append("ghij");
   EXPECT_EQ(short_write.status, Status::FromErrno(EIO, "write", "/d/f"));
   EXPECT_EQ(short_write.bytes_written, 2u);
@@ -158,13 +158,13 @@ TEST(FaultInjectingFileSystemMockTest, AWrappedFileForwardsLetThroughCallsToTheT
   ASSERT_TRUE(size.ok());
   EXPECT_EQ(*size, 5u);
   EXPECT_TRUE(wrapped.Close().ok());
-  EXPECT_EQ(fs.calls(OpKind::kWrite), 3u);
-  EXPECT_EQ(fs.total_calls(), 7u);  // create, 3 appends, sync, size, close.
+  EXPECT_EQ(fs->calls(OpKind::kWrite), 3u);
+  EXPECT_EQ(fs->total_calls(), 7u);  // create, 3 appends, sync, size, close.
 }
 
 TEST(FaultInjectingFileSystemMockTest, RemoveTreeIsListRemoveRmdirOnTheTargetStepByStep) {
   auto target = std::make_shared<StrictMock<MockFileSystem>>();
-  FaultInjectingFileSystem fs(target);
+  auto fs = NewFaultInjectingFileSystem(target);
   {
     InSequence in_order;
     EXPECT_CALL(*target, ListDir("/t"))
@@ -177,31 +177,31 @@ TEST(FaultInjectingFileSystemMockTest, RemoveTreeIsListRemoveRmdirOnTheTargetSte
     EXPECT_CALL(*target, RemoveFile("/t/l")).WillOnce(Return(OkStatus()));
     EXPECT_CALL(*target, RemoveDir("/t")).WillOnce(Return(OkStatus()));
   }
-  EXPECT_TRUE(fs.RemoveTree("/t").ok());
-  EXPECT_EQ(fs.calls(OpKind::kList), 2u);
-  EXPECT_EQ(fs.calls(OpKind::kRemove), 2u);
-  EXPECT_EQ(fs.calls(OpKind::kRmdir), 2u);
+  EXPECT_TRUE(fs->RemoveTree("/t").ok());
+  EXPECT_EQ(fs->calls(OpKind::kList), 2u);
+  EXPECT_EQ(fs->calls(OpKind::kRemove), 2u);
+  EXPECT_EQ(fs->calls(OpKind::kRmdir), 2u);
 }
 
 TEST(FaultInjectingFileSystemMockTest, OutsideActionsGoStraightToTheTargetEvenUnderFaults) {
   auto target = std::make_shared<StrictMock<MockFileSystem>>();
-  FaultInjectingFileSystem fs(target);
-  fs.AddRule(FaultRule{std::nullopt, EIO, 0, std::nullopt, ""});  // Fail every call.
+  auto fs = NewFaultInjectingFileSystem(target);
+  fs->AddRule(FaultRule{std::nullopt, EIO, 0, std::nullopt, ""});  // Fail every call.
   {
     InSequence in_order;
     EXPECT_CALL(*target, RemoveTree("/t")).WillOnce(Return(OkStatus()));
     EXPECT_CALL(*target, SetPermissions("/u", 0500u)).WillOnce(Return(OkStatus()));
     EXPECT_CALL(*target, TempDir()).WillOnce(Return("/tmp"));
   }
-  EXPECT_TRUE(fs.RemoveTreeFromOutside("/t").ok());
-  EXPECT_TRUE(fs.SetPermissionsFromOutside("/u", 0500).ok());
-  EXPECT_EQ(fs.TempDir(), "/tmp");
-  EXPECT_EQ(fs.total_calls(), 0u);
-  EXPECT_TRUE(fs.injected().empty());
+  EXPECT_TRUE(fs->RemoveTreeFromOutside("/t").ok());
+  EXPECT_TRUE(fs->SetPermissionsFromOutside("/u", 0500).ok());
+  EXPECT_EQ(fs->TempDir(), "/tmp");
+  EXPECT_EQ(fs->total_calls(), 0u);
+  EXPECT_TRUE(fs->injected().empty());
 }
 
 TEST(MockFileSystemTest, DelegateToLetsARealFileSystemAnswerWhatATestDoesNotOverride) {
-  auto mem = MemFileSystem::Create();
+  auto mem = NewMemFileSystem();
   auto mock = std::make_shared<StrictMock<MockFileSystem>>();
   mock->DelegateTo(mem);
   // Every CreateDir is expected and answered by `mem`, except the one on "/tmp/b" (newer

@@ -183,15 +183,15 @@ class SwappedSubdirTest : public PosixFileSystemTest {
 // does not lead it outside, the directory it opened is emptied, the link is not removed
 // as a directory, and every step still counts as its call.
 TEST_F(SwappedSubdirTest, TheFaultInjectorsTreeRemovalDoesNotFollowIt) {
-  FaultInjectingFileSystem injector(fs_);
-  const Status removed = injector.RemoveTreeGated("/t", SwapGate());
+  auto injector = NewFaultInjectingFileSystem(fs_);
+  const Status removed = injector->RemoveTreeGated("/t", SwapGate());
   EXPECT_EQ(swaps_, 1);
   EXPECT_EQ(HostReadFile(victim_ + "/x/keep"), "keep me");
   EXPECT_FALSE(HostLstat(Host("/moved/x")).has_value());        // Emptied through its handle.
   EXPECT_TRUE(removed.IsErrno(ENOTDIR)) << removed.ToString();  // rmdir of the link.
-  EXPECT_EQ(injector.calls(OpKind::kList), 3u);                 // /t, /t/sub, /t/sub/x
-  EXPECT_EQ(injector.calls(OpKind::kRemove), 1u);               // file
-  EXPECT_EQ(injector.calls(OpKind::kRmdir), 2u);                // /t/sub/x, /t/sub
+  EXPECT_EQ(injector->calls(OpKind::kList), 3u);                // /t, /t/sub, /t/sub/x
+  EXPECT_EQ(injector->calls(OpKind::kRemove), 1u);              // file
+  EXPECT_EQ(injector->calls(OpKind::kRmdir), 2u);               // /t/sub/x, /t/sub
 }
 
 // The same swap under a walk that looks each path up again (RemoveTreeByParts, what the

@@ -16,7 +16,7 @@ namespace spillway {
 namespace {
 
 TEST(ProcessFileSystemTest, ALiveProcessReachesTheFileSystem) {
-  std::shared_ptr<MemFileSystem> mem = MemFileSystem::Create();
+  std::shared_ptr<MemFileSystem> mem = NewMemFileSystem();
   std::shared_ptr<ProcessFileSystem> process = NewProcessFileSystem(mem);
   EXPECT_FALSE(process->dead());
   ASSERT_THAT(process->CreateDir("/d"), IsOk());
@@ -25,7 +25,7 @@ TEST(ProcessFileSystemTest, ALiveProcessReachesTheFileSystem) {
 }
 
 TEST(ProcessFileSystemTest, ADeadProcessChangesNothingAndItsHandlesStayValid) {
-  auto counted = std::make_shared<FaultInjectingFileSystem>(MemFileSystem::Create(), 0);
+  auto counted = NewFaultInjectingFileSystem(NewMemFileSystem(), 0);
   std::shared_ptr<ProcessFileSystem> process = NewProcessFileSystem(counted);
   ASSERT_THAT(process->CreateDir("/d"), IsOk());
   StatusOr<std::unique_ptr<WritableFile>> file = process->CreateFile("/d/f");

@@ -39,7 +39,7 @@ struct PlanWorkload {
   // The executor's factory for lazy plans on `fs`. Errors: as PlanDiskManagerFactory.
   StatusOr<PlanDiskManagerFactory> Factory(const std::shared_ptr<FileSystem>& fs) const;
 
-  // Builds one plan's manager on `fs`: eager from `eager` (which DiskManager::Build
+  // Builds one plan's manager on `fs`: eager from `eager` (which NewDiskManager
   // copies, as DataFusion's builder does), lazy from `factory` (which shares its options
   // with every plan). Errors: those of the build.
   StatusOr<std::shared_ptr<SpillManager>> Build(const std::shared_ptr<FileSystem>& fs,

@@ -141,17 +141,19 @@ struct DiskManagerOptions {
   SpillOptions spill;
 };
 
-class DiskManager final : public SpillManager {
- public:
-  // Builds a manager over `fs`. In kDirectories mode with the kAll layout this creates the
-  // spill directories; if one fails, those already made are removed and the error (errno
-  // and path) returned (with failover, only when every one fails; see the options).
-  // Errors: kInvalidArgument (options inconsistent with the mode, a bad path), an errno
-  // Status.
-  // REQUIRES: fs != nullptr.
-  static StatusOr<std::shared_ptr<DiskManager>> Build(std::shared_ptr<FileSystem> fs,
+class DiskManager;
+
+// Builds a manager over `fs`. In kDirectories mode with the kAll layout this creates the
+// spill directories; if one fails, those already made are removed and the error (errno
+// and path) returned (with failover, only when every one fails; see the options).
+// Errors: kInvalidArgument (a null `fs`, options inconsistent with the mode, a bad path),
+// an errno Status.
+StatusOr<std::shared_ptr<DiskManager>> NewDiskManager(std::shared_ptr<FileSystem> fs,
                                                       DiskManagerOptions options);
 
+// Made only by NewDiskManager (or DiskManagerBuilder, which ends in it).
+class DiskManager final : public SpillManager {
+ public:
   ~DiskManager() override;
 
   StatusOr<SpillFile> CreateTempFile(std::string_view description) override;
@@ -178,13 +180,16 @@ class DiskManager final : public SpillManager {
   std::vector<std::string> spill_dirs() const;
 
  private:
-  // The manager's state, and the key that lets only Build construct one (both defined in
-  // disk_manager.cc).
+  friend StatusOr<std::shared_ptr<DiskManager>> NewDiskManager(std::shared_ptr<FileSystem> fs,
+                                                               DiskManagerOptions options);
+  // The manager's state, and the key that lets only NewDiskManager construct one (both
+  // defined in disk_manager.cc).
   class Core;
   struct Passkey;
 
  public:
-  // Not callable outside disk_manager.cc (a Passkey cannot be made there); use Build.
+  // Not callable outside disk_manager.cc (a Passkey cannot be made there); use
+  // NewDiskManager.
   DiskManager(Passkey key, std::shared_ptr<Core> core);
 
  private:
@@ -214,6 +219,7 @@ class DiskManagerBuilder {
   DiskManagerBuilder& WithBudget(std::shared_ptr<SpillBudget> budget);
 
   const DiskManagerOptions& options() const { return options_; }
+  // NewDiskManager(fs, options()): a builder ends in the factory.
   StatusOr<std::shared_ptr<DiskManager>> Build(std::shared_ptr<FileSystem> fs) const;
 
  private:

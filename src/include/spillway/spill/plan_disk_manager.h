@@ -49,6 +49,22 @@ struct PlanDiskManagerOptions {
 };
 
 class PlanDiskManager;
+class PlanDiskManagerFactory;
+
+// Builds one plan's manager without touching `fs` (unless the kEagerDirs quirk is on,
+// which builds the inner manager now and may fail as NewDiskManager).
+// Validates and copies `options` for this plan alone; an executor making many plans
+// should make them from one PlanDiskManagerFactory instead.
+// Errors: kInvalidArgument (a null `fs`, no local dirs, a bad path); with those quirks, an
+// errno Status.
+StatusOr<std::shared_ptr<PlanDiskManager>> NewPlanDiskManager(std::shared_ptr<FileSystem> fs,
+                                                              PlanDiskManagerOptions options);
+
+// An executor's factory of plans: validates `options`. Touches `fs` only under the
+// kEagerDirs and kSharedLimit quirks, and then only in NewPlan. Errors: kInvalidArgument
+// (a null `fs`, no local dirs, a bad path).
+StatusOr<PlanDiskManagerFactory> NewPlanDiskManagerFactory(std::shared_ptr<FileSystem> fs,
+                                                           PlanDiskManagerOptions options);
 
 // An executor's spill configuration: the filesystem and the plan options, validated once
 // and shared by every plan made from it, so that making a plan's manager costs one
@@ -62,26 +78,25 @@ class PlanDiskManager;
 // Moving a factory copies it (it declares no move), so no factory is ever left empty: a
 // factory that was moved from still makes plans.
 // Thread safety: NewPlan may be called concurrently on one factory or on its copies.
+// Made by NewPlanDiskManagerFactory.
 class PlanDiskManagerFactory {
  public:
   PlanDiskManagerFactory(const PlanDiskManagerFactory&) = default;
   PlanDiskManagerFactory& operator=(const PlanDiskManagerFactory&) = default;
   ~PlanDiskManagerFactory() = default;
 
-  // Validates `options`. Touches `fs` only under the kEagerDirs and kSharedLimit quirks,
-  // and then only in NewPlan. Errors: kInvalidArgument (a null `fs`, no local dirs, a bad
-  // path).
-  static StatusOr<PlanDiskManagerFactory> Create(std::shared_ptr<FileSystem> fs,
-                                                 PlanDiskManagerOptions options);
-
-  // A new plan's manager, as PlanDiskManager::Create(fs, options) would build it. Errors:
-  // none without quirks; with kEagerDirs or kSharedLimit, those of DiskManager::Build.
+  // A new plan's manager, as NewPlanDiskManager(fs, options) would build it. Errors:
+  // none without quirks; with kEagerDirs or kSharedLimit, those of NewDiskManager.
   StatusOr<std::shared_ptr<PlanDiskManager>> NewPlan() const;
 
   const PlanDiskManagerOptions& options() const;
 
  private:
   friend class PlanDiskManager;
+  friend StatusOr<PlanDiskManagerFactory> NewPlanDiskManagerFactory(std::shared_ptr<FileSystem> fs,
+                                                                    PlanDiskManagerOptions options);
+  friend StatusOr<std::shared_ptr<PlanDiskManager>> NewPlanDiskManager(
+      std::shared_ptr<FileSystem> fs, PlanDiskManagerOptions options);
   // The configuration shared with the plans, and its per-shard owners (both defined in
   // plan_disk_manager.cc).
   struct Shared;
@@ -92,17 +107,9 @@ class PlanDiskManagerFactory {
   std::shared_ptr<const Owners> owners_;  // Never null.
 };
 
+// Made only by NewPlanDiskManager or a PlanDiskManagerFactory.
 class PlanDiskManager final : public SpillManager {
  public:
-  // Builds one plan's manager without touching `fs` (unless the kEagerDirs quirk is on,
-  // which builds the inner manager now and may fail as DiskManager::Build).
-  // Validates and copies `options` for this plan alone; an executor making many plans
-  // should make them from one PlanDiskManagerFactory instead.
-  // Errors: kInvalidArgument (no local dirs, a bad path); with those quirks, an errno
-  // Status.
-  static StatusOr<std::shared_ptr<PlanDiskManager>> Create(std::shared_ptr<FileSystem> fs,
-                                                           PlanDiskManagerOptions options);
-
   ~PlanDiskManager() override;
 
   StatusOr<SpillFile> CreateTempFile(std::string_view description) override;
@@ -125,12 +132,14 @@ class PlanDiskManager final : public SpillManager {
 
  private:
   friend class PlanDiskManagerFactory;
+  friend StatusOr<std::shared_ptr<PlanDiskManager>> NewPlanDiskManager(
+      std::shared_ptr<FileSystem> fs, PlanDiskManagerOptions options);
   // The key that lets only this class construct a plan (defined in plan_disk_manager.cc).
   struct Passkey;
 
  public:
   // Not callable outside plan_disk_manager.cc (a Passkey cannot be made there); use
-  // Create or a PlanDiskManagerFactory.
+  // NewPlanDiskManager or a PlanDiskManagerFactory.
   PlanDiskManager(Passkey key, std::shared_ptr<const PlanDiskManagerFactory::Shared> shared);
 
  private:
@@ -148,7 +157,7 @@ class PlanDiskManager final : public SpillManager {
   // REQUIRES: mu_ held.
   DiskManagerOptions InnerOptionsLocked(uint64_t limit) const;
   // The plan's inner manager with `limit`: a new one, or under kSharedLimit the cached one
-  // (built on a miss). Errors: as DiskManager::Build. REQUIRES: mu_ held.
+  // (built on a miss). Errors: as NewDiskManager. REQUIRES: mu_ held.
   StatusOr<std::shared_ptr<DiskManager>> BuildInnerLocked(uint64_t limit);
 
   // The executor's filesystem and options; never changed.

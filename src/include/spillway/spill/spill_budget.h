@@ -36,12 +36,15 @@ struct SpillMetrics {
   friend bool operator==(const SpillMetrics&, const SpillMetrics&) = default;
 };
 
+class SpillBudget;
+
+// A budget of `limit` bytes whose limit error names `limit_config_key`.
+std::shared_ptr<SpillBudget> NewSpillBudget(
+    uint64_t limit, std::string limit_config_key = std::string(kExecutorBudgetKey));
+
+// Made only by NewSpillBudget.
 class SpillBudget final {
  public:
-  // A budget of `limit` bytes whose limit error names `limit_config_key`.
-  static std::shared_ptr<SpillBudget> Create(
-      uint64_t limit, std::string limit_config_key = std::string(kExecutorBudgetKey));
-
   SpillBudget(const SpillBudget&) = delete;
   SpillBudget& operator=(const SpillBudget&) = delete;
 
@@ -68,6 +71,7 @@ class SpillBudget final {
   struct Access;
 
  private:
+  friend std::shared_ptr<SpillBudget> NewSpillBudget(uint64_t limit, std::string limit_config_key);
   SpillBudget(uint64_t limit, std::string limit_config_key);
 
   const std::unique_ptr<State> state_;  // Never null.

@@ -127,10 +127,17 @@ struct InjectedFault {
   friend bool operator==(const InjectedFault&, const InjectedFault&) = default;
 };
 
+class FaultInjectingFileSystem;
+
+// A FaultInjectingFileSystem over `target`, with no faults yet. `seed` drives the random
+// faults (SetRandomFaults). REQUIRES: target != nullptr.
+std::shared_ptr<FaultInjectingFileSystem> NewFaultInjectingFileSystem(
+    std::shared_ptr<FileSystem> target, uint64_t seed = 0);
+
+// Made only by NewFaultInjectingFileSystem. The class is public because its methods beyond
+// FileSystem's (rules, counters, actions from outside) are its interface.
 class FaultInjectingFileSystem final : public FileSystemWrapper {
  public:
-  // `seed` drives the random faults (SetRandomFaults). REQUIRES: target != nullptr.
-  explicit FaultInjectingFileSystem(std::shared_ptr<FileSystem> target, uint64_t seed = 0);
   ~FaultInjectingFileSystem() override;
 
   // Adds a rule. Rules are tried in the order added, each seeing only the calls that the
@@ -154,7 +161,7 @@ class FaultInjectingFileSystem final : public FileSystemWrapper {
   // Fails each call of kind `op` (every kind when nullopt) that no rule failed with
   // probability 1/`one_in`, with `error_number`, if its kind can return that errno
   // (OpKindCanReturn; the other calls neither draw nor fail). Each such call draws once from a
-  // std::mt19937_64 seeded with the constructor's seed, so the same seed and the same
+  // std::mt19937_64 seeded with NewFaultInjectingFileSystem's seed, so the same seed and the same
   // sequence of calls give the same faults. one_in == 0 turns random faults off; one_in
   // == 1 fails every such call. Replaces an earlier setting; the generator is not
   // reseeded. REQUIRES: error_number != 0 unless one_in == 0.
@@ -221,6 +228,10 @@ class FaultInjectingFileSystem final : public FileSystemWrapper {
   // TempDir() is inherited: forwarded, not counted, never failed.
 
  private:
+  friend std::shared_ptr<FaultInjectingFileSystem> NewFaultInjectingFileSystem(
+      std::shared_ptr<FileSystem> target, uint64_t seed);
+  FaultInjectingFileSystem(std::shared_ptr<FileSystem> target, uint64_t seed);
+
   // Rules, counters and the generator, shared with the WritableFile wrappers so that a
   // file may outlive the FaultInjectingFileSystem. Defined in the .cc file.
   class State;

@@ -36,8 +36,6 @@ struct MemFileSystemOptions {
 
 class MemFileSystem : public FileSystem {
  public:
-  static std::shared_ptr<MemFileSystem> Create(MemFileSystemOptions options = {});
-
   // Changes the capacity; bytes already stored stay even when they exceed it.
   // Thread safety: may be called concurrently with any other method.
   virtual void SetCapacity(std::optional<uint64_t> capacity) = 0;
@@ -50,6 +48,9 @@ class MemFileSystem : public FileSystem {
   // other method.
   virtual void Crash() = 0;
 };
+
+// A fresh MemFileSystem: "/" and an empty "/tmp".
+std::shared_ptr<MemFileSystem> NewMemFileSystem(MemFileSystemOptions options = {});
 
 }  // namespace spillway
 
