@@ -72,14 +72,14 @@ constexpr std::optional<EnumOf<kNameOf>> ParseName(std::string_view name) {
 // (snake_case, the one spelling of every name a report prints).
 template <auto kNameOf>
 constexpr bool IsSnakeCaseVocabulary() {
-  constexpr std::array names = AllNames<kNameOf>();
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (names[i].front() == '_' || names[i].back() == '_') return false;
-    for (char c : names[i]) {
+  constexpr std::array kNames = AllNames<kNameOf>();
+  for (size_t i = 0; i < kNames.size(); ++i) {
+    if (kNames[i].front() == '_' || kNames[i].back() == '_') return false;
+    for (char c : kNames[i]) {
       if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
     }
     for (size_t j = 0; j < i; ++j) {
-      if (names[i] == names[j]) return false;
+      if (kNames[i] == kNames[j]) return false;
     }
   }
   return true;

@@ -1,8 +1,8 @@
 // spillway's shared vocabulary: the filesystem a run uses, the fault modes of both sweeps,
 // and what each judge calls what went wrong (the model's invariants, the reference sweep's
-// checks, the command sweep's verdicts). Each has one table of names, the switch in its
-// name function, in snake_case; names.h derives every list and parser from it. A value is
-// added to an enum here, with its case in the name function, and nowhere else.
+// checks, the command sweep's verdicts). Each has one table of names, the switch in its name
+// function (snake_case); names.h derives lists and parsers from it. A value is added here, to
+// the enum and its name function; any other switch over the enum fails to build until it has it.
 #ifndef SPILLWAY_VOCAB_VOCAB_H_
 #define SPILLWAY_VOCAB_VOCAB_H_
 
