@@ -559,7 +559,9 @@ TEST(SpillModelTest, EveryQuirkNamesAnInvariant) {
     ASSERT_TRUE(kind.has_value()) << q;
     const std::optional<InvariantKind> same_name =
         vocab::ParseName<InvariantKindName>(QuirkName(q));
-    if (same_name) EXPECT_EQ(InvariantKindName(*kind), InvariantKindName(*same_name)) << q;
+    if (same_name) {
+      EXPECT_EQ(InvariantKindName(*kind), InvariantKindName(*same_name)) << q;
+    }
   }
   EXPECT_EQ(vocab::ParseName<InvariantKindName>(QuirkName(Quirk::kOuterAccounting)),
             InvariantKind::kOuterAccounting);
