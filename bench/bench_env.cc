@@ -63,8 +63,6 @@ StatusOr<BenchFs> MakeBenchFs(std::shared_ptr<FileSystem> fs, const std::string&
 
 }  // namespace
 
-std::string_view FsKindName(FsKind kind) { return kind == FsKind::kPosix ? "posix" : "mem"; }
-
 void SetBenchDir(std::string dir) {
   EnvState& state = State();
   std::lock_guard<std::mutex> lock(state.mu);

@@ -13,18 +13,17 @@
 
 #include <memory>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "spillway/vfs/file_system.h"
 #include "spillway/vfs/status.h"
+#include "spillway/vocab/vocab.h"
 
 namespace spillway::bench {
 
-enum class FsKind { kPosix, kMem };
-
-// "posix" or "mem".
-std::string_view FsKindName(FsKind kind);
+// The filesystems, "mem" and "posix": the shared vocabulary's (spillway/vocab/vocab.h).
+using vocab::FsKind;
+using vocab::FsKindName;
 
 // The most local dirs any benchmark asks for.
 inline constexpr int kMaxLocalDirs = 8;

@@ -85,8 +85,8 @@ void Measure(const std::string& trace, const std::string& scope, Depth depth) {
       "depth %-5s  %8llu runs  first run after %.3f s (baseline read %.3f s)  whole plan "
       "streamed in %.2f s  resident %.1f MB before, %.1f MB at the first run, %.1f MB at the "
       "end\n",
-      spillway::cmdsweep::DepthName(plan.depth()), static_cast<unsigned long long>(runs), first,
-      scanned, whole, before, at_first, ResidentMb());
+      std::string(spillway::cmdsweep::DepthName(plan.depth())).c_str(),
+      static_cast<unsigned long long>(runs), first, scanned, whole, before, at_first, ResidentMb());
 }
 
 }  // namespace

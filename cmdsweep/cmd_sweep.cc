@@ -421,39 +421,10 @@ class WorkDir {
 
 }  // namespace
 
-const char* VerdictName(Verdict verdict) {
-  static constexpr const char* kNames[kVerdictCount] = {
-      "clean_error", "tolerated", "silent_wrong_output", "leak", "crash", "hang", "diverged"};
-  return kNames[static_cast<int>(verdict)];
-}
-
-bool IsViolation(Verdict verdict) {
-  return verdict != Verdict::kCleanError && verdict != Verdict::kTolerated &&
-         verdict != Verdict::kDiverged;
-}
-
-const char* FaultModeName(FaultMode mode) {
-  return mode == FaultMode::kTransient ? "transient" : "persistent";
-}
-
-const char* LeftoverKindName(Leftover::Kind kind) {
-  static constexpr const char* kNames[] = {"leak", "left_by_fault", "baseline"};
-  return kNames[static_cast<int>(kind)];
-}
-
-const char* DepthName(Depth depth) {
-  static constexpr const char* kNames[kDepthCount] = {"first", "edges", "all"};
-  return kNames[static_cast<int>(depth)];
-}
-
 bool DepthFromName(std::string_view name, Depth* depth) {
-  for (int d = 0; d < kDepthCount; ++d) {
-    if (name == DepthName(static_cast<Depth>(d))) {
-      *depth = static_cast<Depth>(d);
-      return true;
-    }
-  }
-  return false;
+  const std::optional<Depth> parsed = vocab::ParseName<DepthName>(name);
+  if (parsed) *depth = *parsed;
+  return parsed.has_value();
 }
 
 void CmdSweepResult::Count(const RunResult& run) {
@@ -487,11 +458,17 @@ int ExitStatusOf(const CmdSweepResult& result) {
 std::string FaultRuleFor(const RunSpec& spec) {
   const std::string where = spec.by_site ? fmt::format("site={} nth={}", spec.site, spec.nth)
                                          : fmt::format("after={}", spec.after);
-  // Persistent: that call and every later call of the op fail. By site, the site's call
-  // only triggers the rule (then=any), so calls of the op from other sites fail as well.
-  const char* persistent = spec.by_site ? " times=forever then=any" : " times=forever";
-  return fmt::format("{} {} {}{}", spec.call.op, ErrnoName(spec.error_number), where,
-                     spec.mode == FaultMode::kPersistent ? persistent : "");
+  std::string_view repeat;
+  switch (spec.mode) {
+    case FaultMode::kTransient:
+      break;
+    case FaultMode::kPersistent:
+      // That call and every later call of the op fail. By site, the site's call only
+      // triggers the rule (then=any), so calls of the op from other sites fail as well.
+      repeat = spec.by_site ? " times=forever then=any" : " times=forever";
+      break;
+  }
+  return fmt::format("{} {} {}{}", spec.call.op, ErrnoName(spec.error_number), where, repeat);
 }
 
 StatusOr<CmdSweepResult> RunCmdSweep(const CmdSweepOptions& options) {

@@ -54,10 +54,10 @@ std::string XmlEscape(std::string_view text) {
 
 std::string Counts(const std::array<uint64_t, kVerdictCount>& counts, bool skip_zero) {
   std::string out;
-  for (int v = 0; v < kVerdictCount; ++v) {
-    if (skip_zero && counts[v] == 0) continue;
-    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", VerdictName(static_cast<Verdict>(v)),
-                       counts[v]);
+  for (Verdict v : vocab::AllValues<VerdictName>()) {
+    const uint64_t count = counts[static_cast<size_t>(v)];
+    if (skip_zero && count == 0) continue;
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", VerdictName(v), count);
   }
   return out;
 }
@@ -73,7 +73,8 @@ void PrintPlan(std::FILE* out, const CmdSweepResult& result) {
     std::fprintf(out,
                  "plan: depth %s: %llu runs (by depth: first %llu, edges %llu, all %llu; "
                  "x errnos each operation can return x modes)\n",
-                 DepthName(result.depth), static_cast<unsigned long long>(result.planned_runs),
+                 std::string(DepthName(result.depth)).c_str(),
+                 static_cast<unsigned long long>(result.planned_runs),
                  static_cast<unsigned long long>(sizes[0]),
                  static_cast<unsigned long long>(sizes[1]),
                  static_cast<unsigned long long>(sizes[2]));
@@ -114,7 +115,8 @@ void PrintViolation(std::FILE* out, const RunResult& run) {
                VerdictList(run).c_str(), HowItEnded(run).c_str());
   for (const Leftover& left : run.leftovers) {
     std::fprintf(out, "  left %s (%llu bytes): %s\n", left.path.c_str(),
-                 static_cast<unsigned long long>(left.size), LeftoverKindName(left.kind));
+                 static_cast<unsigned long long>(left.size),
+                 std::string(LeftoverKindName(left.kind)).c_str());
   }
   std::fprintf(out, "  reproduce: %s\n", run.reproducer.c_str());
   if (!run.kept_as.empty()) {

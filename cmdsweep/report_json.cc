@@ -9,7 +9,9 @@ namespace {
 
 Json CountsJson(const std::array<uint64_t, kVerdictCount>& counts) {
   Json j = Json::object();
-  for (int v = 0; v < kVerdictCount; ++v) j[VerdictName(static_cast<Verdict>(v))] = counts[v];
+  for (Verdict v : vocab::AllValues<VerdictName>()) {
+    j[std::string(VerdictName(v))] = counts[static_cast<size_t>(v)];
+  }
   return j;
 }
 
@@ -47,8 +49,8 @@ Json SitesJson(const CmdSweepResult& result) {
 
 Json SummaryJson(const CmdSweepResult& result) {
   Json sizes;
-  for (int d = 0; d < kDepthCount; ++d) {
-    sizes[DepthName(static_cast<Depth>(d))] = result.plan_sizes[d];
+  for (Depth d : vocab::AllValues<DepthName>()) {
+    sizes[std::string(DepthName(d))] = result.plan_sizes[static_cast<size_t>(d)];
   }
   return {{"calls", result.baseline.calls},
           {"sites", result.baseline.sites.size()},

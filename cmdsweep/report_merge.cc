@@ -84,9 +84,10 @@ void ReadHeader(const nlohmann::json& report, Shard* shard) {
   if (std::sscanf(where.c_str(), "%d/%d%c", &r.shard_index, &r.shard_count, &extra) != 2) {
     throw std::invalid_argument("shard '" + where + "' is not K/N");
   }
-  r.depth = FromName<Depth, kDepthCount>(summary.at("depth").get<std::string>(), DepthName);
-  for (int d = 0; d < kDepthCount; ++d) {
-    r.plan_sizes[d] = summary.at("plan_sizes").at(DepthName(static_cast<Depth>(d))).get<uint64_t>();
+  r.depth = FromName<DepthName>(summary.at("depth").get<std::string>());
+  for (Depth d : vocab::AllValues<DepthName>()) {
+    r.plan_sizes[static_cast<size_t>(d)] =
+        summary.at("plan_sizes").at(std::string(DepthName(d))).get<uint64_t>();
   }
   nlohmann::json sites = report.at("sites");
   for (nlohmann::json& s : sites) {

@@ -64,9 +64,8 @@ Json RunJson(const RunResult& run) {
 std::vector<Leftover> LeftoversFromJson(const nlohmann::json& list) {
   std::vector<Leftover> leftovers;
   for (const nlohmann::json& l : list) {
-    leftovers.push_back(
-        {l.at("path").get<std::string>(), l.at("size").get<uint64_t>(),
-         FromName<Leftover::Kind, 3>(l.at("kind").get<std::string>(), LeftoverKindName)});
+    leftovers.push_back({l.at("path").get<std::string>(), l.at("size").get<uint64_t>(),
+                         FromName<LeftoverKindName>(l.at("kind").get<std::string>())});
   }
   return leftovers;
 }
@@ -84,12 +83,12 @@ RunResult RunFromJson(const nlohmann::json& j, Depth depth) {
   const std::optional<int> e = ErrnoFromName(j.at("errno").get<std::string>());
   if (!e) throw std::invalid_argument("unknown errno " + j.at("errno").dump());
   spec.error_number = *e;
-  spec.mode = FromName<FaultMode, 2>(j.at("mode").get<std::string>(), FaultModeName);
+  spec.mode = FromName<FaultModeName>(j.at("mode").get<std::string>());
   if (!j.at("exit").is_null()) run.exit_code = j.at("exit").get<int>();
   if (!j.at("signal").is_null()) run.signal = j.at("signal").get<int>();
   run.reported_error = j.at("reported_error").get<bool>();
   for (const nlohmann::json& v : j.at("verdicts")) {
-    run.verdicts.push_back(FromName<Verdict, kVerdictCount>(v.get<std::string>(), VerdictName));
+    run.verdicts.push_back(FromName<VerdictName>(v.get<std::string>()));
   }
   run.leftovers = LeftoversFromJson(j.at("leftovers"));
   run.diverged_at = StringOr(j, "diverged_at");

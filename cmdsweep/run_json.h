@@ -25,13 +25,11 @@ Json SiteJson(const SiteInfo& site);
 // "reported_error", "verdicts", "leftovers", "diverged_at", "reproducer", "kept"}`.
 Json RunJson(const RunResult& run);
 
-// The enum value called `name` by `name_of`, among the first `kCount`. Throws
-// std::invalid_argument for another name.
-template <typename Enum, int kCount>
-Enum FromName(const std::string& name, const char* (*name_of)(Enum)) {
-  for (int i = 0; i < kCount; ++i) {
-    if (name == name_of(static_cast<Enum>(i))) return static_cast<Enum>(i);
-  }
+// The value `kNameOf` calls `name` (vocab::ParseName). Throws std::invalid_argument for a
+// name that is none of them.
+template <auto kNameOf>
+vocab::EnumOf<kNameOf> FromName(const std::string& name) {
+  if (const auto value = vocab::ParseName<kNameOf>(name)) return *value;
   throw std::invalid_argument("unknown name '" + name + "'");
 }
 

@@ -25,29 +25,6 @@ std::string LocalDirPath(int index) {
 
 namespace {
 
-// Indexed by InvariantKind.
-constexpr std::string_view kInvariantKindNames[] = {
-    "outcome",
-    "usage",
-    "accounting-after-drops",
-    "active-file-count",
-    "file-size",
-    "dirs-before-first-spill",
-    "cross-plan-visibility",
-    "outer-accounting",
-    "limit",
-    "spill-dirs",
-    "spill-files",
-    "local-dirs",
-    "leftover",
-    "budget",
-    "reap",
-    "metrics",
-    "malformed",
-    "setup",
-};
-static_assert(std::size(kInvariantKindNames) == static_cast<size_t>(InvariantKind::kSetup) + 1);
-
 // Each quirk and the invariant that names its defect: the one table of them.
 constexpr std::pair<Quirk, InvariantKind> kQuirkInvariants[] = {
     {Quirk::kWriteLeak, InvariantKind::kAccountingAfterDrops},
@@ -63,10 +40,6 @@ constexpr std::pair<Quirk, InvariantKind> kQuirkInvariants[] = {
 };
 
 }  // namespace
-
-std::string_view InvariantKindName(InvariantKind kind) {
-  return kInvariantKindNames[static_cast<size_t>(kind)];
-}
 
 std::optional<InvariantKind> QuirkInvariant(Quirk q) {
   for (const auto& [quirk, kind] : kQuirkInvariants) {

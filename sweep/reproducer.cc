@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -25,9 +26,24 @@ Status WriteTextFile(const std::string& path, const std::string& text) {
   return OkStatus();
 }
 
+namespace {
+
+// How often the fault of `mode` fails, after "operation n fails with E".
+std::string_view HowOften(FaultMode mode) {
+  switch (mode) {
+    case FaultMode::kTransient:
+      return ", once";
+    case FaultMode::kPersistent:
+      return ", and so does every later one";
+  }
+  return {};
+}
+
+}  // namespace
+
 std::string ScenarioText(const WorkloadRun& run, const Finding& finding, const RunSpec& spec,
                          const SweepOptions& options, int* act_line) {
-  const std::string fs_name = options.fs == scenario::FsKind::kMem ? "mem" : "posix";
+  const std::string_view fs_name = vocab::FsKindName(options.fs);
   std::string text;
   text += fmt::format("# Found by `spillway sweep --fs {}{}`: {}\n", fs_name,
                       options.quirks.empty() ? "" : " --quirk " + options.quirks.ToString(),
@@ -35,10 +51,7 @@ std::string ScenarioText(const WorkloadRun& run, const Finding& finding, const R
   text += fmt::format("#   {}\n", finding.message);
   if (spec.error_number) {
     text += fmt::format("# The fault: filesystem operation {} fails with {}{}.\n", spec.fault_op,
-                        ErrnoName(*spec.error_number),
-                        spec.mode == FaultMode::kTransient ? ", once"
-                                                           : ", and so does every "
-                                                             "later one");
+                        ErrnoName(*spec.error_number), HowOften(spec.mode));
   } else {
     text += "# No fault is injected: the workload alone shows it.\n";
   }

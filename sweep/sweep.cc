@@ -73,7 +73,7 @@ class ViolationLog {
       ++result_->violations[it->second].runs;
       return OkStatus();
     }
-    Violation violation;
+    SweepViolation violation;
     violation.check = finding.check;
     violation.message = finding.message;
     if (finding.line >= 0) violation.act = run.lines()[finding.line].command.ToString();
@@ -86,7 +86,7 @@ class ViolationLog {
     if (fresh || options_.all_reproducers) {
       SPILLWAY_RETURN_IF_ERROR(Write(text, finding, spec, violation));
     } else {
-      const Violation& owner = result_->violations[file->second];
+      const SweepViolation& owner = result_->violations[file->second];
       violation.same_scenario_as = file->second + 1;
       violation.scenario_path = owner.scenario_path;
       violation.scenario_line = 0;
@@ -100,7 +100,7 @@ class ViolationLog {
 
  private:
   Status Write(const std::string& text, const Finding& finding, const RunSpec& spec,
-               Violation& violation) {
+               SweepViolation& violation) {
     const std::string name =
         fmt::format("sweep-{:02}-{}-{}.scenario", result_->violations.size() + 1,
                     CheckName(finding.check), SpecTag(spec));
@@ -121,41 +121,9 @@ class ViolationLog {
 
 }  // namespace
 
-std::string_view FaultModeName(FaultMode mode) {
-  return mode == FaultMode::kTransient ? "transient" : "persistent";
-}
-
 const std::vector<int>& DefaultErrnos() {
   static const std::vector<int> kErrnos = {ENOSPC, EIO, ENOENT, EACCES, EEXIST};
   return kErrnos;
-}
-
-std::string_view CheckName(Check check) {
-  switch (check) {
-    case Check::kFalseSuccess:
-      return "false_success";
-    case Check::kUnreportedFault:
-      return "unreported_fault";
-    case Check::kUnexplainedError:
-      return "unexplained_error";
-    case Check::kLimitNotEnforced:
-      return "limit_not_enforced";
-    case Check::kAccounting:
-      return "accounting";
-    case Check::kLazyPlan:
-      return "lazy_plan";
-    case Check::kLeftover:
-      return "leftover";
-    case Check::kFaultMissed:
-      return "fault_missed";
-    case Check::kRunner:
-      return "runner";
-    case Check::kMetrics:
-      return "metrics";
-    case Check::kReap:
-      return "reap";
-  }
-  return "unknown";
 }
 
 namespace {

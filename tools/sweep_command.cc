@@ -46,13 +46,13 @@ std::string ModeList(const std::vector<sweep::FaultMode>& modes) {
   return out;
 }
 
-std::string DescribeFirstRun(const sweep::Violation& v) {
+std::string DescribeFirstRun(const sweep::SweepViolation& v) {
   if (!v.error_number) return "in the run without a fault";
   return fmt::format("with {} at operation {} ({})", ErrnoName(*v.error_number), v.fault_op,
                      sweep::FaultModeName(v.mode));
 }
 
-std::string DescribeReplay(const sweep::Violation& v) {
+std::string DescribeReplay(const sweep::SweepViolation& v) {
   if (!v.has_expect) {
     return fmt::format("exit {}; no expect can check this, see the comment after line {}",
                        v.replay_exit, v.scenario_line);
@@ -83,7 +83,7 @@ void PrintRun(std::FILE* out, const sweep::RunReport& run) {
 }
 
 // Violation `number` (1-based) of the text summary.
-void PrintViolation(size_t number, const sweep::Violation& v, const std::string& fs_name) {
+void PrintViolation(size_t number, const sweep::SweepViolation& v, const std::string& fs_name) {
   std::printf("violation %zu: %s\n", number, std::string(sweep::CheckName(v.check)).c_str());
   std::printf("  %s\n", v.message.c_str());
   std::printf("  first seen %s; seen in %llu run%s\n", DescribeFirstRun(v).c_str(),
@@ -156,7 +156,7 @@ void PrintJson(const sweep::SweepOptions& options, const sweep::SweepResult& res
   json["runs_with_violations"] = result.runs_with_violations;
   json["scenario_files"] = result.scenario_files;
   json["violations"] = nlohmann::json::array();
-  for (const sweep::Violation& v : result.violations) {
+  for (const sweep::SweepViolation& v : result.violations) {
     nlohmann::ordered_json item;
     item["check"] = std::string(sweep::CheckName(v.check));
     item["message"] = v.message;

@@ -373,7 +373,7 @@ TEST(CmdSweepPlanTest, DepthNamesAreTheThree) {
   EXPECT_TRUE(DepthFromName("edges", &depth));
   EXPECT_EQ(depth, Depth::kEdges);
   EXPECT_FALSE(DepthFromName("some", &depth));
-  EXPECT_STREQ(DepthName(Depth::kAll), "all");
+  EXPECT_EQ(DepthName(Depth::kAll), "all");
 }
 
 TEST(CmdSweepPlanTest, PathPatternsIgnoreRandomPartsAndNumbersOnly) {

@@ -27,14 +27,10 @@ std::shared_ptr<MemFileSystem> NewMemFileSystem(bool enforce_permissions) {
   return NewMemFileSystem(options);
 }
 
-std::string FsKindName(const ::testing::TestParamInfo<FsKind>& info) {
-  return info.param == FsKind::kPosix ? "Posix" : "Mem";
-}
-
 }  // namespace
 }  // namespace test_support
 
-using test_support::FsKind;
+using vocab::FsKind;
 
 void FileSystemConformanceTest::SetUp() {
   if (GetParam() == FsKind::kPosix) {
@@ -95,6 +91,7 @@ std::optional<FileType> FileSystemConformanceTest::TypeOf(const std::string& pat
 }
 
 INSTANTIATE_TEST_SUITE_P(AllFileSystems, FileSystemConformanceTest,
-                         ::testing::Values(FsKind::kPosix, FsKind::kMem), test_support::FsKindName);
+                         ::testing::Values(FsKind::kPosix, FsKind::kMem),
+                         test_support::FsKindParamName);
 
 }  // namespace spillway

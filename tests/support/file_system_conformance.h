@@ -24,7 +24,9 @@
 
 #include "spillway/vfs/file_system.h"
 #include "spillway/vfs/status.h"
+#include "spillway/vocab/vocab.h"
 #include "support/file_helpers.h"
+#include "support/fs_kind_param.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
 #include "support/unprivileged_child.h"
@@ -46,19 +48,9 @@ MATCHER(IsInvalidArgument, "is kInvalidArgument") {
   return status.code() == StatusCode::kInvalidArgument;
 }
 
-namespace test_support {
-
-enum class FsKind { kPosix, kMem };
-
-inline void PrintTo(FsKind kind, std::ostream* os) {
-  *os << (kind == FsKind::kPosix ? "Posix" : "Mem");
-}
-
-}  // namespace test_support
-
 // Named without a namespace prefix, as test names show it. Thread safety: one test
 // owns one fixture; fs_ itself may be shared with threads the test starts.
-class FileSystemConformanceTest : public ::testing::TestWithParam<test_support::FsKind> {
+class FileSystemConformanceTest : public ::testing::TestWithParam<vocab::FsKind> {
  protected:
   void SetUp() override;
 

@@ -18,15 +18,7 @@
 #include <vector>
 
 #include "spillway/scenario/scenario.h"
-
-namespace spillway::scenario {
-
-// For readable test parameters; found by argument-dependent lookup.
-inline void PrintTo(FsKind kind, std::ostream* os) {
-  *os << (kind == FsKind::kMem ? "Mem" : "Posix");
-}
-
-}  // namespace spillway::scenario
+#include "support/fs_kind_param.h"
 
 namespace spillway::test_support {
 
@@ -122,11 +114,6 @@ inline scenario::RunnerOptions RunnerOptionsOn(scenario::FsKind fs) {
   scenario::RunnerOptions options;
   options.fs = fs;
   return options;
-}
-
-// The name of a test run on filesystem `info.param`, as PrintTo prints it.
-inline std::string FsKindParamName(const ::testing::TestParamInfo<scenario::FsKind>& info) {
-  return ::testing::PrintToString(info.param);
 }
 
 }  // namespace spillway::test_support

@@ -108,7 +108,7 @@ TEST(SweepBeyondUpstreamTest, CorrectCodePassesEveryWorkloadOnBothFileSystems) {
 TEST(SweepBeyondUpstreamTest, BudgetAfterAddIsCaughtAsTheBudgetsAccounting) {
   const SweepResult result = MustSweep(OptionsFor(kBudgetWorkload, Quirk::kBudgetAfterAdd));
   ASSERT_FALSE(result.violations.empty());
-  const Violation& first = result.violations[0];
+  const SweepViolation& first = result.violations[0];
   EXPECT_EQ(first.check, Check::kAccounting);
   EXPECT_FALSE(first.error_number.has_value());  // The run without a fault shows it.
   EXPECT_EQ(first.act, "write g 6");
@@ -121,7 +121,7 @@ TEST(SweepBeyondUpstreamTest, BudgetAfterAddIsCaughtAsTheBudgetsAccounting) {
 TEST(SweepBeyondUpstreamTest, ReapIgnoresLocksIsCaughtAsAReapOfALiveFile) {
   const SweepResult result = MustSweep(OptionsFor(kCrashWorkload, Quirk::kReapIgnoresLocks));
   ASSERT_FALSE(result.violations.empty());
-  const Violation& first = result.violations[0];
+  const SweepViolation& first = result.violations[0];
   EXPECT_EQ(first.check, Check::kReap);
   EXPECT_FALSE(first.error_number.has_value());
   EXPECT_EQ(first.act, "reap /l");
@@ -135,7 +135,7 @@ TEST(SweepBeyondUpstreamTest, ReapIgnoresLocksIsCaughtAsAReapOfALiveFile) {
 TEST(SweepBeyondUpstreamTest, SpilledCountsRefusedIsCaughtAsTheMetrics) {
   const SweepResult result = MustSweep(OptionsFor(kLimitWorkload, Quirk::kSpilledCountsRefused));
   ASSERT_FALSE(result.violations.empty());
-  const Violation& first = result.violations[0];
+  const SweepViolation& first = result.violations[0];
   EXPECT_EQ(first.check, Check::kMetrics);
   EXPECT_FALSE(first.error_number.has_value());
   EXPECT_EQ(first.act, "write f 8");
@@ -151,7 +151,7 @@ TEST(SweepBeyondUpstreamTest, FailoverLeakIsCaughtAsALeftoverWhenACreateFailsOve
   options.modes = {FaultMode::kTransient};
   const SweepResult result = MustSweep(options);
   ASSERT_FALSE(result.violations.empty());
-  const Violation& first = result.violations[0];
+  const SweepViolation& first = result.violations[0];
   EXPECT_EQ(first.check, Check::kLeftover);
   // Only a run whose fault made the create fail over shows it.
   ASSERT_TRUE(first.error_number.has_value());

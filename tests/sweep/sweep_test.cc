@@ -81,9 +81,10 @@ TEST(SweepTest, NoRollbackIsCaughtAtTheWriteOverTheLimit) {
   options.modes = {FaultMode::kTransient};
   StatusOr<SweepResult> result = RunSweep(options);
   ASSERT_TRUE(result.ok()) << result.status().ToString();
-  ASSERT_THAT(result->violations, Contains(AllOf(Field(&Violation::check, Check::kAccounting),
-                                                 Field(&Violation::error_number, std::nullopt))));
-  for (const Violation& v : result->violations) {
+  ASSERT_THAT(result->violations,
+              Contains(AllOf(Field(&SweepViolation::check, Check::kAccounting),
+                             Field(&SweepViolation::error_number, std::nullopt))));
+  for (const SweepViolation& v : result->violations) {
     if (v.check != Check::kAccounting || v.error_number) continue;
     EXPECT_EQ(v.act, "write f 8");
     EXPECT_THAT(v.message, HasSubstr("plan p used_disk_space is 16, expected 8"));
@@ -114,7 +115,7 @@ drop p
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   ASSERT_FALSE(result->violations.empty());
   bool found = false;
-  for (const Violation& v : result->violations) {
+  for (const SweepViolation& v : result->violations) {
     if (v.check != Check::kAccounting || v.act != "spill g p") continue;
     found = true;
     EXPECT_THAT(v.message, HasSubstr("plan p counts 2 active files, expected 1"));
@@ -140,7 +141,7 @@ drop p
   StatusOr<SweepResult> result = RunSweep(options);
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   ASSERT_FALSE(result->violations.empty());
-  const Violation& first = result->violations[0];
+  const SweepViolation& first = result->violations[0];
   EXPECT_EQ(first.check, Check::kAccounting);
   EXPECT_FALSE(first.error_number.has_value());  // The run without a fault shows it.
   EXPECT_EQ(first.act, "write f 10");
@@ -178,7 +179,7 @@ drop p
   StatusOr<SweepResult> result = RunSweep(options);
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   bool found = false;
-  for (const Violation& v : result->violations) {
+  for (const SweepViolation& v : result->violations) {
     if (v.check != Check::kLeftover) continue;
     found = true;
     EXPECT_THAT(v.message, HasSubstr("/l/datafusion-"));
@@ -200,7 +201,7 @@ TEST(SweepTest, ViolationsOfOneCheckInOneRunShareOneScenarioFile) {
     ASSERT_TRUE(result.ok()) << result.status().ToString();
     std::set<std::tuple<Check, std::optional<int>, FaultMode, uint64_t>> check_and_run;
     for (size_t i = 0; i < result->violations.size(); ++i) {
-      const Violation& v = result->violations[i];
+      const SweepViolation& v = result->violations[i];
       const bool first = check_and_run.emplace(v.check, v.error_number, v.mode, v.fault_op).second;
       EXPECT_TRUE(std::filesystem::exists(v.scenario_path)) << v.scenario_path;
       if (all || first) {
@@ -209,7 +210,7 @@ TEST(SweepTest, ViolationsOfOneCheckInOneRunShareOneScenarioFile) {
       }
       ASSERT_GT(v.same_scenario_as, 0u) << "violation " << i + 1;
       ASSERT_LT(v.same_scenario_as, i + 1);
-      const Violation& owner = result->violations[v.same_scenario_as - 1];
+      const SweepViolation& owner = result->violations[v.same_scenario_as - 1];
       EXPECT_EQ(owner.check, v.check);
       EXPECT_EQ(owner.error_number, v.error_number);
       EXPECT_EQ(owner.fault_op, v.fault_op);
@@ -272,7 +273,7 @@ drop p
   };
   StatusOr<SweepResult> result = RunSweep(options);
   ASSERT_TRUE(result.ok()) << result.status().ToString();
-  for (const Violation& v : result->violations) ADD_FAILURE() << v.message;
+  for (const SweepViolation& v : result->violations) ADD_FAILURE() << v.message;
   EXPECT_TRUE(local_dir_race);
   EXPECT_TRUE(stat_fault);
   EXPECT_TRUE(removed);

@@ -16,34 +16,39 @@
 #include <vector>
 
 #include "spillway/vfs/status.h"
+#include "spillway/vocab/vocab.h"
 
 namespace spillway::cmdsweep {
 
-// A run's verdicts, in the order reports list them.
-enum class Verdict : uint8_t {
-  kCleanError,
-  kTolerated,
-  kSilentWrongOutput,
-  kLeak,
-  kCrash,
-  kHang,
-  kDiverged,
-};
-inline constexpr int kVerdictCount = 7;
-
-// "clean_error", "tolerated", "silent_wrong_output", "leak", "crash", "hang", "diverged".
-const char* VerdictName(Verdict verdict);
-// True for the verdicts that make the sweep fail (exit 1).
-bool IsViolation(Verdict verdict);
-
-enum class FaultMode : uint8_t { kTransient, kPersistent };
-const char* FaultModeName(FaultMode mode);
+// A run's verdicts, in the order reports list them, their names ("clean_error", ...), which
+// of them are violations, and the fault modes: the shared vocabulary's
+// (spillway/vocab/vocab.h).
+using vocab::FaultMode;
+using vocab::FaultModeName;
+using vocab::IsViolation;
+using vocab::kVerdictCount;
+using vocab::Verdict;
+using vocab::VerdictName;
 
 // Which calls of the baseline the plan fails: each site's first call, its first, second and
 // last calls, or every call number.
 enum class Depth : uint8_t { kFirst, kEdges, kAll };
-inline constexpr int kDepthCount = 3;
-const char* DepthName(Depth depth);  // "first", "edges", "all".
+
+constexpr std::string_view DepthName(Depth depth) {
+  switch (depth) {
+    case Depth::kFirst:
+      return "first";
+    case Depth::kEdges:
+      return "edges";
+    case Depth::kAll:
+      return "all";
+  }
+  return {};
+}
+
+inline constexpr size_t kDepthCount = vocab::kCountOf<DepthName>;
+static_assert(vocab::IsSnakeCaseVocabulary<DepthName>());
+
 // False for a name that is none of the three.
 bool DepthFromName(std::string_view name, Depth* depth);
 
@@ -87,7 +92,19 @@ struct Leftover {
   uint64_t size = 0;
   Kind kind = Kind::kLeak;
 };
-const char* LeftoverKindName(Leftover::Kind kind);
+
+constexpr std::string_view LeftoverKindName(Leftover::Kind kind) {
+  switch (kind) {
+    case Leftover::Kind::kLeak:
+      return "leak";
+    case Leftover::Kind::kLeftByFault:
+      return "left_by_fault";
+    case Leftover::Kind::kBaseline:
+      return "baseline";
+  }
+  return {};
+}
+static_assert(vocab::IsSnakeCaseVocabulary<LeftoverKindName>());
 
 // One in-scope call of a run, from its trace, in the order the calls reached the shim.
 struct TracedCall {

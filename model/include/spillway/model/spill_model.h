@@ -83,6 +83,7 @@
 #include "spillway/scenario/scenario.h"
 #include "spillway/spill/quirks.h"
 #include "spillway/vfs/fault_injecting_file_system.h"
+#include "spillway/vocab/vocab.h"
 
 namespace spillway {
 class DiskManager;
@@ -293,40 +294,10 @@ struct SpillSut {
   std::map<std::string, std::weak_ptr<DiskManager>> inner_managers = {};
 };
 
-// The invariant a violation breaks. Every check has one, so that an emulated defect
-// (quirks.h) is caught for its own reason and shrinking can hold on to it.
-enum class InvariantKind {
-  kOutcome,               // A line's result: ok, an errno, LIMIT, DISABLED.
-  kUsage,                 // used_disk_space and spilling progress as predicted.
-  kAccountingAfterDrops,  // used_disk_space is what the plan's live files hold, so it
-                          // returns to zero once they are all dropped.
-  kActiveFileCount,       // The active-file count is the number of the plan's live files.
-  kFileSize,              // A file's size is the bytes written to it.
-  kDirsBeforeFirstSpill,  // Building a plan touches the filesystem zero times; a lazy
-                          // plan's directories come with its first spill.
-  kCrossPlanVisibility,   // A plan never sees another plan's bytes, files, directories,
-                          // limit or damage: its manager is its own and goes with it.
-  kOuterAccounting,       // A plan's manager reports the usage, files, progress and limit
-                          // of the inner manager that holds its accounting.
-  kLimit,                 // max_temp_directory_size is the limit as last set.
-  kSpillDirs,             // The spill directories on disk.
-  kSpillFiles,            // The spill files on disk.
-  kLocalDirs,             // Which local dirs exist.
-  kLeftover,              // Nothing a manager made outlives it unreported.
-  kBudget,                // A budget's usage is the sum of its plans' live bytes and never
-                          // exceeds its limit.
-  kReap,                  // A reap never removes a live plan's directories.
-  kMetrics,               // A plan's spills and spilled bytes agree with its creates and
-                          // writes and never go down; its peak is at least its usage.
-  kMalformed,             // The runner refused a line (a name error).
-  kSetup,                 // The runner could not be created.
-};
-
-// "outcome", "usage", "accounting-after-drops", "active-file-count", "file-size",
-// "dirs-before-first-spill", "cross-plan-visibility", "outer-accounting", "limit",
-// "spill-dirs", "spill-files", "local-dirs", "leftover", "budget", "reap", "metrics",
-// "malformed", "setup".
-std::string_view InvariantKindName(InvariantKind kind);
+// The invariant a violation breaks, and its name ("outer_accounting"): the shared
+// vocabulary's (spillway/vocab/vocab.h), where their one table is.
+using vocab::InvariantKind;
+using vocab::InvariantKindName;
 
 // The invariant whose violation shows quirk `q`'s defect (the model's one table of them);
 // nullopt for a quirk the table does not name yet.

@@ -36,6 +36,7 @@
 #include "spillway/vfs/fault_injecting_file_system.h"
 #include "spillway/vfs/file_system.h"
 #include "spillway/vfs/status.h"
+#include "spillway/vocab/vocab.h"
 
 namespace spillway::scenario {
 
@@ -349,7 +350,8 @@ bool CommandsEquivalent(const Command& a, const Command& b);
 // (StatusCodeName) for anything else.
 std::string OutcomeName(const Status& status);
 
-enum class FsKind { kMem, kPosix };
+// The filesystem a Runner runs on (the shared vocabulary's; spillway/vocab/vocab.h).
+using vocab::FsKind;
 
 struct RunnerOptions {
   FsKind fs = FsKind::kMem;

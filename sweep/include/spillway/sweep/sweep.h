@@ -24,16 +24,16 @@
 #include "spillway/spill/quirks.h"
 #include "spillway/vfs/fault_injecting_file_system.h"
 #include "spillway/vfs/status.h"
+#include "spillway/vocab/vocab.h"
 
 namespace spillway::sweep {
 
 // kTransient: operation n fails once (`fault any E after=n-1 times=1`). The operations
 // are counted as `any` counts them: only the calls whose kind can fail with E on Linux.
-// kPersistent: operation n and every later one fail (`... times=forever`).
-enum class FaultMode { kTransient, kPersistent };
-
-// "transient", "persistent".
-std::string_view FaultModeName(FaultMode mode);
+// kPersistent: operation n and every later one fail (`... times=forever`). The modes and
+// their names are the shared vocabulary's (spillway/vocab/vocab.h).
+using vocab::FaultMode;
+using vocab::FaultModeName;
 
 // ENOSPC, EIO, ENOENT, EACCES: what a spill path meets on a real disk; EEXIST: another
 // process creating the same name first.
@@ -45,35 +45,14 @@ const std::vector<int>& DefaultErrnos();
 // files; writes over a plan's limit; a short write. It has no `expect` and no `fault` line.
 std::string_view ReferenceWorkload();
 
-// The checks, one per kind of violation.
-enum class Check {
-  kFalseSuccess,      // An act met an injected fault and reported success.
-  kUnreportedFault,   // A drop met an injected fault on a removal that no CleanupLog
-                      // record reports.
-  kUnexplainedError,  // An act failed although no fault was injected during it (an errno),
-                      // or with LIMIT although its bytes fit under the limit.
-  kLimitNotEnforced,  // A write succeeded although its bytes did not fit under the limit.
-  kAccounting,        // used_disk_space, the active-file count, a file's recorded size or
-                      // its size on disk differs from what the acts wrote.
-  kLazyPlan,          // A lazy plan touched the filesystem although it never tried to spill.
-  kLeftover,          // A path remains after everything was dropped, and no CleanupLog
-                      // record reports it.
-  kFaultMissed,       // The run met no fault at operation n: the workload's operations
-                      // did not replay identically, so the run proved nothing.
-  kRunner,            // The scenario runner refused a command the sweep considered valid.
-  kMetrics,           // A plan's or budget's spill metrics (files created, bytes spilled,
-                      // peak usage) differ from what its acts did.
-  kReap,              // A reap removed what a live process holds, or left a crashed
-                      // process's spill directory without reporting why.
-};
+// The checks, one per kind of violation, and their names ("false_success", ...): the
+// shared vocabulary's (spillway/vocab/vocab.h), where they are described.
+using vocab::Check;
+using vocab::CheckName;
 
-// "false_success", "unreported_fault", "unexplained_error", "limit_not_enforced",
-// "accounting", "lazy_plan", "leftover", "fault_missed", "runner", "metrics", "reap".
-std::string_view CheckName(Check check);
-
-// One distinct violation (its check, and the act it happened at or the path glob left
-// behind), with the first run that showed it.
-struct Violation {
+// One distinct violation the sweep found (its check, and the act it happened at or the
+// path glob left behind), with the first run that showed it and its scenario file.
+struct SweepViolation {
   Check check = Check::kAccounting;
   // What was violated, in the first run that showed it.
   std::string message;
@@ -144,7 +123,7 @@ struct SweepResult {
   uint64_t runs = 0;  // Including the run without a fault.
   uint64_t runs_with_violations = 0;
   // Distinct violations, in the order first seen.
-  std::vector<Violation> violations;
+  std::vector<SweepViolation> violations;
   // Scenario files written into out_dir.
   size_t scenario_files = 0;
 };
