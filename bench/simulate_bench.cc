@@ -2,10 +2,11 @@
 // spillway/model/simulate.h) costs the same late in a run as early on. It runs
 // model::Simulate with `spillway simulate --fs mem --seed S --steps N --jobs 1`'s settings
 // for each N (25,000, 100,000 and 400,000 by default), one after the other in this
-// process, and prints, side by side, each run's CPU time (user + system of this process's
-// threads, from CLOCK_PROCESS_CPUTIME_ID, around the call), steps per CPU second, CPU microseconds
-// per step and that figure's ratio to the first run's. A cost that grows with the run shows as a
-// ratio above 1 at the longer runs. It prints; it asserts nothing about speed.
+// process, and prints, side by side, each run's CPU time (user + system of the process's
+// threads, CLOCK_PROCESS_CPUTIME_ID around the call), steps per CPU second, CPU
+// microseconds per step and that figure's ratio to the first run's. A cost that grows
+// with the run shows as a ratio above 1 at the longer runs. It prints; it asserts nothing
+// about speed.
 //
 // Usage: spillway_simulate_bench [--steps N,N,...] [--seed S] [--repeat R]
 // With --repeat R each size runs R times, in rotating order, and the table gives the
