@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -70,9 +71,7 @@ bool ParseSteps(const std::string& text, std::vector<uint64_t>* steps) {
   return !steps->empty();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   std::vector<uint64_t> steps = {25000, 100000, 400000};
   uint64_t seed = 1;
   int repeat = 1;
@@ -119,4 +118,16 @@ int main(int argc, char** argv) {
                 seconds, static_cast<double>(steps[i]) / seconds, per_step, per_step / first);
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A simulation that throws (out of memory, no thread) is one line and exit 1.
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "spillway_simulate_bench: %s\n", e.what());
+  }
+  return 1;
 }

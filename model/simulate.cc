@@ -154,7 +154,7 @@ Status RunSeed(const SimulateOptions& options, uint64_t seed, std::atomic<uint64
   std::vector<scenario::Command> lines;
   while (true) {
     const uint64_t steps_before = result->steps;
-    const Status ran = RunOneProgram(options, gen, chooser, progress, &lines, result);
+    Status ran = RunOneProgram(options, gen, chooser, progress, &lines, result);
     if (!ran.ok()) return ran;
     if (!result->violation || IsSought(options.quirks, result->violation->kind)) break;
     ++result->side_effects[std::string(InvariantKindName(result->violation->kind))];
