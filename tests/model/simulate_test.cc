@@ -15,29 +15,25 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "spillway/model/spill_model.h"
 #include "spillway/scenario/scenario.h"
 #include "spillway/spill/quirks.h"
 #include "spillway/vfs/status.h"
+#include "support/scenario_test_support.h"
 #include "support/temp_dir.h"
 
 namespace spillway::model {
 namespace {
 
 std::vector<scenario::Command> Lines(const std::string& text) {
-  std::variant<scenario::Scenario, scenario::ParseError> parsed = scenario::Parse(text, "test");
-  if (const auto* e = std::get_if<scenario::ParseError>(&parsed)) {
-    ADD_FAILURE() << "line " << e->line << ": " << e->message;
-    return {};
-  }
-  return std::get<scenario::Scenario>(parsed).commands;
+  return test_support::MustParse(text).commands;
 }
 
 std::vector<std::string> Strings(const std::vector<scenario::Command>& lines) {
   std::vector<std::string> text;
+  text.reserve(lines.size());
   for (const scenario::Command& line : lines) text.push_back(line.ToString());
   return text;
 }
@@ -212,45 +208,45 @@ TEST(ModelSimulateTest, WritesOneScenarioPerDistinctViolation) {
   }
 }
 
+constexpr char kPath[] = "/out/spillway-simulate-9.scenario";
+
+// Seed `seed`'s run of `steps` steps that built `plans` plans and `spills` files, broken at
+// its last step (accounting-after-drops, `message`) and shrunk to 4 commands, in kPath.
+SeedResult Broken(uint64_t seed, uint64_t steps, uint64_t plans, uint64_t spills,
+                  const std::string& message) {
+  SeedResult r;
+  r.seed = seed;
+  r.steps = steps;
+  r.plans = plans;
+  r.spills = spills;
+  r.violation = Violation{InvariantKind::kAccountingAfterDrops, message};
+  r.violation_step = steps;
+  r.commands_before_shrink = steps;
+  r.commands_after_shrink = 4;
+  r.scenario_path = kPath;
+  return r;
+}
+
 // A result of two seeds, built by hand: the second seed's violation shares the first
 // one's file.
 SimulateResult TwoSeeds() {
   SimulateResult result;
   result.seconds = 2.3;
-  SeedResult first;
-  first.seed = 9;
-  first.steps = 100;
-  first.plans = 5;
-  first.spills = 7;
+  SeedResult first = Broken(9, 60, 5, 7, "it leaked");
   first.bytes_written = 300;
+  first.checks = 1000;
   first.plan_metrics["p1"] = SpillMetrics{.spills = 2, .spilled = 40, .peak = 30};
   first.unbound_metrics = SpillMetrics{.spills = 3, .spilled = 50, .peak = 45};
   first.faults["write EIO"] = 2;
   first.errors["EIO"] = 2;
-  first.checks = 1000;
-  first.violation = Violation{InvariantKind::kAccountingAfterDrops, "it leaked"};
-  first.violation_step = 60;
-  first.commands_before_shrink = 60;
-  first.commands_after_shrink = 4;
-  first.scenario_path = "/out/spillway-simulate-9.scenario";
-  SeedResult second;
-  second.seed = 10;
-  second.steps = 40;
-  second.plans = 1;
-  second.spills = 2;
-  second.bytes_written = 20;
-  second.unbound_metrics = SpillMetrics{.spills = 2, .spilled = 20, .peak = 20};
-  second.faults["write EIO"] = 1;
-  second.faults["mkdir EEXIST"] = 1;
-  second.errors["LIMIT"] = 3;
-  second.checks = 500;
-  second.side_effects["outcome"] = 1;
-  second.violation = Violation{InvariantKind::kAccountingAfterDrops, "it leaked too"};
-  second.violation_step = 41;
-  second.commands_before_shrink = 40;
-  second.commands_after_shrink = 4;
-  second.scenario_path = first.scenario_path;
+  SeedResult second = Broken(10, 40, 1, 2, "it leaked too");
   second.same_scenario_as = 9;
+  second.side_effects["outcome"] = 1;
+  second.faults = {{"write EIO", 1}, {"mkdir EEXIST", 1}};
+  second.errors["LIMIT"] = 3;
+  second.unbound_metrics = SpillMetrics{.spills = 2, .spilled = 20, .peak = 20};
+  second.bytes_written = 20;
+  second.checks = 500;
   result.runs = {first, second};
   return result;
 }
@@ -259,17 +255,17 @@ TEST(ModelSimulateTest, JsonSummaryAddsUpTheRuns) {
   SimulateOptions options;
   options.seed = 9;
   options.jobs = 2;
-  options.steps = 100;
+  options.steps = 60;
   options.forever_percent = 5;
   options.quirks = Quirk::kWriteLeak;
   const nlohmann::json json = nlohmann::json::parse(SimulateSummaryJson(options, TwoSeeds()));
   EXPECT_EQ(json["fs"], "mem");
   EXPECT_EQ(json["quirks"], nlohmann::json::array({"write_leak"}));
-  EXPECT_EQ(json["steps_per_seed"], 100);
+  EXPECT_EQ(json["steps_per_seed"], 60);
   EXPECT_EQ(json["forever_percent"], 5);
   EXPECT_EQ(json["seconds"], 2.3);
   const nlohmann::json& totals = json["totals"];
-  EXPECT_EQ(totals["steps"], 140);
+  EXPECT_EQ(totals["steps"], 100);
   EXPECT_EQ(totals["plans"], 6);
   EXPECT_EQ(totals["spills"], 9);
   EXPECT_EQ(totals["bytes_written"], 320);
@@ -285,7 +281,8 @@ TEST(ModelSimulateTest, JsonSummaryAddsUpTheRuns) {
   EXPECT_EQ(first["seed"], 9);
   EXPECT_EQ(first["metrics"], nlohmann::json::parse(R"({"spills":5,"spilled":90,"peak":45})"));
   EXPECT_TRUE(first["side_effects"].empty());
-  EXPECT_EQ(first["violation"]["kind"], "accounting-after-drops");
+  const std::string leak(InvariantKindName(InvariantKind::kAccountingAfterDrops));
+  EXPECT_EQ(first["violation"]["kind"], leak);
   EXPECT_EQ(first["violation"]["message"], "it leaked");
   EXPECT_EQ(first["violation"]["step"], 60);
   EXPECT_EQ(first["violation"]["commands_after_shrink"], 4);
@@ -313,25 +310,28 @@ TEST(ModelSimulateTest, TextSummaryNamesTheTotalsAndEachViolation) {
   SimulateOptions options;
   options.seed = 9;
   options.jobs = 2;
-  options.steps = 100;
+  options.steps = 60;
   options.fs = scenario::FsKind::kPosix;
   options.quirks = Quirk::kWriteLeak;
   const std::string text = SimulateSummaryText(options, TwoSeeds());
   const auto has = [&](const std::string& line) {
     EXPECT_NE(text.find(line), std::string::npos) << "no line '" << line << "' in\n" << text;
   };
-  has("spillway simulate: 2 seeds from 9, 100 steps each, fs posix, quirks write_leak\n");
-  has("  steps run           140 in 2.3 s\n");
+  has("spillway simulate: 2 seeds from 9, 60 steps each, fs posix, quirks write_leak\n");
+  has("  steps run           100 in 2.3 s\n");
   has("  plans built         6\n");
   has("  bytes written       320\n");
   has("  faults injected     mkdir EEXIST 1, write EIO 3\n");
   has("  errors surfaced     EIO 2, LIMIT 3\n");
   has("  side effects        outcome 1\n");
   has("  invariants checked  1500\n");
-  has("seed 9: violation at step 60: [accounting-after-drops] it leaked\n"
+  const std::string leak(InvariantKindName(InvariantKind::kAccountingAfterDrops));
+  has("seed 9: violation at step 60: [" + leak +
+      "] it leaked\n"
       "  shrunk from 60 to 4 commands: /out/spillway-simulate-9.scenario\n"
       "  replay: spillway run --fs posix --seed 9 /out/spillway-simulate-9.scenario\n");
-  has("seed 10: violation at step 41: [accounting-after-drops] it leaked too\n"
+  has("seed 10: violation at step 40: [" + leak +
+      "] it leaked too\n"
       "  shrunk from 40 to 4 commands, the program of seed 9: "
       "/out/spillway-simulate-9.scenario\n");
   EXPECT_EQ(text.find("violations          none"), std::string::npos);
