@@ -1,33 +1,59 @@
-// spillway_simulate_bench: whether a step of `spillway simulate` costs the same late in a
-// run as early on. It runs `spillway simulate --fs mem --seed S --steps N --jobs 1` for
-// each N (25,000, 100,000 and 400,000 by default), one after the other in one process
-// tree, and prints, side by side, each run's CPU time (user + system, from wait4), steps
-// per CPU second, CPU microseconds per step and that figure's ratio to the first run's. A
-// cost that grows with the run shows as a ratio above 1 at the longer runs. It prints; it
-// asserts nothing about speed.
+// spillway_simulate_bench: whether a step of the seeded simulation (`spillway simulate`,
+// spillway/model/simulate.h) costs the same late in a run as early on. It runs
+// model::Simulate with `spillway simulate --fs mem --seed S --steps N --jobs 1`'s settings
+// for each N (25,000, 100,000 and 400,000 by default), one after the other in this
+// process, and prints, side by side, each run's CPU time (user + system of the process's
+// threads, CLOCK_PROCESS_CPUTIME_ID around the call), steps per CPU second, CPU
+// microseconds per step and that figure's ratio to the first run's. A cost that grows
+// with the run shows as a ratio above 1 at the longer runs. It prints; it asserts nothing
+// about speed.
 //
 // Usage: spillway_simulate_bench [--steps N,N,...] [--seed S] [--repeat R]
 // With --repeat R each size runs R times, in rotating order, and the table gives the
 // median CPU time of each size.
+#include <time.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 #include <vector>
 
-#include "child_run.h"
+#include "spillway/model/simulate.h"
+#include "spillway/scenario/scenario.h"
+#include "spillway/vfs/status.h"
 
 namespace {
 
-// The CPU seconds (user + system) of one `spillway simulate` run; negative when it could
-// not be run or did not exit 0.
+// The CPU seconds (user + system) this process's threads have used so far.
+double CpuSeconds() {
+  timespec now{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+// The CPU seconds of one simulation of `steps` steps of `seed`; negative when it could
+// not run or found a violation (`spillway simulate` would not have exited 0).
 double RunSimulate(uint64_t steps, uint64_t seed) {
-  const std::vector<std::string> args = {
-      SPILLWAY_BINARY,       "simulate", "--fs", "mem", "--seed", std::to_string(seed), "--steps",
-      std::to_string(steps), "--jobs",   "1"};
-  const spillway::bench::ChildRun run = spillway::bench::RunChild(args);
-  return run.exit_code == 0 ? run.cpu_seconds : -1;
+  spillway::model::SimulateOptions options;
+  options.fs = spillway::scenario::FsKind::kMem;
+  options.seed = seed;
+  options.steps = steps;
+  options.jobs = 1;
+  const double before = CpuSeconds();
+  const spillway::StatusOr<spillway::model::SimulateResult> result =
+      spillway::model::Simulate(options);
+  const double seconds = CpuSeconds() - before;
+  if (!result.ok()) {
+    std::fprintf(stderr, "spillway_simulate_bench: %s\n", result.status().ToString().c_str());
+    return -1;
+  }
+  for (const spillway::model::SeedResult& r : result->runs) {
+    if (r.violation || !r.side_effects.empty()) return -1;
+  }
+  return seconds;
 }
 
 bool ParseSteps(const std::string& text, std::vector<uint64_t>* steps) {
@@ -45,9 +71,7 @@ bool ParseSteps(const std::string& text, std::vector<uint64_t>* steps) {
   return !steps->empty();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   std::vector<uint64_t> steps = {25000, 100000, 400000};
   uint64_t seed = 1;
   int repeat = 1;
@@ -74,8 +98,8 @@ int main(int argc, char** argv) {
       const size_t i = (k + static_cast<size_t>(r)) % steps.size();
       const double seconds = RunSimulate(steps[i], seed);
       if (seconds < 0) {
-        std::fprintf(stderr, "spillway_simulate_bench: %s simulate --steps %llu failed\n",
-                     SPILLWAY_BINARY, static_cast<unsigned long long>(steps[i]));
+        std::fprintf(stderr, "spillway_simulate_bench: simulate --steps %llu failed\n",
+                     static_cast<unsigned long long>(steps[i]));
         return 1;
       }
       cpu[i].push_back(seconds);
@@ -94,4 +118,16 @@ int main(int argc, char** argv) {
                 seconds, static_cast<double>(steps[i]) / seconds, per_step, per_step / first);
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A simulation that throws (out of memory, no thread) is one line and exit 1.
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "spillway_simulate_bench: %s\n", e.what());
+  }
+  return 1;
 }

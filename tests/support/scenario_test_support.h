@@ -1,6 +1,7 @@
 // What the tests that parse or run scenarios share (tests/scenario/, and the model's
-// leftover_check_test.cc): parsing that must succeed or must fail, the documented example,
-// and the scenario files shipped under SPILLWAY_SCENARIO_DIR, for the targets that define it.
+// leftover_check_test.cc and simulate_test.cc): parsing that must succeed or must fail,
+// the documented example, and the scenario files shipped under SPILLWAY_SCENARIO_DIR, for
+// the targets that define it.
 #ifndef SPILLWAY_TESTS_SUPPORT_SCENARIO_TEST_SUPPORT_H_
 #define SPILLWAY_TESTS_SUPPORT_SCENARIO_TEST_SUPPORT_H_
 

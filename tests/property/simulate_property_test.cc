@@ -1,71 +1,38 @@
-// `spillway simulate` with its default settings: over 20 seeds (5 in a sanitized build) it
-// finds a violation of the invariant that names each emulated upstream defect (quirks.h) and
-// none without one, and the scenario it writes replays with `spillway run` by itself.
-// Drives the `spillway` executable (SPILLWAY_EXE) without a shell.
-#include <fcntl.h>
+// The seeded simulation (spillway/model/simulate.h) with `spillway simulate`'s default
+// settings: over 20 seeds (5 in a sanitized build) it finds a violation of the invariant
+// that names each emulated upstream defect (quirks.h) and none without one, and the
+// scenario it writes replays by itself as `spillway run` replays it
+// (scenario::RunScenarioFile). The summaries are read as the JSON the command prints.
 #include <gtest/gtest.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "spillway/model/simulate.h"
 #include "spillway/model/spill_model.h"
+#include "spillway/scenario/scenario.h"
 #include "spillway/spill/quirks.h"
 #include "spillway/vfs/fault_injecting_file_system.h"
 #include "spillway/vfs/status.h"
 
-extern char** environ;
-
 namespace spillway {
 namespace {
 
-// Seeds per `spillway simulate` run. Under a sanitizer a long seed's run and shrink take
-// some 30 times longer (failover_leak's seed 4: 25 s under ASan, 0.7 s without), so a
-// sanitized build runs the first 5; the default build runs all 20.
+// Seeds per simulation. Under a sanitizer a long seed's run and shrink take some 30 times
+// longer (failover_leak's seed 4: 25 s under ASan, 0.7 s without), so a sanitized build
+// runs the first 5; the default build runs all 20.
 #ifdef SPILLWAY_SANITIZED
 constexpr int kSeeds = 5;
 #else
 constexpr int kSeeds = 20;
 #endif
-
-struct Exit {
-  int code = -1;       // The exit status; -1 when the process did not exit normally.
-  std::string output;  // What it printed on stdout.
-};
-
-// Runs SPILLWAY_EXE with `args`, stdout captured through a file, stderr passed through.
-Exit RunSpillway(std::vector<std::string> args, const std::string& stdout_path) {
-  args.insert(args.begin(), SPILLWAY_EXE);
-  std::vector<char*> argv;
-  argv.reserve(args.size() + 1);
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdout_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  Exit result;
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, SPILLWAY_EXE, &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) return result;
-  int status = 0;
-  if (waitpid(pid, &status, 0) == pid && WIFEXITED(status)) result.code = WEXITSTATUS(status);
-  std::ifstream in(stdout_path);
-  std::stringstream text;
-  text << in.rdbuf();
-  result.output = text.str();
-  return result;
-}
 
 class SimulateTest : public ::testing::Test {
  protected:
@@ -82,27 +49,44 @@ class SimulateTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  // `spillway simulate --seed 1 --jobs kSeeds --json --out DIR [--quirk Q --steps 10000]`:
-  // seeds 1..kSeeds. A quirk's runs are longer than the default 2,000 steps: failover_leak
-  // shows only once a failover plan whose create failed and all its files are gone, which
-  // some seeds reach only after a few thousand steps (a run stops at its first violation).
-  Exit Simulate(const std::string& quirk) {
-    std::vector<std::string> args = {
-        "simulate", "--seed", "1",          "--jobs", std::to_string(kSeeds),
-        "--json",   "--out",  dir_.string()};
-    if (!quirk.empty()) {
-      args.insert(args.end(), {"--quirk", quirk, "--steps", "10000"});
+  // Simulates `options` with out_dir dir_; returns the JSON summary, null when it could
+  // not run (a test failure).
+  nlohmann::json Simulate(model::SimulateOptions options) {
+    options.out_dir = dir_.string();
+    const StatusOr<model::SimulateResult> result = model::Simulate(options);
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    if (!result.ok()) return nullptr;
+    return nlohmann::json::parse(model::SimulateSummaryJson(options, *result));
+  }
+
+  // Seeds 1..kSeeds with the default settings, and with `quirk` 10,000 steps each. A
+  // quirk's runs are longer than the default 2,000 steps: failover_leak shows only once a
+  // failover plan whose create failed and all its files are gone, which some seeds reach
+  // only after a few thousand steps (a run stops at its first violation).
+  nlohmann::json SimulateSeeds(std::optional<Quirk> quirk) {
+    model::SimulateOptions options;
+    options.seed = 1;
+    options.jobs = kSeeds;
+    if (quirk) {
+      options.quirks = *quirk;
+      options.steps = 10000;
     }
-    return RunSpillway(args, (dir_ / "stdout").string());
+    return Simulate(options);
+  }
+
+  // `spillway run --seed SEED FILE`'s exit code.
+  static int Replay(uint64_t seed, const std::string& file) {
+    scenario::RunnerOptions options;
+    options.seed = seed;
+    return scenario::RunScenarioFile(file, options, /*verbose=*/false, stdout, stderr);
   }
 
   std::filesystem::path dir_;
 };
 
 TEST_F(SimulateTest, FindsNoViolationWithoutAQuirk) {
-  const Exit exit = Simulate("");
-  ASSERT_EQ(exit.code, 0) << exit.output;
-  const nlohmann::json summary = nlohmann::json::parse(exit.output);
+  const nlohmann::json summary = SimulateSeeds(std::nullopt);
+  ASSERT_FALSE(summary.is_null());
   ASSERT_EQ(summary["runs"].size(), static_cast<size_t>(kSeeds));
   for (const nlohmann::json& run : summary["runs"]) {
     EXPECT_TRUE(run["violation"].is_null()) << run.dump(2);
@@ -122,21 +106,22 @@ TEST_F(SimulateTest, FindsNoViolationWithoutAQuirk) {
   EXPECT_GT(totals["metrics"]["spilled"].get<uint64_t>(), 0u);
   EXPECT_LE(totals["metrics"]["spilled"].get<uint64_t>(), totals["bytes_written"].get<uint64_t>());
   EXPECT_GT(totals["metrics"]["peak"].get<uint64_t>(), 0u);
+  // Nothing was violated, so nothing was written.
+  EXPECT_TRUE(std::filesystem::is_empty(dir_));
 }
 
 class SimulateQuirkTest : public SimulateTest, public ::testing::WithParamInterface<Quirk> {};
 
 // Every seed finds a violation of the invariant that names the quirk's defect (violations
 // of other kinds are side effects, counted apart), shrunk keeping that kind. The first
-// seed's scenario replays by itself: `spillway run` fails it with no --quirk given, and
-// passes it once its `quirk` lines are taken out.
+// seed's scenario replays by itself: it fails with no quirk given, and passes once its
+// `quirk` lines are taken out.
 TEST_P(SimulateQuirkTest, FindsAViolationOfTheQuirksKindOnEverySeed) {
   const std::string quirk(QuirkName(GetParam()));
   const std::optional<model::InvariantKind> kind = model::QuirkInvariant(GetParam());
   ASSERT_TRUE(kind.has_value()) << "no invariant names quirk " << quirk;
-  const Exit exit = Simulate(quirk);
-  ASSERT_EQ(exit.code, 1) << exit.output;
-  const nlohmann::json summary = nlohmann::json::parse(exit.output);
+  const nlohmann::json summary = SimulateSeeds(GetParam());
+  ASSERT_FALSE(summary.is_null());
   ASSERT_EQ(summary["runs"].size(), static_cast<size_t>(kSeeds));
   for (const nlohmann::json& run : summary["runs"]) {
     ASSERT_FALSE(run["violation"].is_null()) << "seed " << run["seed"] << " missed " << quirk;
@@ -149,24 +134,22 @@ TEST_P(SimulateQuirkTest, FindsAViolationOfTheQuirksKindOnEverySeed) {
 
   const nlohmann::json& first = summary["runs"][0];
   const std::string scenario = first["violation"]["scenario"];
-  const std::string seed = std::to_string(first["seed"].get<uint64_t>());
-  const std::string out = (dir_ / "replay").string();
-  EXPECT_EQ(RunSpillway({"run", "--seed", seed, scenario}, out).code, 1);
+  const uint64_t seed = first["seed"].get<uint64_t>();
+  EXPECT_EQ(Replay(seed, scenario), 1);
   std::ifstream in(scenario);
-  std::ofstream without((dir_ / "without-quirk.scenario").string());
+  const std::string without = (dir_ / "without-quirk.scenario").string();
+  std::ofstream out(without);
   int quirk_lines = 0;
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("quirk ", 0) == 0) {
       ++quirk_lines;
     } else {
-      without << line << "\n";
+      out << line << "\n";
     }
   }
-  without.close();
+  out.close();
   EXPECT_EQ(quirk_lines, 1);
-  EXPECT_EQ(
-      RunSpillway({"run", "--seed", seed, (dir_ / "without-quirk.scenario").string()}, out).code,
-      0);
+  EXPECT_EQ(Replay(seed, without), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllQuirks, SimulateQuirkTest, ::testing::ValuesIn(AllQuirks()),
@@ -174,30 +157,18 @@ INSTANTIATE_TEST_SUITE_P(AllQuirks, SimulateQuirkTest, ::testing::ValuesIn(AllQu
                            return std::string(QuirkName(param.param));
                          });
 
-TEST_F(SimulateTest, RejectsBadSettings) {
-  const std::string out = (dir_ / "stdout").string();
-  EXPECT_EQ(RunSpillway({"simulate", "--dirs", "0"}, out).code, 2);
-  EXPECT_EQ(RunSpillway({"simulate", "--dirs", "5"}, out).code, 2);
-  EXPECT_EQ(RunSpillway({"simulate", "--fault-rate", "1"}, out).code, 2);
-  EXPECT_EQ(RunSpillway({"simulate", "--plans", "0"}, out).code, 2);
-  EXPECT_EQ(RunSpillway({"simulate", "--quirk", "no_such_quirk"}, out).code, 2);
-  EXPECT_EQ(RunSpillway({"simulate", "--fs", "floppy"}, out).code, 2);
-  EXPECT_EQ(RunSpillway({"simulate", "--forever-percent", "101"}, out).code, 2);
-  EXPECT_EQ(RunSpillway({"simulate", "--forever-percent", "-1"}, out).code, 2);
-}
-
 // Faults that never stop fail every later matching call, so the same run injects many more
 // failures with them than with faults that fail once, and the model still predicts every
 // step.
 TEST_F(SimulateTest, ForeverFaultsFailEveryLaterMatchingCall) {
-  auto injected = [&](const std::string& percent) -> uint64_t {
-    const Exit exit = RunSpillway({"simulate", "--seed", "3", "--steps", "2000",
-                                   "--forever-percent", percent, "--json", "--out", dir_.string()},
-                                  (dir_ / "stdout").string());
-    EXPECT_EQ(exit.code, 0) << exit.output;
-    if (exit.code != 0) return 0;
-    const nlohmann::json summary = nlohmann::json::parse(exit.output);
-    EXPECT_EQ(summary["forever_percent"], std::stoi(percent));
+  auto injected = [&](int percent) -> uint64_t {
+    model::SimulateOptions options;
+    options.seed = 3;
+    options.steps = 2000;
+    options.forever_percent = percent;
+    const nlohmann::json summary = Simulate(options);
+    if (summary.is_null()) return 0;
+    EXPECT_EQ(summary["forever_percent"], percent);
     EXPECT_TRUE(summary["runs"][0]["violation"].is_null()) << summary.dump(2);
     uint64_t total = 0;
     for (const auto& [kind, n] : summary["totals"]["faults_injected"].items()) {
@@ -205,8 +176,8 @@ TEST_F(SimulateTest, ForeverFaultsFailEveryLaterMatchingCall) {
     }
     return total;
   };
-  const uint64_t once = injected("0");
-  const uint64_t forever = injected("100");
+  const uint64_t once = injected(0);
+  const uint64_t forever = injected(100);
   EXPECT_GT(once, 0u);
   EXPECT_GT(forever, 3 * once);
 }
@@ -216,11 +187,11 @@ TEST_F(SimulateTest, ForeverFaultsFailEveryLaterMatchingCall) {
 // violation), every injected (op, errno) pair is one the op's call can return (the rule
 // engine's table), and the local-dir race (EEXIST from a mkdir) and stat faults occur.
 TEST_F(SimulateTest, InjectsOnlyFaultsLinuxCanProduceIncludingTheRaceAndStat) {
-  const Exit exit =
-      RunSpillway({"simulate", "--seed", "7", "--steps", "5000", "--json", "--out", dir_.string()},
-                  (dir_ / "stdout").string());
-  ASSERT_EQ(exit.code, 0) << exit.output;
-  const nlohmann::json summary = nlohmann::json::parse(exit.output);
+  model::SimulateOptions options;
+  options.seed = 7;
+  options.steps = 5000;
+  const nlohmann::json summary = Simulate(options);
+  ASSERT_FALSE(summary.is_null());
   EXPECT_TRUE(summary["runs"][0]["violation"].is_null()) << summary.dump(2);
   const nlohmann::json& faults = summary["totals"]["faults_injected"];
   ASSERT_FALSE(faults.empty());
