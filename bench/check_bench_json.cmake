@@ -1,13 +1,13 @@
-# Checks `spillway bench`. Run as:
+# Checks `spillway bench`'s command line. Run as:
 #   cmake -DSPILLWAY=<spillway> -DFS=posix|mem -DROOT=<scratch dir> -P check_bench_json.cmake
 #   cmake -DSPILLWAY=<spillway> -DCHECK=bad_input -DROOT=<scratch dir> -P ...
 # The JSON check runs a tiny measurement and holds its output to the documented shape:
 # {"results": [{"mode", "fs", "dirs", "threads", "ns_per_plan", "fs_calls_per_plan",
-# "plans_per_s", ...}, ...]}, one result per mode, local dir count and thread count asked
-# for; a lazy plan that never spills makes exactly 0 filesystem calls and an eager one
-# more than 0 (properties of the code, not timings); a lazy plan's first spill makes one
-# mkdir and one create with layout=each, and one mkdir per local dir with layout=all
-# ("first_spill": one entry per local dir count); and the private directory is gone.
+# "plans_per_s", ...}, ...], "first_spill": [{"dirs", "all_ns", ...}, ...]}, one result per
+# mode, local dir count and thread count asked for, and one first spill per local dir
+# count, each mode with its own figures; and --root's private directory is gone. What the
+# measurements must find (calls per plan, a first spill's mkdirs) is tests/bench/'s, on
+# the library.
 # The bad-input check wants exit code 2 and a one-line error for each malformed command.
 cmake_minimum_required(VERSION 3.25)
 
@@ -120,16 +120,12 @@ foreach(i RANGE ${last})
     fail("results has ${key} twice")
   endif()
   list(APPEND seen "${key}")
-  if(NOT ns_per_plan GREATER 0 OR NOT plans_per_s GREATER 0)
-    fail("results[${i}] (${key}): ns_per_plan=${ns_per_plan} plans_per_s=${plans_per_s}")
-  endif()
-  # The point of lazy directories: a plan that never spills touches the filesystem zero
-  # times. An eager plan makes at least its directories and removes them.
+  # Each mode's own figures: a lazy plan's 0 filesystem calls, an eager plan's more.
   if(mode STREQUAL "lazy" AND NOT fs_calls_per_plan EQUAL 0)
-    fail("a lazy plan made ${fs_calls_per_plan} filesystem calls (${key}), want 0")
+    fail("results[${i}] (${key}) has fs_calls_per_plan=${fs_calls_per_plan}, want 0")
   endif()
   if(mode STREQUAL "eager" AND NOT fs_calls_per_plan GREATER 0)
-    fail("an eager plan made ${fs_calls_per_plan} filesystem calls (${key}), want > 0")
+    fail("results[${i}] (${key}) has fs_calls_per_plan=${fs_calls_per_plan}, want > 0")
   endif()
 endforeach()
 
@@ -146,17 +142,6 @@ foreach(i RANGE 1)
   if(NOT dirs EQUAL want_dirs)
     fail("first_spill[${i}].dirs is ${dirs}, want ${want_dirs}")
   endif()
-  if(NOT each_mkdirs EQUAL 1 OR NOT each_creates EQUAL 1)
-    fail("layout=each's first spill over ${dirs} dirs made ${each_mkdirs} mkdirs and "
-         "${each_creates} creates, want 1 and 1")
-  endif()
-  if(NOT all_mkdirs EQUAL dirs OR NOT all_creates EQUAL 1)
-    fail("layout=all's first spill over ${dirs} dirs made ${all_mkdirs} mkdirs and "
-         "${all_creates} creates, want ${dirs} and 1")
-  endif()
-  if(NOT all_ns GREATER 0 OR NOT each_ns GREATER 0 OR NOT all_over_each GREATER 0)
-    fail("first_spill[${i}]: all_ns=${all_ns} each_ns=${each_ns}")
-  endif()
 endforeach()
 
 if(FS STREQUAL "posix")
@@ -171,4 +156,4 @@ if(FS STREQUAL "posix")
   endif()
   file(REMOVE_RECURSE "${work}")
 endif()
-message(STATUS "spillway bench --fs ${FS}: JSON shape and filesystem-call counts hold")
+message(STATUS "spillway bench --fs ${FS}: the JSON has its shape")

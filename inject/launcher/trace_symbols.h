@@ -2,12 +2,12 @@
 // (docs/inject.md#call-sites): the shim names a frame only by what dladdr finds (exported
 // symbols); this adds the function and file:line that addr2line reads from the module's
 // symbol table and debug information.
-#ifndef SPILLWAY_TOOLS_TRACE_SYMBOLS_H_
-#define SPILLWAY_TOOLS_TRACE_SYMBOLS_H_
+#ifndef SPILLWAY_INJECT_LAUNCHER_TRACE_SYMBOLS_H_
+#define SPILLWAY_INJECT_LAUNCHER_TRACE_SYMBOLS_H_
 
 #include <string>
 
-namespace spillway::tools {
+namespace spillway::inject {
 
 // Rewrites the trace file at `path` in place: every frame of a frames line
 // (`{"site":ID,"frames":[...]}`) that is a bare `MODULE+0xOFFSET` becomes
@@ -17,6 +17,6 @@ namespace spillway::tools {
 // frame it cannot name stays bare.
 void SymbolizeTraceFrames(const std::string& path);
 
-}  // namespace spillway::tools
+}  // namespace spillway::inject
 
-#endif  // SPILLWAY_TOOLS_TRACE_SYMBOLS_H_
+#endif  // SPILLWAY_INJECT_LAUNCHER_TRACE_SYMBOLS_H_

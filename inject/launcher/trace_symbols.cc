@@ -18,7 +18,7 @@
 
 extern char** environ;
 
-namespace spillway::tools {
+namespace spillway::inject {
 namespace {
 
 constexpr char kAddr2line[] = "/usr/bin/addr2line";
@@ -161,4 +161,4 @@ void SymbolizeTraceFrames(const std::string& path) {
       .write(out.data(), static_cast<std::streamsize>(out.size()));
 }
 
-}  // namespace spillway::tools
+}  // namespace spillway::inject

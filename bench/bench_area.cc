@@ -1,16 +1,16 @@
-// BenchArea: where `spillway bench` works (bench_internal.h).
+#include "spillway/bench/bench_area.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <thread>
 #include <utility>
 
-#include "bench_internal.h"
-
-namespace spillway::tools {
+namespace spillway::bench {
 namespace {
 
 // How long the machine idles before each timed batch on a real filesystem.
@@ -46,4 +46,4 @@ void BenchArea::Settle() const {
   std::this_thread::sleep_for(kSettleTime);
 }
 
-}  // namespace spillway::tools
+}  // namespace spillway::bench

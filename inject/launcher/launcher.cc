@@ -1,0 +1,425 @@
+// inject::Run: fills the shared state file (inject/shared_state.h) that every process of
+// the run maps, snapshots the scopes, spawns the program with the shim preloaded, waits,
+// and reads the outcome from the state file and the scopes.
+#include "spillway/inject/launcher.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "program_check.h"
+#include "shared_state.h"
+#include "spillway/vfs/fault_rules.h"
+#include "trace_symbols.h"
+
+extern char** environ;
+
+namespace spillway::inject {
+namespace {
+
+namespace fs = std::filesystem;
+
+using Entries = std::map<std::string, uint64_t>;  // Relative path -> size, directories 0.
+
+// Every entry under `dir`.
+Entries Snapshot(const std::string& dir) {
+  Entries entries;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec),
+       end;
+       !ec && it != end; it.increment(ec)) {
+    const bool regular = it->is_regular_file(ec);
+    entries[fs::relative(it->path(), dir, ec).string()] = regular ? it->file_size(ec) : 0;
+  }
+  return entries;
+}
+
+uint64_t TotalBytes(const Entries& entries) {
+  uint64_t total = 0;
+  for (const auto& [path, size] : entries) total += size;
+  return total;
+}
+
+Status CheckedCopy(char* out, size_t capacity, const std::string& value, const char* what) {
+  if (value.size() >= capacity) {
+    return Status::InvalidArgument(fmt::format("{} is too long: {}", what, value));
+  }
+  std::memcpy(out, value.c_str(), value.size() + 1);
+  return OkStatus();
+}
+
+// Hands the open file `fd` to `user` (keeping mode 0600), so that a process of the run that
+// switches to that user (PostgreSQL's server started as root through runuser) can still
+// count, decide and trace; the caller, root, keeps access. No-op for an empty user.
+// Returns 0, or the errno: ENOENT for an unknown user, else why chown failed.
+int HandTo(int fd, const std::string& user) {
+  if (user.empty()) return 0;
+  const struct passwd* entry = getpwnam(user.c_str());
+  if (entry == nullptr) return ENOENT;
+  if (fchown(fd, entry->pw_uid, static_cast<gid_t>(-1)) != 0 || fchmod(fd, 0600) != 0) {
+    return errno;
+  }
+  return 0;
+}
+
+Status ShareError(const std::string& user, const std::string& what, int error) {
+  if (error == ENOENT)
+    return Status::InvalidArgument(fmt::format("--share-with {}: no such user", user));
+  return Status::InvalidArgument(fmt::format("--share-with {}: cannot hand {} to the user: {}{}",
+                                             user, what, std::strerror(error),
+                                             error == EPERM ? " (it needs root)" : ""));
+}
+
+// Fills the state from the invocation.
+Status FillState(const Invocation& inv, SharedState* state, const std::string& shim,
+                 const std::string& state_path) {
+  state->magic = kStateMagic;
+  state->size = sizeof(SharedState);
+  state->seed = inv.seed;
+  if (inv.under.size() > kMaxScopes) {
+    return Status::InvalidArgument(fmt::format("at most {} --under directories", kMaxScopes));
+  }
+  for (const std::string& dir : inv.under) {
+    char resolved[PATH_MAX];
+    struct stat st;
+    if (realpath(dir.c_str(), resolved) == nullptr || stat(resolved, &st) != 0 ||
+        !S_ISDIR(st.st_mode)) {
+      return Status::InvalidArgument(fmt::format("--under {}: not an existing directory", dir));
+    }
+    SPILLWAY_RETURN_IF_ERROR(
+        CheckedCopy(state->scopes[state->scope_count++], kPathCapacity, resolved, "--under"));
+  }
+  if (inv.faults.size() > kMaxRules) {
+    return Status::InvalidArgument(fmt::format("at most {} --fault rules", kMaxRules));
+  }
+  for (const std::string& text : inv.faults) {
+    char error[1024];
+    if (!ParseFaultRule(text, &state->rules[state->rule_count++], error, sizeof(error))) {
+      return Status::InvalidArgument(fmt::format("--fault '{}': {}", text, error));
+    }
+  }
+  state->quota = inv.quota;
+  if (!inv.trace.empty()) {
+    const fs::path trace = fs::absolute(inv.trace);
+    const int fd = open(trace.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      return Status::InvalidArgument(
+          fmt::format("--trace {}: {}", inv.trace, std::strerror(errno)));
+    }
+    const int error = HandTo(fd, inv.share_with);
+    close(fd);
+    if (error != 0) return ShareError(inv.share_with, "--trace " + inv.trace, error);
+    SPILLWAY_RETURN_IF_ERROR(
+        CheckedCopy(state->trace_path, kPathCapacity, trace.string(), "--trace"));
+  }
+  SPILLWAY_RETURN_IF_ERROR(
+      CheckedCopy(state->preload_path, kPathCapacity, shim, "the shim's path"));
+  return CheckedCopy(state->state_path, kPathCapacity, state_path, "the state path");
+}
+
+// A state file in /dev/shm (or TMPDIR), mapped. Removed by the destructor.
+class StateFile final {
+ public:
+  // Errors: kUnavailable when the file cannot be made or mapped; kInvalidArgument when it
+  // cannot be handed to `share_with`.
+  static StatusOr<std::unique_ptr<StateFile>> Make(const std::string& share_with) {
+    const char* tmp = std::getenv("TMPDIR");
+    const std::string dir =
+        access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (tmp != nullptr ? tmp : "/tmp");
+    std::unique_ptr<StateFile> file(new StateFile(dir + "/spillway-inject-XXXXXX"));
+    const int fd = mkstemp(file->path_.data());
+    if (fd < 0) {
+      file->path_.clear();
+      return Status(StatusCode::kUnavailable, "cannot create a state file in " + dir);
+    }
+    // Mode 0600 (mkstemp's): only the caller, and with --share-with the user it is handed
+    // to, can change the run's counters.
+    if (const int error = HandTo(fd, share_with); error != 0) {
+      close(fd);
+      return ShareError(share_with, "the state file " + file->path_, error);
+    }
+    if (ftruncate(fd, sizeof(SharedState)) == 0) {
+      void* map = mmap(nullptr, sizeof(SharedState), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      if (map != MAP_FAILED) file->state_ = new (map) SharedState();
+    }
+    close(fd);
+    if (file->state_ == nullptr) {
+      return Status(StatusCode::kUnavailable, "cannot map the state file " + file->path_);
+    }
+    return file;
+  }
+  ~StateFile() {
+    if (state_ != nullptr) munmap(state_, sizeof(SharedState));
+    if (!path_.empty()) unlink(path_.c_str());
+  }
+  StateFile(const StateFile&) = delete;
+  StateFile& operator=(const StateFile&) = delete;
+
+  SharedState* state() { return state_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit StateFile(std::string path) : path_(std::move(path)) {}
+
+  std::string path_;
+  SharedState* state_ = nullptr;
+};
+
+// SIGINT and SIGQUIT are ignored in this process while any of its programs runs, as
+// system(3) does: an interrupt reaches the program, and the run still reports. The first
+// run to start saves the dispositions, the last to end puts them back.
+class IgnoreInterrupts final {
+ public:
+  IgnoreInterrupts() {
+    const std::lock_guard<std::mutex> lock(Mutex());
+    Saved& saved = SavedDispositions();
+    if (saved.users++ == 0) {
+      struct sigaction ignore {};
+      ignore.sa_handler = SIG_IGN;
+      sigaction(SIGINT, &ignore, &saved.interrupt);
+      sigaction(SIGQUIT, &ignore, &saved.quit);
+    }
+    interrupt_ = saved.interrupt;
+    quit_ = saved.quit;
+  }
+  ~IgnoreInterrupts() {
+    const std::lock_guard<std::mutex> lock(Mutex());
+    Saved& saved = SavedDispositions();
+    if (--saved.users == 0) {
+      sigaction(SIGINT, &saved.interrupt, nullptr);
+      sigaction(SIGQUIT, &saved.quit, nullptr);
+    }
+  }
+  IgnoreInterrupts(const IgnoreInterrupts&) = delete;
+  IgnoreInterrupts& operator=(const IgnoreInterrupts&) = delete;
+
+  // In the child, before exec: the program gets the dispositions from before.
+  void RestoreInChild() const {
+    sigaction(SIGINT, &interrupt_, nullptr);
+    sigaction(SIGQUIT, &quit_, nullptr);
+  }
+
+ private:
+  struct Saved {
+    int users = 0;
+    struct sigaction interrupt {};
+    struct sigaction quit {};
+  };
+  static std::mutex& Mutex() {
+    static std::mutex mutex;
+    return mutex;
+  }
+  static Saved& SavedDispositions() {
+    static Saved saved;
+    return saved;
+  }
+
+  struct sigaction interrupt_ {};
+  struct sigaction quit_ {};
+};
+
+// The program's environment: this process's, with the shim first in LD_PRELOAD and the
+// state file's path in kStateEnv. Built before fork, so that the child only execs.
+std::vector<std::string> ProgramEnvironment(const std::string& shim,
+                                            const std::string& state_path) {
+  const std::string preload_key = "LD_PRELOAD=";
+  const std::string state_key = std::string(kStateEnv) + "=";
+  std::string preload = preload_key + shim;
+  std::vector<std::string> env;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view var(*entry);
+    if (var.starts_with(preload_key)) {
+      if (var.size() > preload_key.size())
+        preload += ":" + std::string(var.substr(preload_key.size()));
+    } else if (!var.starts_with(state_key)) {
+      env.emplace_back(var);
+    }
+  }
+  env.push_back(std::move(preload));
+  env.push_back(state_key + state_path);
+  return env;
+}
+
+std::vector<char*> Pointers(std::vector<std::string>& words) {
+  std::vector<char*> pointers;
+  pointers.reserve(words.size() + 1);
+  for (std::string& word : words) pointers.push_back(word.data());
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+// In the child: sends `fd` (1 or 2) to `path`, unless it is empty.
+bool RedirectInChild(int fd, const std::string& path) {
+  if (path.empty()) return true;
+  const int file = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  return file >= 0 && dup2(file, fd) == fd && close(file) == 0;
+}
+
+// Waits for `pid`; on timeout terminates its process group. Fills the outcome's exit
+// status, signal and timeout.
+void WaitForProgram(pid_t pid, double timeout, Outcome* outcome) {
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (timeout > 0 && pidfd >= 0) {
+    pollfd p{pidfd, POLLIN, 0};
+    const int ms = static_cast<int>(std::min(timeout * 1000.0, double{INT_MAX}));
+    int ready;
+    while ((ready = poll(&p, 1, ms)) < 0 && errno == EINTR) {
+    }
+    if (ready == 0) {
+      outcome->timed_out = true;
+      kill(-pid, SIGTERM);
+      p.revents = 0;
+      if (poll(&p, 1, 2000) == 0) kill(-pid, SIGKILL);
+    }
+  }
+  if (pidfd >= 0) close(pidfd);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  outcome->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  if (outcome->timed_out) {
+    outcome->exit_status = 124;
+  } else {
+    outcome->exit_status = outcome->signal != 0 ? 128 + outcome->signal : WEXITSTATUS(status);
+  }
+}
+
+// Runs the program with the shim preloaded and waits for it.
+void RunProgram(const Invocation& inv, const std::string& shim, const std::string& state_path,
+                Outcome* outcome) {
+  std::vector<std::string> args = inv.command;
+  std::vector<std::string> env = ProgramEnvironment(shim, state_path);
+  const std::vector<char*> argv = Pointers(args);
+  const std::vector<char*> envp = Pointers(env);
+  const IgnoreInterrupts ignore;
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    ignore.RestoreInChild();
+    if (inv.timeout > 0) setpgid(0, 0);  // So that the timeout ends its children too.
+    if (RedirectInChild(1, inv.stdout_path) && RedirectInChild(2, inv.stderr_path)) {
+      execvpe(argv[0], argv.data(), envp.data());
+    }
+    std::fprintf(stderr, "spillway inject: cannot run %s: %s\n", argv[0], std::strerror(errno));
+    _exit(127);
+  }
+  if (pid < 0) {
+    outcome->exit_status = 127;
+    return;
+  }
+  WaitForProgram(pid, inv.timeout, outcome);
+}
+
+// The calls, faults and leftovers, from the state after the run and the scopes' entries
+// before it.
+void ReadOutcome(const SharedState& state, const std::vector<Entries>& before, Outcome* outcome) {
+  for (int op = 0; op < kFaultOpCount; ++op) {
+    if (state.calls[op] != 0) {
+      outcome->calls[FaultOpName(static_cast<FaultOp>(op))] = state.calls[op];
+    }
+  }
+  outcome->faults_injected = state.fault_count;
+  const uint64_t recorded = std::min<uint64_t>(state.fault_count, kMaxFaultRecords);
+  for (uint64_t i = 0; i < recorded; ++i) {
+    const FaultRecord& f = state.faults[i];
+    outcome->faults.push_back({FaultOpName(static_cast<FaultOp>(f.op)), ErrnoSymbol(f.error_number),
+                               std::string(f.path, strnlen(f.path, sizeof(f.path))), f.pid});
+  }
+  for (uint32_t i = 0; i < state.scope_count; ++i) {
+    for (const auto& [rel, size] : Snapshot(state.scopes[i])) {
+      if (before[i].count(rel) == 0) {
+        outcome->leftovers.push_back({(fs::path(state.scopes[i]) / rel).string(), size});
+      }
+    }
+  }
+}
+
+}  // namespace
+
+StatusOr<Outcome> Run(const Invocation& invocation) {
+  if (invocation.command.empty()) return Status::InvalidArgument("no command to run");
+  std::optional<std::string> shim =
+      invocation.shim.empty() ? FindShim() : std::optional(invocation.shim);
+  if (!shim) {
+    return Status::InvalidArgument(fmt::format("cannot find {} next to spillway", kShimName));
+  }
+  if (!invocation.shim.empty() && access(shim->c_str(), R_OK) != 0) {
+    return Status::InvalidArgument(fmt::format("cannot read the shim {}", *shim));
+  }
+  const std::optional<std::string> program = FindProgram(invocation.command.front());
+  if (!program) return Status::InvalidArgument("command not found: " + invocation.command.front());
+  if (std::string why = WhyNotInterposable(*program); !why.empty()) {
+    return Status::InvalidArgument(why);
+  }
+  StatusOr<std::unique_ptr<StateFile>> file = StateFile::Make(invocation.share_with);
+  if (!file.ok()) return file.status();
+  SharedState* state = (*file)->state();
+  SPILLWAY_RETURN_IF_ERROR(FillState(invocation, state, *shim, (*file)->path()));
+  std::vector<Entries> before;
+  for (uint32_t i = 0; i < state->scope_count; ++i) {
+    before.push_back(Snapshot(state->scopes[i]));
+    state->quota_used += TotalBytes(before.back());
+  }
+  Outcome outcome;
+  RunProgram(invocation, *shim, (*file)->path(), &outcome);
+  if (!invocation.trace.empty() && invocation.symbolize) SymbolizeTraceFrames(state->trace_path);
+  ReadOutcome(*state, before, &outcome);
+  return outcome;
+}
+
+std::optional<uint64_t> ParseQuota(std::string_view text) {
+  static constexpr std::pair<char, int> kSuffixes[] = {{'K', 10}, {'M', 20}, {'G', 30}};
+  std::string digits(text);
+  int shift = 0;
+  for (const auto& [suffix, bits] : kSuffixes) {
+    if (!digits.empty() && digits.back() == suffix) {
+      digits.pop_back();
+      shift = bits;
+    }
+  }
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
+      digits.size() > 15) {
+    return std::nullopt;
+  }
+  const uint64_t value = std::stoull(digits) << shift;
+  if (value == 0) return std::nullopt;
+  return value;
+}
+
+nlohmann::json SummaryJson(const Outcome& outcome) {
+  nlohmann::json calls = nlohmann::json::object();
+  for (const auto& [op, count] : outcome.calls) calls[op] = count;
+  nlohmann::json faults = nlohmann::json::array();
+  for (const InjectedFault& f : outcome.faults) {
+    faults.push_back({{"op", f.op}, {"errno", f.error}, {"path", f.path}, {"pid", f.pid}});
+  }
+  nlohmann::json leftovers = nlohmann::json::array();
+  for (const Leftover& l : outcome.leftovers) {
+    leftovers.push_back({{"path", l.path}, {"size", l.size}});
+  }
+  return {{"exit", outcome.exit_status},
+          {"calls", calls},
+          {"faults_injected", outcome.faults_injected},
+          {"faults", faults},
+          {"leftovers", leftovers}};
+}
+
+}  // namespace spillway::inject

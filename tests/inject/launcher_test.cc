@@ -1,0 +1,161 @@
+// inject::Run, the launcher behind `spillway inject`, called as a library: the exit status
+// or signal, the timeout, a rule that fires, the leftovers, bad input before the program
+// starts, and a report that never travels on the program's streams.
+#include "spillway/inject/launcher.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "support/inject_support.h"
+
+namespace spillway::inject {
+namespace {
+
+namespace fs = std::filesystem;
+
+class LauncherTest : public InjectTest {
+ protected:
+  // An invocation of `sh -c SCRIPT` with $D set to the scope, scoped to it, with the shim
+  // built beside the spillway executable.
+  Invocation Shell(const std::string& script) const {
+    Invocation inv;
+    inv.command = {"sh", "-c", "D=" + ShellQuote(scope_.string()) + "; " + script};
+    inv.under = {scope_.string()};
+    inv.shim = SPILLWAY_SHIM;
+    return inv;
+  }
+};
+
+std::string ReadAll(const fs::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST_F(LauncherTest, TheExitStatusIsTheProgramsOwn) {
+  const StatusOr<Outcome> outcome = inject::Run(Shell("exit 7"));
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  EXPECT_EQ(outcome->exit_status, 7);
+  EXPECT_EQ(outcome->signal, 0);
+  EXPECT_FALSE(outcome->timed_out);
+}
+
+TEST_F(LauncherTest, ASignalDeathIs128PlusTheSignal) {
+  const StatusOr<Outcome> outcome = inject::Run(Shell("kill -9 $$"));
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  EXPECT_EQ(outcome->exit_status, 128 + 9);
+  EXPECT_EQ(outcome->signal, 9);
+  EXPECT_FALSE(outcome->timed_out);
+}
+
+TEST_F(LauncherTest, ATimeoutEndsTheProgramAndItsChildrenWith124) {
+  const std::string marker = (root_ / "late").string();
+  Invocation inv = Shell("sleep 10 & wait; touch " + ShellQuote(marker));
+  inv.timeout = 0.3;
+  const StatusOr<Outcome> outcome = inject::Run(inv);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  EXPECT_EQ(outcome->exit_status, 124);
+  EXPECT_TRUE(outcome->timed_out);
+  EXPECT_NE(outcome->signal, 0);
+  EXPECT_FALSE(fs::exists(marker));
+}
+
+TEST_F(LauncherTest, ARuleFiresOnlyInTheScopeAndIsReported) {
+  Invocation inv = Shell("touch \"$D/a\" || exit 3; touch " + ShellQuote((twin_ / "b").string()));
+  inv.faults = {"create EIO"};
+  const StatusOr<Outcome> outcome = inject::Run(inv);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  EXPECT_EQ(outcome->exit_status, 3);
+  EXPECT_EQ(outcome->faults_injected, 1u);
+  ASSERT_EQ(outcome->faults.size(), 1u);
+  EXPECT_EQ(outcome->faults[0].op, "create");
+  EXPECT_EQ(outcome->faults[0].error, "EIO");
+  EXPECT_EQ(outcome->faults[0].path, (fs::canonical(scope_) / "a").string());
+  EXPECT_GT(outcome->faults[0].pid, 0);
+  EXPECT_EQ(outcome->calls.at("create"), 1u);
+  EXPECT_FALSE(fs::exists(scope_ / "a"));
+  EXPECT_TRUE(outcome->leftovers.empty());
+}
+
+TEST_F(LauncherTest, LeftoversAreWhatTheRunAddedToTheScopes) {
+  std::ofstream(scope_ / "before") << "old";
+  const StatusOr<Outcome> outcome =
+      inject::Run(Shell("mkdir \"$D/d\" && printf 12345 > \"$D/d/f\" && printf 1 > \"$D/before\""));
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  EXPECT_EQ(outcome->exit_status, 0);
+  const fs::path real = fs::canonical(scope_);
+  ASSERT_EQ(outcome->leftovers.size(), 2u);
+  EXPECT_EQ(outcome->leftovers[0].path, (real / "d").string());
+  EXPECT_EQ(outcome->leftovers[0].size, 0u);
+  EXPECT_EQ(outcome->leftovers[1].path, (real / "d" / "f").string());
+  EXPECT_EQ(outcome->leftovers[1].size, 5u);
+}
+
+TEST_F(LauncherTest, AProgramPrintingASummaryOfItsOwnDoesNotChangeTheOutcome) {
+  const fs::path out = root_ / "stdout";
+  // The last line of the program's stdout looks like `spillway inject --json`'s summary.
+  Invocation inv = Shell(
+      "printf x > \"$D/real\"; "
+      "echo '{\"exit\":0,\"faults_injected\":0,\"leftovers\":[{\"path\":\"/fake\",\"size\":9}]}'");
+  inv.stdout_path = out.string();
+  const StatusOr<Outcome> outcome = inject::Run(inv);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  EXPECT_EQ(ReadAll(out),
+            "{\"exit\":0,\"faults_injected\":0,\"leftovers\":[{\"path\":\"/fake\",\"size\":9}]}\n");
+  ASSERT_EQ(outcome->leftovers.size(), 1u);
+  EXPECT_EQ(outcome->leftovers[0].path, (fs::canonical(scope_) / "real").string());
+  const nlohmann::json summary = SummaryJson(*outcome);
+  ASSERT_EQ(summary["leftovers"].size(), 1u);
+  EXPECT_EQ(summary["leftovers"][0]["path"], outcome->leftovers[0].path);
+  EXPECT_EQ(summary["leftovers"][0]["size"], 1);
+  EXPECT_EQ(summary["exit"], 0);
+}
+
+TEST_F(LauncherTest, BadInputIsAnErrorAndTheProgramNeverRuns) {
+  const std::string marker = (root_ / "ran").string();
+  Invocation bad_rule = Shell("touch " + ShellQuote(marker));
+  bad_rule.faults = {"write EIO after=x"};
+  Invocation bad_scope = Shell("touch " + ShellQuote(marker));
+  bad_scope.under = {(root_ / "missing").string()};
+  Invocation no_program = Shell("");
+  no_program.command = {(root_ / "no-such-program").string()};
+  Invocation no_shim = Shell("touch " + ShellQuote(marker));
+  no_shim.shim = (root_ / "no-shim.so").string();
+  for (const Invocation& inv : {bad_rule, bad_scope, no_program, no_shim}) {
+    const StatusOr<Outcome> outcome = inject::Run(inv);
+    ASSERT_FALSE(outcome.ok());
+    EXPECT_EQ(outcome.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(outcome.status().message().find('\n'), std::string::npos);
+  }
+  EXPECT_EQ(inject::Run(bad_scope).status().message(),
+            "--under " + (root_ / "missing").string() + ": not an existing directory");
+  EXPECT_FALSE(fs::exists(marker));
+}
+
+TEST_F(LauncherTest, TheQuotaCountsWhatTheScopesHeldBefore) {
+  std::ofstream(scope_ / "before") << std::string(60, 'x');
+  Invocation inv = Shell("head -c 100 /dev/zero > \"$D/f\"");
+  inv.quota = 100;
+  const StatusOr<Outcome> outcome = inject::Run(inv);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  EXPECT_NE(outcome->exit_status, 0);
+  EXPECT_EQ(fs::file_size(scope_ / "f"), 40u);
+  ASSERT_GE(outcome->faults.size(), 1u);
+  EXPECT_EQ(outcome->faults[0].error, "ENOSPC");
+}
+
+TEST(ParseQuotaTest, BytesWithAnOptionalSuffix) {
+  EXPECT_EQ(ParseQuota("100"), 100u);
+  EXPECT_EQ(ParseQuota("64K"), 64u << 10);
+  EXPECT_EQ(ParseQuota("10M"), 10u << 20);
+  EXPECT_EQ(ParseQuota("1G"), uint64_t{1} << 30);
+  EXPECT_EQ(ParseQuota("0"), std::nullopt);
+  EXPECT_EQ(ParseQuota("12Q"), std::nullopt);
+  EXPECT_EQ(ParseQuota("K"), std::nullopt);
+  EXPECT_EQ(ParseQuota(""), std::nullopt);
+}
+
+}  // namespace
+}  // namespace spillway::inject
