@@ -18,12 +18,14 @@ std::string FsName(scenario::FsKind fs) { return fs == scenario::FsKind::kMem ? 
 
 std::vector<std::string> ErrnoNames(const std::vector<int>& errnos) {
   std::vector<std::string> names;
+  names.reserve(errnos.size());
   for (int e : errnos) names.push_back(ErrnoName(e));
   return names;
 }
 
 std::vector<std::string> ModeNames(const std::vector<FaultMode>& modes) {
   std::vector<std::string> names;
+  names.reserve(modes.size());
   for (FaultMode m : modes) names.emplace_back(FaultModeName(m));
   return names;
 }

@@ -136,6 +136,7 @@ CLI::Validator PositiveSeconds() {
 
 std::string ErrnoList(const std::vector<int>& errnos) {
   std::vector<std::string> names;
+  names.reserve(errnos.size());
   for (int e : errnos) names.push_back(ErrnoName(e));
   return fmt::format("{}", fmt::join(names, ","));
 }

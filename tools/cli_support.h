@@ -45,6 +45,7 @@ CLI::Option* AddModeOption(CLI::App& command, std::vector<FaultMode>& modes, Nam
                            const std::string& description) {
   const std::vector<FaultMode> every = {FaultMode::kTransient, FaultMode::kPersistent};
   std::vector<std::string> names;
+  names.reserve(every.size() + 1);
   for (FaultMode mode : every) names.emplace_back(name_of(mode));
   std::string shown(kBothModes);
   if (modes != every) {

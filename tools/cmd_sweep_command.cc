@@ -53,6 +53,7 @@ struct CmdSweepArgs {
 // "first", "edges", "all".
 std::vector<std::string> DepthNames() {
   std::vector<std::string> names;
+  names.reserve(cmdsweep::kDepthCount);
   for (int d = 0; d < cmdsweep::kDepthCount; ++d) {
     names.emplace_back(cmdsweep::DepthName(static_cast<cmdsweep::Depth>(d)));
   }
@@ -175,8 +176,9 @@ std::string DefaultErrnosText() {
   return text;
 }
 
-// The options of `spillway sweep -- CMD`, with the defaults of CmdSweepOptions.
-void AddOptions(CLI::App& sweep, CmdSweepArgs& args) {
+// The options of `spillway sweep -- CMD` that choose what is failed, with the defaults of
+// CmdSweepOptions.
+void AddPlanOptions(CLI::App& sweep, CmdSweepArgs& args) {
   args.depth = cmdsweep::DepthName(args.options.depth);
   sweep
       .add_option("--under", args.under, "The scope, or where each run's {dir} is made (required)")
@@ -201,6 +203,10 @@ void AddOptions(CLI::App& sweep, CmdSweepArgs& args) {
                   "first, second and last; or every call")
       ->check(CLI::IsMember(DepthNames()))
       ->capture_default_str();
+}
+
+// The options of how the runs are made and judged, and the command.
+void AddRunOptions(CLI::App& sweep, CmdSweepArgs& args) {
   sweep.add_flag("--scratch", args.options.scratch,
                  "The scope is temporary space: anything left, the baseline's too, is a leak");
   sweep.add_option("--error-pattern", args.options.error_pattern,
@@ -266,7 +272,8 @@ void AddSweepCommand(CLI::App& app, int& exit_code) {
       "sweep",
       "Fail each in-scope file call of a program in turn (spillway sweep [OPTIONS] -- CMD), "
       "or join the reports of its shards (spillway sweep merge)");
-  AddOptions(*sweep, *args);
+  AddPlanOptions(*sweep, *args);
+  AddRunOptions(*sweep, *args);
   sweep->footer(
       "Usage: spillway sweep --under DIR [OPTIONS] -- CMD [ARG]...\n"
       "       spillway sweep merge REPORT.json... [--junit FILE] [--json]\n"
