@@ -79,10 +79,10 @@ std::string CheckProgramErrnos(const std::string& stated) {
     if (it->str() != "and") named.insert(it->str());
   }
   for (int op = 0; op < kFaultOpCount; ++op) {
-    const std::string name = FaultOpName(static_cast<FaultOp>(op));
+    std::string name = FaultOpName(static_cast<FaultOp>(op));
     const std::string code = Join(cmdsweep::DefaultErrnosFor(static_cast<uint8_t>(op)));
     const std::string said = named.contains(name) ? every + "," + m[2].str() : every;
-    if (code != said) return name + " gets " + code;
+    if (code != said) return name.append(" gets ").append(code);
   }
   return "";
 }
