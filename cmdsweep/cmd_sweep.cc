@@ -28,6 +28,7 @@
 #include "inject_run.h"
 #include "run_plan.h"
 #include "run_spool.h"
+#include "spillway/cmdsweep/defaults.h"
 #include "trace_reader.h"
 #include "verdict.h"
 
@@ -35,13 +36,6 @@ namespace spillway::cmdsweep {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Without --timeout, a run may take this many times the baseline's time, and at least
-// kMinTimeoutSeconds.
-constexpr double kTimeoutFactor = 10;
-constexpr double kMinTimeoutSeconds = 10;
-// The baseline's own limit without --timeout.
-constexpr double kBaselineTimeoutSeconds = 600;
 
 struct Sweep {
   const CmdSweepOptions* options;

@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "spillway/cmdsweep/defaults.h"
 #include "spillway/vfs/fault_rules.h"
 
 namespace spillway::cmdsweep {
@@ -23,19 +24,21 @@ std::vector<uint64_t> NthsOf(const SiteInfo& site, Depth depth) {
 
 }  // namespace
 
+std::vector<int> DefaultErrnosFor(uint8_t op_code) {
+  std::vector<int> errnos = {ENOSPC, EIO};
+  if (op_code == static_cast<uint8_t>(FaultOp::kCreate) ||
+      op_code == static_cast<uint8_t>(FaultOp::kMkdir)) {
+    errnos.push_back(ENOENT);
+  }
+  return errnos;
+}
+
 std::vector<int> ErrnosFor(const std::string& op, const std::vector<int>& asked,
                            const std::vector<uint8_t>& ops) {
   uint8_t op_code = 0;
   if (!FaultOpCodeFromName(op, &op_code) || op_code == kFaultAnyOp) return {};
   if (!ops.empty() && std::find(ops.begin(), ops.end(), op_code) == ops.end()) return {};
-  std::vector<int> candidates = asked;
-  if (candidates.empty()) {
-    candidates = {ENOSPC, EIO};
-    if (op_code == static_cast<uint8_t>(FaultOp::kCreate) ||
-        op_code == static_cast<uint8_t>(FaultOp::kMkdir)) {
-      candidates.push_back(ENOENT);
-    }
-  }
+  const std::vector<int> candidates = asked.empty() ? DefaultErrnosFor(op_code) : asked;
   std::vector<int> allowed;
   for (int e : candidates) {
     if (FaultOpCanReturn(op_code, e)) allowed.push_back(e);

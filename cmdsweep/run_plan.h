@@ -18,7 +18,7 @@ namespace spillway::cmdsweep {
 
 struct PlanOptions {
   Depth depth = Depth::kFirst;
-  std::vector<int> errnos;   // Empty: ENOSPC, EIO, plus ENOENT for create and mkdir.
+  std::vector<int> errnos;   // Empty: DefaultErrnosFor each operation (defaults.h).
   std::vector<uint8_t> ops;  // Empty: every operation.
   std::vector<FaultMode> modes = {FaultMode::kTransient, FaultMode::kPersistent};
   uint64_t max_runs = 0;  // 0: every run.

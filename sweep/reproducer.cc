@@ -45,7 +45,7 @@ std::string ScenarioText(const WorkloadRun& run, const Finding& finding, const R
                          const SweepOptions& options, int* act_line) {
   const std::string_view fs_name = vocab::FsKindName(options.fs);
   std::string text;
-  text += fmt::format("# Found by `spillway sweep --fs {}{}`: {}\n", fs_name,
+  text += fmt::format("# Found by `spillway sweep-workload --fs {}{}`: {}\n", fs_name,
                       options.quirks.empty() ? "" : " --quirk " + options.quirks.ToString(),
                       CheckName(finding.check));
   text += fmt::format("#   {}\n", finding.message);

@@ -96,6 +96,10 @@ scenario::FsKind FsKindFromName(std::string_view fs) {
   return fs == "posix" ? scenario::FsKind::kPosix : scenario::FsKind::kMem;
 }
 
+std::string FsKindName(scenario::FsKind fs) {
+  return fs == scenario::FsKind::kPosix ? "posix" : "mem";
+}
+
 CLI::Option* AddQuirkOption(CLI::App& command, Quirks& quirks) {
   return command
       .add_option_function<std::vector<std::string>>(
@@ -118,6 +122,23 @@ std::vector<std::string> QuirkNames(Quirks quirks) {
     if (quirks.Has(q)) names.emplace_back(QuirkName(q));
   }
   return names;
+}
+
+CLI::Validator PositiveSeconds() {
+  return CLI::Validator(
+      [](const std::string& text) -> std::string {
+        double seconds = 0;
+        if (CLI::detail::lexical_cast(text, seconds) && seconds > 0) return {};
+        return "not a number of seconds above 0: " + text;
+      },
+      "SECONDS");
+}
+
+std::string ErrnoList(const std::vector<int>& errnos) {
+  std::vector<std::string> names;
+  names.reserve(errnos.size());
+  for (int e : errnos) names.push_back(ErrnoName(e));
+  return fmt::format("{}", fmt::join(names, ","));
 }
 
 std::string Upper(std::string text) {

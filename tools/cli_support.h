@@ -25,8 +25,9 @@ class UsageError : public std::runtime_error {
 
 // --fs mem|posix into `fs`, whose initial value is the default shown in the help.
 CLI::Option* AddFsOption(CLI::App& command, std::string& fs);
-// The filesystem --fs named.
+// The filesystem --fs named, and the name of a filesystem ("mem", "posix").
 scenario::FsKind FsKindFromName(std::string_view fs);
+std::string FsKindName(scenario::FsKind fs);
 // --quirk NAME (repeatable or a comma list), each name checked against quirks.h, added to
 // `quirks`. An unknown name is a usage error that names the known ones.
 CLI::Option* AddQuirkOption(CLI::App& command, Quirks& quirks);
@@ -34,6 +35,42 @@ CLI::Option* AddQuirkOption(CLI::App& command, Quirks& quirks);
 // The names of the quirks in `quirks`, in AllQuirks() order; empty for none. The JSON
 // summaries list a run's quirks with it.
 std::vector<std::string> QuirkNames(Quirks quirks);
+
+// --mode: the name of one of a sweep's fault modes (`name_of` names each), or "both"; sets
+// `modes` to that mode, or to both. The help shows the initial `modes` as the default.
+// FaultMode is sweep::FaultMode or cmdsweep::FaultMode.
+inline constexpr std::string_view kBothModes = "both";
+template <typename FaultMode, typename NameOf>
+CLI::Option* AddModeOption(CLI::App& command, std::vector<FaultMode>& modes, NameOf name_of,
+                           const std::string& description) {
+  const std::vector<FaultMode> every = {FaultMode::kTransient, FaultMode::kPersistent};
+  std::vector<std::string> names;
+  names.reserve(every.size() + 1);
+  for (FaultMode mode : every) names.emplace_back(name_of(mode));
+  std::string shown(kBothModes);
+  if (modes != every) {
+    shown.clear();
+    for (FaultMode mode : modes) shown += (shown.empty() ? "" : ",") + std::string(name_of(mode));
+  }
+  names.emplace_back(kBothModes);
+  return command
+      .add_option_function<std::string>(
+          "--mode",
+          [&modes, every, name_of](const std::string& name) {
+            modes = every;
+            if (name == kBothModes) return;
+            std::erase_if(modes, [&](FaultMode mode) { return name_of(mode) != name; });
+          },
+          description)
+      ->check(CLI::IsMember(names))
+      ->default_str(shown);
+}
+
+// Accepts a number of seconds above 0 (CLI::PositiveNumber names the largest double).
+CLI::Validator PositiveSeconds();
+
+// "ENOSPC,EIO": the errnos' names, comma-separated.
+std::string ErrnoList(const std::vector<int>& errnos);
 
 // `text` in upper case (ASCII).
 std::string Upper(std::string text);

@@ -1,21 +1,25 @@
 // `spillway sweep [OPTIONS] -- CMD`: fails each planned in-scope file call of an unmodified
 // program in turn (cmdsweep/, docs/sweep.md), and `spillway sweep merge`, which joins the
-// reports of its shards. `spillway sweep` without `--` is sweep_command.cc.
+// reports of its shards. The reference workload's sweep is sweep_command.cc.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <optional>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "commands.h"
 #include "spillway/cmdsweep/cmd_sweep.h"
+#include "spillway/cmdsweep/defaults.h"
 #include "spillway/cmdsweep/report.h"
+#include "spillway/cmdsweep/shard.h"
 #include "spillway/vfs/fault_rules.h"
 #include "spillway/vfs/status.h"
 
@@ -27,84 +31,33 @@ constexpr uint64_t kProgressMinRuns = 20;
 // Off a terminal, a progress line at least this often (and at every tenth of the plan).
 constexpr double kProgressEverySeconds = 30;
 
+// `spillway sweep` with neither a command nor merge: what it takes instead.
+constexpr const char* kNoCommandNote =
+    "no command to sweep: spillway sweep [OPTIONS] -- CMD sweeps a program, spillway sweep "
+    "merge REPORT.json... joins its shards' reports; the reference workload's sweep is "
+    "spillway sweep-workload";
+
 struct CmdSweepArgs {
   std::string under;
   std::vector<std::string> errnos;
   std::vector<std::string> ops;
-  std::string mode = "both";
   std::string shard;
   int shard_count = 0;  // --shard-count, with JOB_COMPLETION_INDEX.
-  std::string depth = "first";
+  std::string depth;
   std::string compare = "stdout";
   std::string junit;
   bool json = false;
   cmdsweep::CmdSweepOptions options;
 };
 
-// A 0-based shard index or count from the environment variable `name`: false when it is
-// not a number in [min, max).
-bool EnvNumber(const char* name, long min, long max, long* value) {
-  const char* text = std::getenv(name);
-  char* end = nullptr;
-  *value = std::strtol(text, &end, 10);
-  return *text != '\0' && *end == '\0' && *value >= min && *value < max;
-}
-
-bool HasEnv(const char* name) { return std::getenv(name) != nullptr; }
-
-// --shard K/N; without it Bazel's or GoogleTest's sharding variables, or a Kubernetes
-// Indexed Job's JOB_COMPLETION_INDEX with --shard-count N. Throws UsageError.
-void ChooseShard(CmdSweepArgs& args) {
-  cmdsweep::CmdSweepOptions& options = args.options;
-  if (!args.shard.empty()) {
-    int k = 0;
-    int n = 0;
-    char extra = 0;
-    if (std::sscanf(args.shard.c_str(), "%d/%d%c", &k, &n, &extra) != 2 || n < 1 || k < 1 ||
-        k > n) {
-      throw UsageError("--shard " + args.shard + ": K/N with 1 <= K <= N");
-    }
-    if (args.shard_count != 0) throw UsageError("--shard and --shard-count: give one of them");
-    options.shard_index = k;
-    options.shard_count = n;
-    return;
+// "first", "edges", "all".
+std::vector<std::string> DepthNames() {
+  std::vector<std::string> names;
+  names.reserve(cmdsweep::kDepthCount);
+  for (int d = 0; d < cmdsweep::kDepthCount; ++d) {
+    names.emplace_back(cmdsweep::DepthName(static_cast<cmdsweep::Depth>(d)));
   }
-  const char* total_var = nullptr;
-  const char* index_var = nullptr;
-  long total = 0;
-  if (args.shard_count != 0) {
-    total_var = "--shard-count";
-    index_var = "JOB_COMPLETION_INDEX";
-    total = args.shard_count;
-    if (!HasEnv(index_var))
-      throw UsageError("--shard-count needs JOB_COMPLETION_INDEX (an Indexed Job's)");
-  } else if (HasEnv("TEST_TOTAL_SHARDS") || HasEnv("TEST_SHARD_INDEX")) {
-    total_var = "TEST_TOTAL_SHARDS";
-    index_var = "TEST_SHARD_INDEX";
-  } else if (HasEnv("GTEST_TOTAL_SHARDS") || HasEnv("GTEST_SHARD_INDEX")) {
-    total_var = "GTEST_TOTAL_SHARDS";
-    index_var = "GTEST_SHARD_INDEX";
-  } else {
-    return;
-  }
-  if (args.shard_count == 0 && (!HasEnv(total_var) || !EnvNumber(total_var, 1, INT_MAX, &total))) {
-    throw UsageError(std::string(total_var) + ": not a number of shards (1 or more)");
-  }
-  long index = 0;
-  if (!HasEnv(index_var) || !EnvNumber(index_var, 0, total, &index)) {
-    throw UsageError(std::string(index_var) + ": not a shard index in 0.." +
-                     std::to_string(total - 1));
-  }
-  options.shard_index = static_cast<int>(index) + 1;
-  options.shard_count = static_cast<int>(total);
-  // Bazel asks a test that shards to say so by touching this file.
-  if (const char* status_file = std::getenv("TEST_SHARD_STATUS_FILE");
-      status_file != nullptr && *status_file != '\0' &&
-      std::string(total_var) == "TEST_TOTAL_SHARDS") {
-    if (!std::ofstream(status_file, std::ios::app)) {
-      throw UsageError(std::string("TEST_SHARD_STATUS_FILE ") + status_file + ": cannot touch it");
-    }
-  }
+  return names;
 }
 
 // Fills the options from the words. Throws UsageError.
@@ -122,14 +75,14 @@ void MakeOptions(CmdSweepArgs& args) {
     }
     options.ops.push_back(code);
   }
-  if (args.mode != "both") {
-    options.modes = {args.mode == "transient" ? cmdsweep::FaultMode::kTransient
-                                              : cmdsweep::FaultMode::kPersistent};
-  }
   if (!cmdsweep::DepthFromName(args.depth, &options.depth)) {
-    throw UsageError("--depth " + args.depth + ": first, edges or all");
+    throw UsageError("--depth " + args.depth + ": not one of " +
+                     fmt::format("{}", fmt::join(DepthNames(), ", ")));
   }
-  ChooseShard(args);
+  if (const Status shard = cmdsweep::ChooseShard(args.shard, args.shard_count, &options);
+      !shard.ok()) {
+    throw UsageError(shard.message());
+  }
   options.compare_stdout = args.compare == "stdout";
   char exe[PATH_MAX];
   const ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -204,92 +157,153 @@ int Run(CmdSweepArgs& args) {
   return Report(*result, args.junit, args.json);
 }
 
-void AddOptions(CLI::App& app, CmdSweepArgs& args) {
-  app.add_option("--under", args.under, "The scope, or where each run's {dir} is made")
-      ->required()
-      ->allow_extra_args(false);
-  app.add_option("--errno", args.errnos,
-                 "Errnos to inject (default ENOSPC,EIO; +ENOENT for create/mkdir)")
-      ->delimiter(',')
-      ->allow_extra_args(false);
-  app.add_option("--op", args.ops, "Sweep only these operations' calls")
-      ->delimiter(',')
-      ->allow_extra_args(false);
-  app.add_option("--mode", args.mode, "transient, persistent or both")
-      ->check(CLI::IsMember({"transient", "persistent", "both"}));
-  app.add_option("--jobs", args.options.jobs, "Runs in parallel (with {dir} only)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--timeout", args.options.timeout, "A run past SECONDS is a hang")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--max-runs", args.options.max_runs, "Sample N runs")->check(CLI::PositiveNumber);
-  app.add_option("--retries", args.options.retries,
-                 "Make a diverged run again up to N more times (default 2; more for a site "
-                 "only some baseline runs reached)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--baselines", args.options.baselines,
-                 "Run the program N times without faults and plan every site any run reached "
-                 "(default 1)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--shard", args.shard, "Run the K-th of N slices (K/N)");
-  app.add_option("--shard-count", args.shard_count,
-                 "N slices, this one JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--depth", args.depth, "first, edges or all: which calls of each site");
-  app.add_flag("--scratch", args.options.scratch,
-               "The scope is temporary space: anything left, the baseline's too, is a leak");
-  app.add_option("--error-pattern", args.options.error_pattern,
-                 "A run exiting 0 whose output matches REGEX (the baseline's not) failed");
-  app.add_option("--baseline", args.options.baseline_file,
-                 "Record the baseline in FILE, or plan from the one recorded there");
-  app.add_option("--compare", args.compare, "stdout or none")
-      ->check(CLI::IsMember({"stdout", "none"}));
-  app.add_option("--junit", args.junit, "Write a JUnit XML file");
-  app.add_flag("--json", args.json, "Print the result as one JSON object");
-  app.add_option("--out", args.options.out_dir, "Keep each violation's files here");
-  app.add_option("--share-with", args.options.share_with,
-                 "Passed to spillway inject: for a program that switches to USER");
-  app.add_option("command", args.options.command, "-- CMD [ARG]...")->required();
+// "ENOSPC,EIO; plus ENOENT for create, mkdir": the errnos swept without --errno, from
+// cmdsweep::DefaultErrnosFor.
+std::string DefaultErrnosText() {
+  const std::vector<int> every = cmdsweep::DefaultErrnosFor(kFaultAnyOp);
+  std::map<std::vector<int>, std::vector<std::string>> ops_by_extra;
+  for (int op = 0; op < kFaultOpCount; ++op) {
+    std::vector<int> extra;
+    for (int e : cmdsweep::DefaultErrnosFor(static_cast<uint8_t>(op))) {
+      if (std::find(every.begin(), every.end(), e) == every.end()) extra.push_back(e);
+    }
+    if (!extra.empty()) ops_by_extra[extra].emplace_back(FaultOpName(static_cast<FaultOp>(op)));
+  }
+  std::string text = ErrnoList(every);
+  for (const auto& [extra, ops] : ops_by_extra) {
+    text += fmt::format("; plus {} for {}", ErrnoList(extra), fmt::join(ops, " and "));
+  }
+  return text;
 }
 
-// Parses the words into `app`; the exit status when that ends the command (help, or a
-// one-line usage error with exit 2), else nullopt.
-std::optional<int> Parse(CLI::App& app, int argc, char** argv) {
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
-  }
-  return std::nullopt;
+// The options of `spillway sweep -- CMD` that choose what is failed, with the defaults of
+// CmdSweepOptions.
+void AddPlanOptions(CLI::App& sweep, CmdSweepArgs& args) {
+  args.depth = cmdsweep::DepthName(args.options.depth);
+  sweep
+      .add_option("--under", args.under, "The scope, or where each run's {dir} is made (required)")
+      ->allow_extra_args(false);
+  sweep
+      .add_option("--errno", args.errnos,
+                  "Errnos to inject, each where the call's operation can return it (repeatable "
+                  "or a comma list)")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->default_str(DefaultErrnosText());
+  sweep.add_option("--op", args.ops, "Sweep only these operations' calls (any: all)")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->default_str("any");
+  AddModeOption(sweep, args.options.modes, cmdsweep::FaultModeName,
+                "transient: the call fails once; persistent: it and every later call of its "
+                "operation fail");
+  sweep
+      .add_option("--depth", args.depth,
+                  "Which calls of each site: each site's first; its "
+                  "first, second and last; or every call")
+      ->check(CLI::IsMember(DepthNames()))
+      ->capture_default_str();
+}
+
+// The options of how the runs are made and judged, and the command.
+void AddRunOptions(CLI::App& sweep, CmdSweepArgs& args) {
+  sweep.add_flag("--scratch", args.options.scratch,
+                 "The scope is temporary space: anything left, the baseline's too, is a leak");
+  sweep.add_option("--error-pattern", args.options.error_pattern,
+                   "A run exiting 0 whose output matches REGEX (the baseline's not) failed");
+  sweep.add_option("--jobs", args.options.jobs, "Runs in parallel (with {dir} only)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sweep.add_option("--timeout", args.options.timeout, "A run past SECONDS is a hang")
+      ->check(PositiveSeconds())
+      ->default_str(
+          fmt::format("{:g} x the baseline's time, at least {:g} s (the baseline: {:g} s)",
+                      cmdsweep::kTimeoutFactor, cmdsweep::kMinTimeoutSeconds,
+                      cmdsweep::kBaselineTimeoutSeconds));
+  sweep.add_option("--max-runs", args.options.max_runs, "Sample N runs")
+      ->check(CLI::PositiveNumber);
+  sweep
+      .add_option("--retries", args.options.retries,
+                  "Make a diverged run again up to N more times (more for a site only some "
+                  "baseline runs reached)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  sweep
+      .add_option("--baselines", args.options.baselines,
+                  "Run the program N times without faults and plan every site any run reached")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sweep.add_option("--shard", args.shard, "Run the K-th of N slices (K/N)");
+  sweep
+      .add_option("--shard-count", args.shard_count,
+                  "N slices, this one JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)")
+      ->check(CLI::PositiveNumber);
+  sweep.add_option("--baseline", args.options.baseline_file,
+                   "Record the baseline in FILE, or plan from the one recorded there");
+  sweep
+      .add_option("--compare", args.compare,
+                  "Whether a run exiting 0 must print the baseline's stdout")
+      ->check(CLI::IsMember({"stdout", "none"}))
+      ->capture_default_str();
+  sweep.add_option("--junit", args.junit, "Write a JUnit XML file");
+  sweep.add_flag("--json", args.json, "Print the result as one JSON object");
+  sweep.add_option("--out", args.options.out_dir, "Keep each violation's files here");
+  sweep.add_option("--share-with", args.options.share_with,
+                   "Passed to spillway inject: for a program that switches to USER");
+  sweep.add_option("CMD", args.options.command, "The program and its arguments, after --");
 }
 
 }  // namespace
 
-int RunCmdSweepCommand(int argc, char** argv) {
-  CLI::App app{"spillway sweep -- CMD: fail each in-scope file call of a program in turn",
-               "spillway sweep"};
-  CmdSweepArgs args;
-  AddOptions(app, args);
-  if (std::optional<int> done = Parse(app, argc, argv)) return *done;
-  return Run(args);
+std::string UsageNote(const CLI::App& command, const CLI::ParseError& error) {
+  const CLI::App* top = command.get_parent();
+  if (command.get_name() != "sweep" || top == nullptr || top->get_parent() != nullptr) return {};
+  // An unknown option, or no command: the words may be meant for the reference sweep.
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) == nullptr && command.count("CMD") > 0) {
+    return {};
+  }
+  return " (spillway sweep sweeps a program: spillway sweep [OPTIONS] -- CMD; the reference "
+         "workload's sweep is spillway sweep-workload)";
 }
 
-int RunCmdSweepMergeCommand(int argc, char** argv) {
-  CLI::App app{"spillway sweep merge: join the JSON reports of a sweep's shards",
-               "spillway sweep merge"};
-  std::vector<std::string> files;
-  std::string junit;
-  bool json = false;
-  app.add_option("reports", files, "REPORT.json of every shard")
+void AddSweepCommand(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<CmdSweepArgs>();
+  CLI::App* sweep = app.add_subcommand(
+      "sweep",
+      "Fail each in-scope file call of a program in turn (spillway sweep [OPTIONS] -- CMD), "
+      "or join the reports of its shards (spillway sweep merge)");
+  AddPlanOptions(*sweep, *args);
+  AddRunOptions(*sweep, *args);
+  sweep->footer(
+      "Usage: spillway sweep --under DIR [OPTIONS] -- CMD [ARG]...\n"
+      "       spillway sweep merge REPORT.json... [--junit FILE] [--json]\n"
+      "The reference workload's sweep is spillway sweep-workload (docs/sweep.md).");
+  CLI::App* merge =
+      sweep->add_subcommand("merge", "Join the JSON reports of a sweep's shards into one result");
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto merge_args = std::make_shared<CmdSweepArgs>();
+  merge->add_option("REPORT", *files, "The JSON report of every shard")
       ->required()
       ->check(CLI::ExistingFile);
-  app.add_option("--junit", junit, "Write a JUnit XML file");
-  app.add_flag("--json", json, "Print the result as one JSON object");
-  if (std::optional<int> done = Parse(app, argc, argv)) return *done;
-  const StatusOr<cmdsweep::CmdSweepResult> result = cmdsweep::MergeReports(files);
-  if (!result.ok()) throw UsageError(result.status().message());
-  return Report(*result, junit, json);
+  merge->add_option("--junit", merge_args->junit, "Write a JUnit XML file");
+  merge->add_flag("--json", merge_args->json, "Print the result as one JSON object");
+  merge->callback([sweep, files, merge_args, &exit_code] {
+    // `spillway sweep [OPTIONS] merge`: the options are the sweep's, which merge takes none of.
+    for (const CLI::Option* option : sweep->get_options()) {
+      if (option->count() > 0) {
+        throw UsageError(option->get_name() + ": an option of spillway sweep, not of merge");
+      }
+    }
+    const StatusOr<cmdsweep::CmdSweepResult> result = cmdsweep::MergeReports(*files);
+    if (!result.ok()) throw UsageError(result.status().message());
+    exit_code = Report(*result, merge_args->junit, merge_args->json);
+  });
+  sweep->callback([merge, args, &exit_code] {
+    if (merge->parsed()) return;
+    if (args->options.command.empty()) throw UsageError(kNoCommandNote);
+    if (args->under.empty()) throw UsageError("--under is required");
+    exit_code = Run(*args);
+  });
 }
 
 }  // namespace spillway::tools

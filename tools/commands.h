@@ -6,31 +6,27 @@
 #define SPILLWAY_TOOLS_COMMANDS_H_
 
 #include <CLI/CLI.hpp>
-#include <optional>
 #include <string>
-#include <string_view>
-#include <vector>
 
 #include "cli_support.h"
 
 namespace spillway::tools {
 
-void AddRunCommand(CLI::App& app, int& exit_code);       // run_command.cc
-void AddSweepCommand(CLI::App& app, int& exit_code);     // sweep_command.cc
+void AddRunCommand(CLI::App& app, int& exit_code);  // run_command.cc
+// `spillway sweep [OPTIONS] -- CMD` and `spillway sweep merge`. cmd_sweep_command.cc.
+void AddSweepCommand(CLI::App& app, int& exit_code);
+// `spillway sweep-workload`: the reference workload's sweep. sweep_command.cc.
+void AddSweepWorkloadCommand(CLI::App& app, int& exit_code);
 void AddSimulateCommand(CLI::App& app, int& exit_code);  // simulate_command.cc
 void AddBenchCommand(CLI::App& app, int& exit_code);     // bench_command.cc
 void AddInjectCommand(CLI::App& app, int& exit_code);    // inject_command.cc
 void AddReapCommand(CLI::App& app, int& exit_code);      // reap_command.cc
 
-// `spillway sweep ... -- CMD` or `spillway sweep merge ...`: when argv (the whole command
-// line) is one, runs it and returns its exit code; otherwise nullopt (`spillway sweep`
-// without `--` is AddSweepCommand's).
-// sweep_command.cc.
-std::optional<int> DispatchCommandSweep(int argc, char** argv);
-// `spillway sweep [OPTIONS] -- CMD`, from the word after `sweep`. cmd_sweep_command.cc.
-int RunCmdSweepCommand(int argc, char** argv);
-// `spillway sweep merge REPORT.json...`, from the word after `merge`. cmd_sweep_command.cc.
-int RunCmdSweepMergeCommand(int argc, char** argv);
+// What spillway_main.cc adds to CLI11's message when parsing `command` failed with
+// `error`: for `spillway sweep` given an unknown option or no command, what it takes and
+// where the reference workload's sweep went (as the old `spillway sweep --fs mem` meets
+// it); empty otherwise. cmd_sweep_command.cc.
+std::string UsageNote(const CLI::App& command, const CLI::ParseError& error);
 
 }  // namespace spillway::tools
 

@@ -66,7 +66,13 @@ void AddReapCommand(CLI::App& app, int& exit_code) {
       "reap",
       "Remove the spill directories under DIR... that no live process holds (left behind "
       "by a crash); exits 1 if one could not be removed");
-  sub->add_option("DIR", args->dirs, "A local dir (absolute path)")->required();
+  sub->add_option("DIR", args->dirs, "A local dir (absolute path)")
+      ->required()
+      ->check(CLI::Validator(
+          [](const std::string& dir) -> std::string {
+            return dir.starts_with('/') ? "" : "not an absolute path: " + dir;
+          },
+          "ABSOLUTE"));
   sub->add_flag("--dry-run", args->dry_run, "Only report what would be removed");
   sub->add_flag("--json", args->json, "Print the report as JSON");
   sub->add_flag("--os-tmp", args->include_os_tmp_dirs,

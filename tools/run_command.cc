@@ -18,19 +18,16 @@ namespace spillway::tools {
 namespace {
 
 struct RunArgs {
-  std::string fs = "mem";
+  std::string fs;
   std::string root;
   bool verbose = false;
-  Quirks quirks;
-  uint64_t seed = 0;
   std::vector<std::string> files;
+  scenario::RunnerOptions options;  // The defaults the help shows.
 };
 
-int Run(const RunArgs& args) {
-  scenario::RunnerOptions options;
+int Run(RunArgs& args) {
+  scenario::RunnerOptions& options = args.options;
   options.fs = FsKindFromName(args.fs);
-  options.seed = args.seed;
-  options.quirks = args.quirks;
   if (!args.root.empty()) {
     if (options.fs != scenario::FsKind::kPosix) throw UsageError("--root needs --fs posix");
     // Each file must start from a fresh filesystem, and --root is one directory.
@@ -72,15 +69,17 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
       "Replay scenario files, each on a fresh filesystem. Exits 0 when every expect held, "
       "1 when one did not, 2 when a file is malformed (the highest over all files).");
   auto args = std::make_shared<RunArgs>();
+  args->fs = FsKindName(args->options.fs);
   AddFsOption(*run, args->fs);
   run->add_option("--root", args->root,
                   "With --fs posix: run under this existing directory instead of a fresh "
                   "private one, and leave what the scenario made there (one FILE only)")
       ->check(CLI::ExistingDirectory);
   run->add_flag("--verbose", args->verbose, "Print each command with its outcome");
-  AddQuirkOption(*run, args->quirks);
-  run->add_option("--seed", args->seed,
-                  "Seeds the in-memory filesystem's names and the managers' choices (default 0)");
+  AddQuirkOption(*run, args->options.quirks);
+  run->add_option("--seed", args->options.seed,
+                  "Seeds the in-memory filesystem's names and the managers' choices")
+      ->capture_default_str();
   run->add_option("FILE", args->files, "Scenario files to run")->required();
   run->footer(ScenarioLines());
   run->callback([args, &exit_code] { exit_code = Run(*args); });

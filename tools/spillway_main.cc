@@ -12,6 +12,26 @@
 
 namespace {
 
+// The command that was being parsed or run: the innermost subcommand the words named
+// ("sweep merge"), or `app` itself when they named none.
+CLI::App* InnermostCommand(CLI::App& app) {
+  CLI::App* command = &app;
+  for (std::vector<CLI::App*> ran = command->get_subcommands(); !ran.empty();
+       ran = command->get_subcommands()) {
+    command = ran.front();
+  }
+  return command;
+}
+
+// "spillway sweep merge": the names from `app` down to `command`.
+std::string CommandName(const CLI::App* command) {
+  std::string name;
+  for (; command->get_parent() != nullptr; command = command->get_parent()) {
+    name.insert(0, " " + command->get_name());
+  }
+  return "spillway" + name;
+}
+
 // "unknown command 'WORD' (commands: run, ...)" when the first word left over after parsing
 // `app` names no subcommand; empty otherwise.
 std::string UnknownCommandError(CLI::App& app) {
@@ -23,9 +43,10 @@ std::string UnknownCommandError(CLI::App& app) {
   return fmt::format("unknown command '{}' (commands: {})", extra.front(), fmt::join(names, ", "));
 }
 
-// A command's bad input: one line naming the command, exit 2.
-int UsageExit(const std::string& command, const spillway::tools::UsageError& e) {
-  std::fprintf(stderr, "spillway%s%s: %s\n", command.empty() ? "" : " ", command.c_str(), e.what());
+// Bad input, CLI11's or a command's own: one line on stderr naming the command, nothing on
+// stdout, exit 2.
+int UsageExit(const CLI::App* command, const std::string& message) {
+  std::fprintf(stderr, "%s: %s\n", CommandName(command).c_str(), message.c_str());
   return 2;
 }
 
@@ -34,14 +55,10 @@ int Main(int argc, char** argv) {
       "spillway: a reference spill-file manager and the filesystem simulation that tests it"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "spillway " SPILLWAY_VERSION);
-  try {
-    if (const auto code = spillway::tools::DispatchCommandSweep(argc, argv)) return *code;
-  } catch (const spillway::tools::UsageError& e) {
-    return UsageExit("sweep", e);
-  }
   int exit_code = 0;
   spillway::tools::AddRunCommand(app, exit_code);
   spillway::tools::AddSweepCommand(app, exit_code);
+  spillway::tools::AddSweepWorkloadCommand(app, exit_code);
   spillway::tools::AddSimulateCommand(app, exit_code);
   spillway::tools::AddBenchCommand(app, exit_code);
   spillway::tools::AddInjectCommand(app, exit_code);
@@ -51,14 +68,18 @@ int Main(int argc, char** argv) {
   } catch (const CLI::Success& e) {  // --help, --help-all, --version.
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // One line naming the problem; usage errors exit 2.
+    CLI::App* command = InnermostCommand(app);
+    // --help asked for with a bad value beside it still shows the help.
+    if (const CLI::Option* help = command->get_help_ptr(); help != nullptr && help->count() > 0) {
+      std::fputs(app.help().c_str(), stdout);  // The innermost command's, as --help shows it.
+      return 0;
+    }
     const std::string unknown = UnknownCommandError(app);
-    std::fprintf(stderr, "spillway: %s\n", unknown.empty() ? e.what() : unknown.c_str());
-    return 2;
+    return UsageExit(
+        command, unknown.empty() ? e.what() + spillway::tools::UsageNote(*command, e) : unknown);
   } catch (const spillway::tools::UsageError& e) {
-    // Thrown by the callback of the one subcommand that ran.
-    const std::vector<CLI::App*> ran = app.get_subcommands();
-    return UsageExit(ran.empty() ? "" : ran.front()->get_name(), e);
+    // Thrown by the callback of the command that ran.
+    return UsageExit(InnermostCommand(app), e.what());
   }
   return exit_code;
 }

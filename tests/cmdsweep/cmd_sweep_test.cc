@@ -371,10 +371,7 @@ TEST_F(CmdSweepTest, BadInputExits2WithOneLine) {
   std::ofstream(trace_) << "{\"seq\":1}\n";  // A trace, not a baseline file.
   for (const std::string& args : bad_args) {
     const bool env = args.find('=') < args.find(' ');
-    const CommandResult result = RunShell((env ? args : sweep + args) + " 2>&1");
-    EXPECT_EQ(result.exit_code, 2) << args << "\n" << result.out;
-    EXPECT_EQ(std::count(result.out.begin(), result.out.end(), '\n'), 1) << args << "\n"
-                                                                         << result.out;
+    ExpectUsageError(RunShellWithStderr(env ? args : sweep + args), "sweep", args);
   }
 }
 
@@ -462,11 +459,10 @@ TEST_F(CmdSweepTest, ThreeShardsFromOneBaselineMergeIntoTheUnshardedReport) {
   const std::string other = (root_ / "other.json").string();
   RunShell("GTEST_TOTAL_SHARDS=3 GTEST_SHARD_INDEX=1 " + sweep + " --json --errno EIO " + args +
            tail + " >" + ShellQuote(other));
-  const CommandResult bad =
-      RunShell(std::string(SPILLWAY_BINARY) + " sweep merge " +
-               ShellQuote((root_ / "shard0.json").string()) + " " + ShellQuote(other) + " 2>&1");
-  EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_EQ(std::count(bad.out.begin(), bad.out.end(), '\n'), 1) << bad.out;
+  ExpectUsageError(
+      RunShellWithStderr(std::string(SPILLWAY_BINARY) + " sweep merge " +
+                         ShellQuote((root_ / "shard0.json").string()) + " " + ShellQuote(other)),
+      "sweep merge", "reports of two plans");
 }
 
 // The runs are spooled to files in the sweep's work directory under $TMPDIR: none is left,

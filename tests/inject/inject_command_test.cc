@@ -44,10 +44,12 @@ TEST_F(CommandTest, BadInputExitsTwoWithoutRunningTheProgram) {
         std::string("--fault 'write ENOSPC nth=0'"),
         std::string("--fault 'write ENOSPC nth=1 after=0'"), std::string("--quota 12Q"),
         std::string("--under /nonexistent/dir")}) {
-    EXPECT_EQ(RunShell(Inject(args, "touch " + ShellQuote(marker))).exit_code, 2) << args;
+    ExpectUsageError(RunShellWithStderr(Inject(args, "touch " + ShellQuote(marker))), "inject",
+                     args);
     EXPECT_FALSE(fs::exists(marker)) << args;
   }
-  EXPECT_EQ(RunShell(Inject("", "/nonexistent/program")).exit_code, 2);
+  ExpectUsageError(RunShellWithStderr(Inject("", "/nonexistent/program")), "inject",
+                   "/nonexistent/program");
 }
 
 TEST_F(CommandTest, AStaticBinaryIsRefused) {

@@ -3,8 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 
 namespace spillway::inject {
 
@@ -18,6 +21,27 @@ CommandResult RunShell(const std::string& command) {
   const int status = pclose(pipe);
   result.exit_code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
   return result;
+}
+
+CommandResult RunShellWithStderr(const std::string& command) {
+  std::string err_file = (std::filesystem::temp_directory_path() / "spillway-stderr-XXXXXX");
+  const int fd = mkstemp(err_file.data());
+  if (fd < 0) return {};
+  close(fd);
+  CommandResult result = RunShell("{ " + command + "\n} 2>" + ShellQuote(err_file));
+  std::ifstream err(err_file);
+  result.err.assign(std::istreambuf_iterator<char>(err), std::istreambuf_iterator<char>());
+  std::filesystem::remove(err_file);
+  return result;
+}
+
+void ExpectUsageError(const CommandResult& result, const std::string& command,
+                      const std::string& what) {
+  EXPECT_EQ(result.exit_code, 2) << what << "\n" << result.err;
+  EXPECT_EQ(result.out, "") << what;
+  EXPECT_TRUE(result.err.starts_with("spillway " + command + ": ")) << what << "\n" << result.err;
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << what << "\n"
+                                                                       << result.err;
 }
 
 namespace {

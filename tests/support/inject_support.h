@@ -16,10 +16,19 @@ namespace spillway::inject {
 struct CommandResult {
   int exit_code = -1;  // 128+signal when killed.
   std::string out;     // stdout.
+  std::string err;     // stderr, from RunShellWithStderr only.
 };
 
 // Runs `command` with /bin/sh, stdout captured, stderr to the test's stderr.
 CommandResult RunShell(const std::string& command);
+// The same with stderr captured too, apart from stdout.
+CommandResult RunShellWithStderr(const std::string& command);
+
+// Checks that `result` is bad input to `spillway COMMAND` (COMMAND: "inject", "sweep
+// merge"): exit 2, nothing on stdout, one line on stderr that starts "spillway COMMAND: ".
+// `what` names the input in a failure.
+void ExpectUsageError(const CommandResult& result, const std::string& command,
+                      const std::string& what);
 
 // The trace's call lines (those with "seq"), parsed.
 std::vector<nlohmann::json> ReadTrace(const std::filesystem::path& trace);

@@ -1,4 +1,4 @@
-# Where `spillway simulate` and `spillway sweep` write reproducers (--out, cli_support.h):
+# Where `spillway simulate` and `spillway sweep-workload` write reproducers (--out, cli_support.h):
 # - named inside a git checkout where git does not ignore it: refused, exit 2, one line,
 #   nothing made;
 # - named where the checkout's git ignores it, and missing: made, and used;
@@ -32,7 +32,7 @@ function(run expected_exit stderr_regex)
   set(err "${err}" PARENT_SCOPE)
 endfunction()
 
-foreach(command simulate sweep)
+foreach(command simulate sweep-workload)
   run(2 "^spillway ${command}: --out ${repo}/tracked/new: inside a git checkout[^\n]*\n$"
       ${command} --out ${repo}/tracked/new)
   if(EXISTS "${repo}/tracked")

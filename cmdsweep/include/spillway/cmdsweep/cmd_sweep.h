@@ -57,7 +57,7 @@ inline constexpr std::string_view kDirWord = "{dir}";
 
 struct CmdSweepOptions {
   std::string under;         // The scope's parent (or the scope, without {dir}).
-  std::vector<int> errnos;   // Empty: ENOSPC, EIO, plus ENOENT for create and mkdir.
+  std::vector<int> errnos;   // Empty: DefaultErrnosFor each operation (defaults.h).
   std::vector<uint8_t> ops;  // FaultOp codes to sweep; empty: every operation.
   std::vector<FaultMode> modes = {FaultMode::kTransient, FaultMode::kPersistent};
   int jobs = 1;           // Parallel runs (only with {dir} in the command).
