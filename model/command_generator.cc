@@ -337,13 +337,13 @@ struct WeightTable {
 // depends on this table and its order (the order a draw walks), never on the order of
 // scenario::Verb; a verb not listed is never generated, so a new verb changes no seeded
 // program until it is given a weight here (trial_verb_test in tests/model/).
-using Weights = WeightTable<
-    Weight<scenario::Dir, 4>, Weight<scenario::Plan, 10>, Weight<scenario::Spill, 16>,
-    Weight<scenario::Write, 20>, Weight<scenario::Clone, 3>, Weight<scenario::Drop, 10>,
-    Weight<scenario::SetLimit, 3>, FaultWeight<scenario::Fault>,
-    ThirdOfFaultWeight<scenario::ShortWrite>, Weight<scenario::Clean, 3>,
-    Weight<scenario::Capacity, 2>, Weight<scenario::Budget, 3>, Weight<scenario::Crash, 1>,
-    Weight<scenario::Reap, 4>>;
+using Weights =
+    WeightTable<Weight<scenario::Dir, 4>, Weight<scenario::Plan, 10>, Weight<scenario::Spill, 16>,
+                Weight<scenario::Write, 20>, Weight<scenario::Clone, 3>, Weight<scenario::Drop, 10>,
+                Weight<scenario::SetLimit, 3>, FaultWeight<scenario::Fault>,
+                ThirdOfFaultWeight<scenario::ShortWrite>, Weight<scenario::Clean, 3>,
+                Weight<scenario::Capacity, 2>, Weight<scenario::Budget, 3>,
+                Weight<scenario::Crash, 1>, Weight<scenario::Reap, 4>>;
 
 }  // namespace
 
