@@ -1,0 +1,57 @@
+// Prints the program the command generator draws for one seed, as `spillway simulate
+// --seed 7 --steps 8000` does with its default options on the in-memory filesystem: the
+// model alone decides it (each line is generated in the state the model predicts after
+// the lines before), so equal programs mean equal simulations. Built twice, normally and
+// with the trial verb (SPILLWAY_TRIAL_VERB: `note` first in scenario::Verb), for
+// trial_verb_test (compare_programs.cmake). The first line names the verbs of the table.
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <variant>
+
+#include "spillway/model/spill_model.h"
+#include "spillway/scenario/scenario.h"
+
+namespace spillway::model {
+namespace {
+
+constexpr uint64_t kSeed = 7;
+constexpr int kSteps = 8000;
+
+// `spillway simulate`'s defaults: --plans 4 --dirs 3 --fault-rate 0.05
+// --forever-percent 0, --fs mem.
+GenOptions SimulateDefaults() {
+  GenOptions options;
+  options.local_dirs = 3;
+  options.max_live_plans = 4;
+  options.max_live_files = 12;
+  options.fault_weight = static_cast<int>(std::lround(0.05 * OtherVerbsWeight() / 0.95));
+  options.forever_percent = 0;
+  options.capacity = true;
+  return options;
+}
+
+int PrintProgram() {
+  std::string verbs = "verbs:";
+  scenario::ForEachVerb(
+      [&](const auto& v) { verbs.append(" ").append(std::decay_t<decltype(v)>::kWord); });
+  std::printf("%s\n", verbs.c_str());
+  const GenOptions options = SimulateDefaults();
+  RandomChooser chooser(kSeed);
+  SpillModel state = InitialState(scenario::FsKind::kMem);
+  for (int step = 0; step < kSteps; ++step) {
+    CommandPtr command;
+    for (int tries = 0; tries < 100 && command == nullptr; ++tries) {
+      command = GenerateCommand(state, options, chooser);
+    }
+    if (command == nullptr) break;
+    std::printf("%s\n", command->line().ToString().c_str());
+    command->Apply(state);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace spillway::model
+
+int main() { return spillway::model::PrintProgram(); }
