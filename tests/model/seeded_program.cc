@@ -4,32 +4,20 @@
 // the lines before), so equal programs mean equal simulations. Built twice, normally and
 // with the trial verb (SPILLWAY_TRIAL_VERB: `note` first in scenario::Verb), for
 // trial_verb_test (compare_programs.cmake). The first line names the verbs of the table.
-#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
-#include <variant>
+#include <type_traits>
 
 #include "spillway/model/spill_model.h"
 #include "spillway/scenario/scenario.h"
+#include "support/simulate_gen_options.h"
 
 namespace spillway::model {
 namespace {
 
 constexpr uint64_t kSeed = 7;
 constexpr int kSteps = 8000;
-
-// `spillway simulate`'s defaults: --plans 4 --dirs 3 --fault-rate 0.05
-// --forever-percent 0, --fs mem.
-GenOptions SimulateDefaults() {
-  GenOptions options;
-  options.local_dirs = 3;
-  options.max_live_plans = 4;
-  options.max_live_files = 12;
-  options.fault_weight = static_cast<int>(std::lround(0.05 * OtherVerbsWeight() / 0.95));
-  options.forever_percent = 0;
-  options.capacity = true;
-  return options;
-}
 
 int PrintProgram() {
   std::string verbs = "verbs:";
