@@ -22,7 +22,7 @@ using ScenarioCommand = scenario::Command;
 
 namespace {
 
-// Picks an index by weight. REQUIRES: some weight is positive.
+// Picks an index by weight; weights.size() (none) when every weight is 0.
 size_t PickWeighted(Chooser& chooser, const std::vector<uint64_t>& weights) {
   uint64_t total = 0;
   for (const uint64_t w : weights) total += w;
@@ -31,7 +31,7 @@ size_t PickWeighted(Chooser& chooser, const std::vector<uint64_t>& weights) {
     if (pick < weights[i]) return i;
     pick -= weights[i];
   }
-  return weights.size() - 1;
+  return weights.size();
 }
 
 template <typename T>
@@ -74,63 +74,25 @@ struct GenContext {
   bool room_for_file = false;      // Another file name may be bound.
 };
 
-// One generator entry per verb: its nominal weight (kBaseWeight), its weight in a state
-// (Weight, 0 when it cannot be generated there) and Make, which draws its fields. A verb
-// without an entry does not compile; NotGenerated marks the ones never generated. kFault
-// marks the fault-like entries, weighed by GenOptions::fault_weight.
+// One generator per generated verb: Can, whether it can be generated in a state, and
+// Make, which draws its fields. Its weight is in the table below (Weights), the one place
+// that says which verbs are generated and how often; a verb listed there without a
+// Generator does not compile, and a verb not listed needs none.
 template <typename V>
 struct Generator;
 
-struct NotGenerated {
-  static constexpr int kBaseWeight = 0;
-  static constexpr bool kFault = false;
-  static uint64_t Weight(const GenContext&) { return 0; }
-};
 template <>
-struct Generator<scenario::File> : NotGenerated {};
-template <>
-struct Generator<scenario::SetQuirk> : NotGenerated {};
-template <>
-struct Generator<scenario::ExpectOk> : NotGenerated {};
-template <>
-struct Generator<scenario::ExpectError> : NotGenerated {};
-template <>
-struct Generator<scenario::ExpectUsed> : NotGenerated {};
-template <>
-struct Generator<scenario::ExpectFiles> : NotGenerated {};
-template <>
-struct Generator<scenario::ExpectSize> : NotGenerated {};
-template <>
-struct Generator<scenario::ExpectCount> : NotGenerated {};
-template <>
-struct Generator<scenario::ExpectExists> : NotGenerated {};
-template <>
-struct Generator<scenario::ExpectMissing> : NotGenerated {};
-template <>
-struct Generator<scenario::ExpectSpilled> : NotGenerated {};
-template <>
-struct Generator<scenario::ExpectSpills> : NotGenerated {};
-
-// An entry generated whenever `Can` holds, with weight kBaseWeight.
-template <int kWeight>
-struct Weighted {
-  static constexpr int kBaseWeight = kWeight;
-  static constexpr bool kFault = false;
-  static uint64_t Of(bool can) { return can ? kWeight : 0; }
-};
-
-template <>
-struct Generator<scenario::Dir> : Weighted<4> {
-  static uint64_t Weight(const GenContext& g) { return Of(!g.missing_roots.empty()); }
+struct Generator<scenario::Dir> {
+  static bool Can(const GenContext& g) { return !g.missing_roots.empty(); }
   static scenario::Dir Make(const GenContext& g, Chooser& chooser) {
     return {LocalDirPath(PickOne(chooser, g.missing_roots))};
   }
 };
 
 template <>
-struct Generator<scenario::Plan> : Weighted<10> {
-  static uint64_t Weight(const GenContext& g) {
-    return Of(static_cast<int>(g.plans.size()) < g.o.max_live_plans);
+struct Generator<scenario::Plan> {
+  static bool Can(const GenContext& g) {
+    return static_cast<int>(g.plans.size()) < g.o.max_live_plans;
   }
   static scenario::Plan Make(const GenContext& g, Chooser& chooser) {
     scenario::Plan plan{FreshName(g.s, "p", g.s.plan_counter), {}};
@@ -188,8 +150,8 @@ struct Generator<scenario::Plan> : Weighted<10> {
 };
 
 template <>
-struct Generator<scenario::Spill> : Weighted<16> {
-  static uint64_t Weight(const GenContext& g) { return Of(!g.plans.empty() && g.room_for_file); }
+struct Generator<scenario::Spill> {
+  static bool Can(const GenContext& g) { return !g.plans.empty() && g.room_for_file; }
   static scenario::Spill Make(const GenContext& g, Chooser& chooser) {
     std::string file = FreshName(g.s, "f", g.s.file_counter);
     return {std::move(file), PickOne(chooser, g.plans)};
@@ -197,8 +159,8 @@ struct Generator<scenario::Spill> : Weighted<16> {
 };
 
 template <>
-struct Generator<scenario::Write> : Weighted<20> {
-  static uint64_t Weight(const GenContext& g) { return Of(!g.files.empty()); }
+struct Generator<scenario::Write> {
+  static bool Can(const GenContext& g) { return !g.files.empty(); }
   static scenario::Write Make(const GenContext& g, Chooser& chooser) {
     std::string file = PickOne(chooser, g.files);
     return {std::move(file), chooser.Pick(8) == 7 ? chooser.Pick(600) : chooser.Pick(41)};
@@ -206,8 +168,8 @@ struct Generator<scenario::Write> : Weighted<20> {
 };
 
 template <>
-struct Generator<scenario::Clone> : Weighted<3> {
-  static uint64_t Weight(const GenContext& g) { return Of(!g.files.empty() && g.room_for_file); }
+struct Generator<scenario::Clone> {
+  static bool Can(const GenContext& g) { return !g.files.empty() && g.room_for_file; }
   static scenario::Clone Make(const GenContext& g, Chooser& chooser) {
     std::string name = FreshName(g.s, "f", g.s.file_counter);
     return {std::move(name), PickOne(chooser, g.files)};
@@ -215,8 +177,8 @@ struct Generator<scenario::Clone> : Weighted<3> {
 };
 
 template <>
-struct Generator<scenario::Drop> : Weighted<10> {
-  static uint64_t Weight(const GenContext& g) { return Of(!g.plans.empty() || !g.files.empty()); }
+struct Generator<scenario::Drop> {
+  static bool Can(const GenContext& g) { return !g.plans.empty() || !g.files.empty(); }
   static scenario::Drop Make(const GenContext& g, Chooser& chooser) {
     // Files more often than plans: a plan dropped early leaves its files outliving it. A
     // budget now and then: its plans keep it alive.
@@ -227,8 +189,8 @@ struct Generator<scenario::Drop> : Weighted<10> {
 };
 
 template <>
-struct Generator<scenario::SetLimit> : Weighted<3> {
-  static uint64_t Weight(const GenContext& g) { return Of(!g.plans.empty() || !g.budgets.empty()); }
+struct Generator<scenario::SetLimit> {
+  static bool Can(const GenContext& g) { return !g.plans.empty() || !g.budgets.empty(); }
   static scenario::SetLimit Make(const GenContext& g, Chooser& chooser) {
     if (!g.budgets.empty() && (g.plans.empty() || chooser.Pick(3) == 0)) {
       std::string budget = PickOne(chooser, g.budgets);
@@ -241,9 +203,7 @@ struct Generator<scenario::SetLimit> : Weighted<3> {
 
 template <>
 struct Generator<scenario::Fault> {
-  static constexpr int kBaseWeight = 0;  // GenOptions::fault_weight.
-  static constexpr bool kFault = true;
-  static uint64_t Weight(const GenContext& g) { return static_cast<uint64_t>(g.o.fault_weight); }
+  static bool Can(const GenContext&) { return true; }
   static scenario::Fault Make(const GenContext& g, Chooser& chooser) {
     // At most one rule at a time for each of a reap's calls: an rmdir is made about as
     // seldom as an rmdir rule is drawn, so they would pile up, stay due, and keep `crash`
@@ -270,12 +230,7 @@ struct Generator<scenario::Fault> {
 
 template <>
 struct Generator<scenario::ShortWrite> {
-  static constexpr int kBaseWeight = 0;  // A third of GenOptions::fault_weight.
-  static constexpr bool kFault = true;
-  static uint64_t Weight(const GenContext& g) {
-    if (g.files.empty() || g.o.fault_weight == 0) return 0;
-    return static_cast<uint64_t>(std::max(1, g.o.fault_weight / 3));
-  }
+  static bool Can(const GenContext& g) { return !g.files.empty(); }
   static scenario::ShortWrite Make(const GenContext& g, Chooser& chooser) {
     std::string file = PickOne(chooser, g.files);
     return {std::move(file), chooser.Pick(17)};
@@ -283,8 +238,8 @@ struct Generator<scenario::ShortWrite> {
 };
 
 template <>
-struct Generator<scenario::Clean> : Weighted<3> {
-  static uint64_t Weight(const GenContext& g) { return Of(g.any_dir); }
+struct Generator<scenario::Clean> {
+  static bool Can(const GenContext& g) { return g.any_dir; }
   static scenario::Clean Make(const GenContext& g, Chooser& chooser) {
     const uint64_t dirs = static_cast<uint64_t>(g.o.local_dirs);
     const uint64_t pick = chooser.Pick(dirs + 2);
@@ -295,34 +250,34 @@ struct Generator<scenario::Clean> : Weighted<3> {
 };
 
 template <>
-struct Generator<scenario::Capacity> : Weighted<2> {
-  static uint64_t Weight(const GenContext& g) { return Of(g.o.capacity); }
+struct Generator<scenario::Capacity> {
+  static bool Can(const GenContext& g) { return g.o.capacity; }
   static scenario::Capacity Make(const GenContext&, Chooser& chooser) {
     return {kCapacities[chooser.Pick(std::size(kCapacities))]};
   }
 };
 
 template <>
-struct Generator<scenario::Budget> : Weighted<3> {
-  static uint64_t Weight(const GenContext& g) { return Of(g.budgets.size() < kMaxLiveBudgets); }
+struct Generator<scenario::Budget> {
+  static bool Can(const GenContext& g) { return g.budgets.size() < kMaxLiveBudgets; }
   static scenario::Budget Make(const GenContext& g, Chooser& chooser) {
     return {FreshName(g.s, "b", 0), kBudgetLimits[chooser.Pick(std::size(kBudgetLimits))]};
   }
 };
 
 template <>
-struct Generator<scenario::Crash> : Weighted<1> {
+struct Generator<scenario::Crash> {
   // Not while a rule for a reap's calls is due: the crash would leave it due for long (the
   // plans that would have used it up are gone), and no reap could follow.
-  static uint64_t Weight(const GenContext& g) {
-    return Of((!g.plans.empty() || !g.files.empty()) && ReapUnfaulted(g.s));
+  static bool Can(const GenContext& g) {
+    return (!g.plans.empty() || !g.files.empty()) && ReapUnfaulted(g.s);
   }
   static scenario::Crash Make(const GenContext&, Chooser&) { return {}; }
 };
 
 template <>
-struct Generator<scenario::Reap> : Weighted<4> {
-  static uint64_t Weight(const GenContext& g) { return Of(g.any_dir); }
+struct Generator<scenario::Reap> {
+  static bool Can(const GenContext& g) { return g.any_dir; }
   // Every local dir in use: the start-up of a new process.
   static scenario::Reap Make(const GenContext& g, Chooser&) {
     scenario::Reap reap;
@@ -331,45 +286,71 @@ struct Generator<scenario::Reap> : Weighted<4> {
   }
 };
 
-// The sum of the nominal weights of the entries that are not fault-like.
-constexpr int SumOtherWeights() {
-  int sum = 0;
-  [&]<size_t... I>(std::index_sequence<I...>) {
-    using scenario::Verb;
-    ((sum += Generator<std::variant_alternative_t<I, Verb>>::kFault
-                 ? 0
-                 : Generator<std::variant_alternative_t<I, Verb>>::kBaseWeight),
-     ...);
+// The weights' entries: verb V weighs kWeight, or (FaultWeight) GenOptions::fault_weight,
+// or (ThirdOfFaultWeight) a third of it, at least 1 when faults are on; Of is its weight
+// in a state where Generator<V>::Can holds, and 0 where it does not.
+template <typename V, int kWeight>
+struct Weight {
+  using Verb = V;
+  static constexpr int kBaseWeight = kWeight;
+  static uint64_t Of(const GenContext& g) { return Generator<V>::Can(g) ? kWeight : 0; }
+};
+template <typename V>
+struct FaultWeight {
+  using Verb = V;
+  static constexpr int kBaseWeight = 0;  // Not one of the other verbs' (OtherVerbsWeight).
+  static uint64_t Of(const GenContext& g) {
+    return Generator<V>::Can(g) ? static_cast<uint64_t>(g.o.fault_weight) : 0;
   }
-  (std::make_index_sequence<std::variant_size_v<scenario::Verb>>{});
-  return sum;
-}
+};
+template <typename V>
+struct ThirdOfFaultWeight {
+  using Verb = V;
+  static constexpr int kBaseWeight = 0;
+  static uint64_t Of(const GenContext& g) {
+    if (!Generator<V>::Can(g) || g.o.fault_weight == 0) return 0;
+    return static_cast<uint64_t>(std::max(1, g.o.fault_weight / 3));
+  }
+};
 
-// A random line valid in s: a verb picked by the entries' weights, in the table's order,
-// then its fields.
-std::optional<ScenarioCommand> GenerateLine(const SpillModel& s, const GenOptions& o,
-                                            Chooser& chooser) {
-  const GenContext g(s, o);
-  std::vector<uint64_t> weights;
-  scenario::ForEachVerb(
-      [&](const auto& v) { weights.push_back(Generator<std::decay_t<decltype(v)>>::Weight(g)); });
-  const size_t picked = PickWeighted(chooser, weights);
-  std::optional<ScenarioCommand> line;
-  size_t index = 0;
-  scenario::ForEachVerb([&](const auto& v) {
-    using G = Generator<std::decay_t<decltype(v)>>;
-    if (index++ != picked) return;
-    if constexpr (!std::is_base_of_v<NotGenerated, G>) line = Line(G::Make(g, chooser));
-  });
-  return line;
-}
+template <typename... Entries>
+struct WeightTable {
+  // The sum of the nominal weights (fault-like entries weigh 0 here).
+  static constexpr int kOtherWeights = (Entries::kBaseWeight + ...);
+
+  // A random line valid in the generator's state: a verb drawn by weight, walking the
+  // entries in the table's order, then its fields; nullopt when every weight is 0.
+  static std::optional<ScenarioCommand> Draw(const GenContext& g, Chooser& chooser) {
+    const size_t picked = PickWeighted(chooser, {Entries::Of(g)...});
+    std::optional<ScenarioCommand> line;
+    size_t index = 0;
+    (
+        [&] {
+          if (index++ == picked) line = Line(Generator<typename Entries::Verb>::Make(g, chooser));
+        }(),
+        ...);
+    return line;
+  }
+};
+
+// The generator's weights: every generated verb, once, with its weight. A seed's program
+// depends on this table and its order (the order a draw walks), never on the order of
+// scenario::Verb; a verb not listed is never generated, so a new verb changes no seeded
+// program until it is given a weight here (trial_verb_test in tests/model/).
+using Weights =
+    WeightTable<Weight<scenario::Dir, 4>, Weight<scenario::Plan, 10>, Weight<scenario::Spill, 16>,
+                Weight<scenario::Write, 20>, Weight<scenario::Clone, 3>, Weight<scenario::Drop, 10>,
+                Weight<scenario::SetLimit, 3>, FaultWeight<scenario::Fault>,
+                ThirdOfFaultWeight<scenario::ShortWrite>, Weight<scenario::Clean, 3>,
+                Weight<scenario::Capacity, 2>, Weight<scenario::Budget, 3>,
+                Weight<scenario::Crash, 1>, Weight<scenario::Reap, 4>>;
 
 }  // namespace
 
-int OtherVerbsWeight() { return SumOtherWeights(); }
+int OtherVerbsWeight() { return Weights::kOtherWeights; }
 
 CommandPtr GenerateCommand(const SpillModel& s0, const GenOptions& options, Chooser& chooser) {
-  const std::optional<ScenarioCommand> line = GenerateLine(s0, options, chooser);
+  const std::optional<ScenarioCommand> line = Weights::Draw(GenContext(s0, options), chooser);
   if (!line.has_value()) return nullptr;
   return MakeCommand(*line, s0);
 }

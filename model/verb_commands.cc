@@ -1,7 +1,7 @@
 // The model's verbs: one transition per scenario verb (the state the model predicts after
 // the line, its outcome and what its expectations cover; those of budget, crash and reap
 // are in executor_verbs.cc), and MakeCommand, which makes the verb's command for a line.
-// A verb without a transition overload does not compile.
+// A verb without a transition of its own is not a model command.
 #include <algorithm>
 #include <cerrno>
 #include <memory>
@@ -25,45 +25,15 @@ namespace {
 // ---------------------------------------------------------------------------------------
 // The verbs' transitions, one overload per scenario verb: each advances `s` by the line
 // and returns the outcome's code name ("OK", an errno name, "LIMIT", "DISABLED"), or
-// nullopt when the line is not valid in `s` or its outcome is not predictable there. The
-// verbs the model does not run return NotModeled.
+// nullopt when the line is not valid in `s` or its outcome is not predictable there. A
+// verb without one is not run by the model (NotModeled).
 
-// The return type of the transition of a verb the model does not run. The dispatch below
-// looks only at their type and never calls them.
+// The transition of a verb the model does not run (the checks, `file`, `quirk`, and any
+// verb without an overload of its own): MakeCommand looks only at its return type and
+// never calls it.
 struct NotModeled {};
-
-[[maybe_unused]] NotModeled Transition(const scenario::File&, SpillModel&, Affected*) { return {}; }
-[[maybe_unused]] NotModeled Transition(const scenario::SetQuirk&, SpillModel&, Affected*) {
-  return {};
-}
-[[maybe_unused]] NotModeled Transition(const scenario::ExpectOk&, SpillModel&, Affected*) {
-  return {};
-}
-[[maybe_unused]] NotModeled Transition(const scenario::ExpectError&, SpillModel&, Affected*) {
-  return {};
-}
-[[maybe_unused]] NotModeled Transition(const scenario::ExpectUsed&, SpillModel&, Affected*) {
-  return {};
-}
-[[maybe_unused]] NotModeled Transition(const scenario::ExpectFiles&, SpillModel&, Affected*) {
-  return {};
-}
-[[maybe_unused]] NotModeled Transition(const scenario::ExpectSize&, SpillModel&, Affected*) {
-  return {};
-}
-[[maybe_unused]] NotModeled Transition(const scenario::ExpectCount&, SpillModel&, Affected*) {
-  return {};
-}
-[[maybe_unused]] NotModeled Transition(const scenario::ExpectExists&, SpillModel&, Affected*) {
-  return {};
-}
-[[maybe_unused]] NotModeled Transition(const scenario::ExpectMissing&, SpillModel&, Affected*) {
-  return {};
-}
-[[maybe_unused]] NotModeled Transition(const scenario::ExpectSpilled&, SpillModel&, Affected*) {
-  return {};
-}
-[[maybe_unused]] NotModeled Transition(const scenario::ExpectSpills&, SpillModel&, Affected*) {
+template <typename V>
+NotModeled Transition(const V&, SpillModel&, Affected*) {
   return {};
 }
 

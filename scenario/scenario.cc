@@ -198,6 +198,9 @@ std::vector<std::string> PrintArgs(const ExpectSpills& v) {
 }
 std::vector<std::string> PrintArgs(const ExpectExists& v) { return {v.path}; }
 std::vector<std::string> PrintArgs(const ExpectMissing& v) { return {v.path}; }
+#ifdef SPILLWAY_TRIAL_VERB
+std::vector<std::string> PrintArgs(const Note& v) { return {v.text}; }
+#endif
 
 // True when verb V has its printer above.
 template <typename V>

@@ -468,6 +468,12 @@ std::string ParseArgs(const Words& args, ExpectCount* v) {
   return ParseTwo<ExpectCount>(args, ParsePath, &v->glob, ParseCount, &v->count);
 }
 
+#ifdef SPILLWAY_TRIAL_VERB
+std::string ParseArgs(const Words& args, Note* v) {
+  return ParseOne<Note>(args, ParseName, &v->text);
+}
+#endif
+
 // True when verb V has its parser above.
 template <typename V>
 concept HasParser = requires(const Words& args, V* verb) {

@@ -307,6 +307,9 @@ struct Runner::Impl {
     KillProcess();
     return StepResult::kOk;
   }
+#ifdef SPILLWAY_TRIAL_VERB
+  StepResult Act(const Note&, Status*, std::string*) { return StepResult::kOk; }
+#endif
   StepResult Act(const Reap& c, Status* outcome, std::string*) {
     ReapOptions reap_options;
     reap_options.quirks = quirks;

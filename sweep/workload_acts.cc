@@ -1,6 +1,7 @@
-// WorkloadRun's model of the acts: one set of hooks per act verb (when it can run, what
-// the model predicts before it, which errors it may return without a fault, which faults
-// answer it, and how the model follows it), after what they share.
+// WorkloadRun's model of the acts: the hooks of each act verb (when it can run, what the
+// model predicts before it, which errors it may return without a fault, which faults
+// answer it, and how the model follows it; workload_run.h gives the defaults), after
+// what they share.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -198,12 +199,6 @@ void WorkloadRun::Predict(const scenario::Plan& v, ActRun* run) {
   }
 }
 
-bool WorkloadRun::Explained(const scenario::Plan&, const ActRun&) const { return false; }
-
-bool WorkloadRun::Answers(const scenario::Plan&, const InjectedFault&, const Status&) const {
-  return false;
-}
-
 void WorkloadRun::Follow(const scenario::Plan& v, const ActRun& run) {
   if (!run.outcome.ok()) return;
   PlanModel plan;
@@ -231,8 +226,6 @@ void WorkloadRun::Follow(const scenario::Plan& v, const ActRun& run) {
 bool WorkloadRun::CanRun(const scenario::Spill& v) const {
   return !Bound(v.file) && PlanBound(v.plan);
 }
-
-void WorkloadRun::Predict(const scenario::Spill&, ActRun*) {}
 
 bool WorkloadRun::Explained(const scenario::Spill& v, const ActRun& run) const {
   return IsDisabled(run.outcome) && plans_.at(v.plan).disabled;
@@ -290,10 +283,6 @@ bool WorkloadRun::Explained(const scenario::Write&, const ActRun& run) const {
   return IsLimitExceeded(run.outcome) && !run.fits;
 }
 
-bool WorkloadRun::Answers(const scenario::Write&, const InjectedFault&, const Status&) const {
-  return false;
-}
-
 void WorkloadRun::Follow(const scenario::Write& v, const ActRun& run) {
   FileModel& file = files_[file_ids_.at(v.file)];
   PlanModel& plan = plans_.at(file.plan);
@@ -333,14 +322,6 @@ bool WorkloadRun::CanRun(const scenario::Clone& v) const {
   return !Bound(v.name) && file_ids_.contains(v.file);
 }
 
-void WorkloadRun::Predict(const scenario::Clone&, ActRun*) {}
-
-bool WorkloadRun::Explained(const scenario::Clone&, const ActRun&) const { return false; }
-
-bool WorkloadRun::Answers(const scenario::Clone&, const InjectedFault&, const Status&) const {
-  return false;
-}
-
 void WorkloadRun::Follow(const scenario::Clone& v, const ActRun&) {
   const size_t id = file_ids_.at(v.file);
   file_ids_[v.name] = id;
@@ -358,12 +339,6 @@ void WorkloadRun::Predict(const scenario::Drop& v, ActRun* run) {
   run->plan_bound = true;
   run->lazy_check = it->second.lazy && !it->second.spill_tried;
   run->lazy_roots = it->second.spill_roots;
-}
-
-bool WorkloadRun::Explained(const scenario::Drop&, const ActRun&) const { return false; }
-
-bool WorkloadRun::Answers(const scenario::Drop&, const InjectedFault&, const Status&) const {
-  return false;
 }
 
 void WorkloadRun::Follow(const scenario::Drop& v, const ActRun& run) {
@@ -390,16 +365,10 @@ bool WorkloadRun::CanRun(const scenario::SetLimit& v) const {
   return PlanBound(v.plan) || BudgetBound(v.plan);
 }
 
-void WorkloadRun::Predict(const scenario::SetLimit&, ActRun*) {}
-
 bool WorkloadRun::Explained(const scenario::SetLimit& v, const ActRun& run) const {
   const auto plan = plans_.find(v.plan);
   return IsDisabled(run.outcome) && plan != plans_.end() && plan->second.bound &&
          plan->second.disabled && v.size != 0;
-}
-
-bool WorkloadRun::Answers(const scenario::SetLimit&, const InjectedFault&, const Status&) const {
-  return false;
 }
 
 void WorkloadRun::Follow(const scenario::SetLimit& v, const ActRun& run) {
@@ -416,28 +385,12 @@ void WorkloadRun::Follow(const scenario::SetLimit& v, const ActRun& run) {
 
 bool WorkloadRun::CanRun(const scenario::ShortWrite& v) const { return file_ids_.contains(v.file); }
 
-void WorkloadRun::Predict(const scenario::ShortWrite&, ActRun*) {}
-
-bool WorkloadRun::Explained(const scenario::ShortWrite&, const ActRun&) const { return false; }
-
-bool WorkloadRun::Answers(const scenario::ShortWrite&, const InjectedFault&, const Status&) const {
-  return false;
-}
-
-void WorkloadRun::Follow(const scenario::ShortWrite&, const ActRun&) {}
+void WorkloadRun::Follow(const scenario::ShortWrite&, const ActRun&) {}  // Nothing to follow.
 
 // ---------------------------------------------------------------------------------------
 // budget
 
 bool WorkloadRun::CanRun(const scenario::Budget& v) const { return !Bound(v.name); }
-
-void WorkloadRun::Predict(const scenario::Budget&, ActRun*) {}
-
-bool WorkloadRun::Explained(const scenario::Budget&, const ActRun&) const { return false; }
-
-bool WorkloadRun::Answers(const scenario::Budget&, const InjectedFault&, const Status&) const {
-  return false;
-}
 
 void WorkloadRun::Follow(const scenario::Budget& v, const ActRun& run) {
   if (!run.outcome.ok()) return;
@@ -451,14 +404,6 @@ void WorkloadRun::Follow(const scenario::Budget& v, const ActRun& run) {
 // crash
 
 bool WorkloadRun::CanRun(const scenario::Crash&) const { return true; }
-
-void WorkloadRun::Predict(const scenario::Crash&, ActRun*) {}
-
-bool WorkloadRun::Explained(const scenario::Crash&, const ActRun&) const { return false; }
-
-bool WorkloadRun::Answers(const scenario::Crash&, const InjectedFault&, const Status&) const {
-  return false;
-}
 
 // The process dies: every name is forgotten, nothing is removed, and the spill
 // directories it held become orphans for a later reap.
@@ -482,8 +427,6 @@ void WorkloadRun::Predict(const scenario::Reap& v, ActRun* run) {
     }
   }
 }
-
-bool WorkloadRun::Explained(const scenario::Reap&, const ActRun&) const { return false; }
 
 bool WorkloadRun::Answers(const scenario::Reap&, const InjectedFault& fault, const Status&) const {
   return fault.error_number == ENOENT;  // A reap has nothing to do with what is gone.

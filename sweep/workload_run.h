@@ -158,77 +158,59 @@ class WorkloadRun final {
   bool IsAnswer(const scenario::Command& command, const InjectedFault& fault,
                 const Status& outcome) const;
 
-  // One set of hooks per act verb (RoleOf gives ActRole), in workload_acts.cc; there is no
-  // generic fallback, so an act verb that misses one does not compile:
+  // The hooks of the act verbs (RoleOf gives ActRole), in workload_acts.cc. Every act verb
+  // has its own CanRun and Follow (there is no generic one, so an act verb that misses
+  // one does not compile); Predict, Explained and Answers have defaults, overloaded by
+  // the verbs that need more:
   // - CanRun: whether every name the act needs is bound (a failed plan or spill binds
   //   nothing, so the acts on it are skipped, as a scenario that met the failure would
   //   have to);
-  // - Predict: the model's prediction, before the act changes anything;
-  // - Explained: whether an error without an injected fault is one the act may return;
+  // - Predict: the model's prediction, before the act changes anything (by default none);
+  // - Explained: whether an error without an injected fault is one the act may return (by
+  //   default none is);
   // - Answers: whether an injected fault (other than the answers every act may act on,
-  //   IsAnswer) is an answer to this act rather than an error it must report;
+  //   IsAnswer) is an answer to this act rather than an error it must report (by default
+  //   none is);
   // - Follow: how the model follows the act, and the checks only that verb has.
   bool CanRun(const scenario::Plan& v) const;
-  void Predict(const scenario::Plan& v, ActRun* run);
-  bool Explained(const scenario::Plan& v, const ActRun& run) const;
-  bool Answers(const scenario::Plan& v, const InjectedFault& fault, const Status& outcome) const;
-  void Follow(const scenario::Plan& v, const ActRun& run);
-
   bool CanRun(const scenario::Spill& v) const;
-  void Predict(const scenario::Spill& v, ActRun* run);
-  bool Explained(const scenario::Spill& v, const ActRun& run) const;
-  bool Answers(const scenario::Spill& v, const InjectedFault& fault, const Status& outcome) const;
-  void Follow(const scenario::Spill& v, const ActRun& run);
-
   bool CanRun(const scenario::Write& v) const;
-  void Predict(const scenario::Write& v, ActRun* run);
-  bool Explained(const scenario::Write& v, const ActRun& run) const;
-  bool Answers(const scenario::Write& v, const InjectedFault& fault, const Status& outcome) const;
-  void Follow(const scenario::Write& v, const ActRun& run);
-
   bool CanRun(const scenario::Clone& v) const;
-  void Predict(const scenario::Clone& v, ActRun* run);
-  bool Explained(const scenario::Clone& v, const ActRun& run) const;
-  bool Answers(const scenario::Clone& v, const InjectedFault& fault, const Status& outcome) const;
-  void Follow(const scenario::Clone& v, const ActRun& run);
-
   bool CanRun(const scenario::Drop& v) const;
-  void Predict(const scenario::Drop& v, ActRun* run);
-  bool Explained(const scenario::Drop& v, const ActRun& run) const;
-  bool Answers(const scenario::Drop& v, const InjectedFault& fault, const Status& outcome) const;
-  void Follow(const scenario::Drop& v, const ActRun& run);
-
   bool CanRun(const scenario::SetLimit& v) const;
-  void Predict(const scenario::SetLimit& v, ActRun* run);
-  bool Explained(const scenario::SetLimit& v, const ActRun& run) const;
-  bool Answers(const scenario::SetLimit& v, const InjectedFault& fault,
-               const Status& outcome) const;
-  void Follow(const scenario::SetLimit& v, const ActRun& run);
-
   bool CanRun(const scenario::ShortWrite& v) const;
-  void Predict(const scenario::ShortWrite& v, ActRun* run);
-  bool Explained(const scenario::ShortWrite& v, const ActRun& run) const;
-  bool Answers(const scenario::ShortWrite& v, const InjectedFault& fault,
-               const Status& outcome) const;
-  void Follow(const scenario::ShortWrite& v, const ActRun& run);
-
   bool CanRun(const scenario::Budget& v) const;
-  void Predict(const scenario::Budget& v, ActRun* run);
-  bool Explained(const scenario::Budget& v, const ActRun& run) const;
-  bool Answers(const scenario::Budget& v, const InjectedFault& fault, const Status& outcome) const;
-  void Follow(const scenario::Budget& v, const ActRun& run);
-
   bool CanRun(const scenario::Crash& v) const;
-  void Predict(const scenario::Crash& v, ActRun* run);
-  bool Explained(const scenario::Crash& v, const ActRun& run) const;
-  bool Answers(const scenario::Crash& v, const InjectedFault& fault, const Status& outcome) const;
-  void Follow(const scenario::Crash& v, const ActRun& run);
-
   bool CanRun(const scenario::Reap& v) const;
-  void Predict(const scenario::Reap& v, ActRun* run);
-  bool Explained(const scenario::Reap& v, const ActRun& run) const;
-  bool Answers(const scenario::Reap& v, const InjectedFault& fault, const Status& outcome) const;
+  void Follow(const scenario::Plan& v, const ActRun& run);
+  void Follow(const scenario::Spill& v, const ActRun& run);
+  void Follow(const scenario::Write& v, const ActRun& run);
+  void Follow(const scenario::Clone& v, const ActRun& run);
+  void Follow(const scenario::Drop& v, const ActRun& run);
+  void Follow(const scenario::SetLimit& v, const ActRun& run);
+  void Follow(const scenario::ShortWrite& v, const ActRun& run);
+  void Follow(const scenario::Budget& v, const ActRun& run);
+  void Follow(const scenario::Crash& v, const ActRun& run);
   void Follow(const scenario::Reap& v, const ActRun& run);
+  template <typename V>
+  void Predict(const V&, ActRun*) {}
+  void Predict(const scenario::Plan& v, ActRun* run);
+  void Predict(const scenario::Write& v, ActRun* run);
+  void Predict(const scenario::Drop& v, ActRun* run);
+  void Predict(const scenario::Reap& v, ActRun* run);
+  template <typename V>
+  bool Explained(const V&, const ActRun&) const {
+    return false;
+  }
+  bool Explained(const scenario::Spill& v, const ActRun& run) const;
+  bool Explained(const scenario::Write& v, const ActRun& run) const;
+  bool Explained(const scenario::SetLimit& v, const ActRun& run) const;
+  template <typename V>
+  bool Answers(const V&, const InjectedFault&, const Status&) const {
+    return false;
+  }
+  bool Answers(const scenario::Spill& v, const InjectedFault& fault, const Status& outcome) const;
+  bool Answers(const scenario::Reap& v, const InjectedFault& fault, const Status& outcome) const;
 
   // The limit a write that does not fit goes over, with what it holds, for messages.
   std::string RefusingLimit(const std::string& plan_name, const ActRun& run) const;

@@ -2,7 +2,6 @@
 // a given state, and that a long seeded run keeps drawing `crash`.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <map>
 #include <string>
 #include <variant>
@@ -10,6 +9,7 @@
 #include "spillway/model/spill_model.h"
 #include "spillway/scenario/scenario.h"
 #include "spillway/vfs/fault_injecting_file_system.h"
+#include "support/simulate_gen_options.h"
 
 namespace spillway::model {
 namespace {
@@ -21,18 +21,6 @@ void ApplyLine(const std::string& text, SpillModel& s) {
   const CommandPtr command = MakeCommand(std::get<scenario::Scenario>(parsed).commands.at(0), s);
   ASSERT_NE(command, nullptr) << text << " is not valid in the state";
   command->Apply(s);
-}
-
-// The options of `spillway simulate` with its defaults (--plans 4, --fault-rate 0.05,
-// --forever-percent 0) on the in-memory filesystem.
-GenOptions SimulateDefaults() {
-  GenOptions options;
-  options.max_live_plans = 4;
-  options.max_live_files = 12;
-  options.fault_weight = static_cast<int>(std::lround(0.05 * OtherVerbsWeight() / 0.95));
-  options.forever_percent = 0;
-  options.capacity = true;
-  return options;
 }
 
 // While a rule is due for one of a reap's calls (rmdir here), no second rule for that

@@ -72,11 +72,12 @@ struct PlanSpec {
 // prints after the verb); ParseArgs accepts what PrintArgs prints, so Parse(ToString())
 // gives an equal verb back.
 //
-// Each consumer of the verbs (the parser and printer, the runner, the model, its generator
-// and the reference sweep) handles every verb through one overload set, defined where it
-// is dispatched and with no generic fallback, so a verb that one of them misses does not
-// compile; docs/scenarios.md ("Adding a verb") lists the places. Parsing, usage text, the
-// verb words in error messages and Dictionary() come from the structs through ForEachVerb.
+// The parser, the printer and the runner handle every verb through one overload set each,
+// defined where it is dispatched and with no generic fallback, so a verb that one of them
+// misses does not compile. The model, its generator and the reference sweep have defaults
+// for a verb they do not use (not modeled, never generated, not swept); docs/scenarios.md
+// ("Adding a verb") lists the places. Parsing, usage text, the verb words in error
+// messages and Dictionary() come from the structs through ForEachVerb.
 
 // Setting up.
 struct Dir {
@@ -282,14 +283,31 @@ struct ExpectMissing {
   bool operator==(const ExpectMissing&) const = default;
 };
 
+#ifdef SPILLWAY_TRIAL_VERB
+// Only in the test build that adds a verb first in the table (tests/model/CMakeLists.txt,
+// trial_verb): `note TEXT`, which does nothing. A seeded program must not change until
+// the generator's weight table lists it.
+struct Note {
+  static constexpr std::string_view kWord = "note";
+  static constexpr std::string_view kUsage = "note TEXT";
+  static constexpr bool kIsExpect = false;
+  std::string text;
+  bool operator==(const Note&) const = default;
+};
+#endif
+
 // The table of verbs: parsing, usage text, the words in error messages and the fuzz
-// dictionary all come from this list. Its order is also the order the model's generator
-// weighs its choices in (so a seed keeps giving the same program), and the order of the
-// checks in messages.
-using Verb = std::variant<Dir, File, Plan, SetQuirk, Spill, Write, Clone, Drop, SetLimit, Fault,
-                          ShortWrite, Clean, Capacity, Budget, Crash, Reap, ExpectOk, ExpectError,
-                          ExpectUsed, ExpectFiles, ExpectSize, ExpectCount, ExpectSpilled,
-                          ExpectSpills, ExpectExists, ExpectMissing>;
+// dictionary all come from this list, and its order is the order of the checks in
+// messages. It plays no part in generating programs: the model's generator draws verbs by
+// its own table of weights (model/command_generator.cc), so a verb inserted anywhere here
+// changes no seeded program until that table gives it a weight.
+using Verb = std::variant<
+#ifdef SPILLWAY_TRIAL_VERB
+    Note,
+#endif
+    Dir, File, Plan, SetQuirk, Spill, Write, Clone, Drop, SetLimit, Fault, ShortWrite, Clean,
+    Capacity, Budget, Crash, Reap, ExpectOk, ExpectError, ExpectUsed, ExpectFiles, ExpectSize,
+    ExpectCount, ExpectSpilled, ExpectSpills, ExpectExists, ExpectMissing>;
 
 // Calls f(V{}) for every verb type V, in table order.
 template <typename F>

@@ -1,0 +1,45 @@
+// Prints the program the command generator draws for one seed, as `spillway simulate
+// --seed 7 --steps 8000` does with its default options on the in-memory filesystem: the
+// model alone decides it (each line is generated in the state the model predicts after
+// the lines before), so equal programs mean equal simulations. Built twice, normally and
+// with the trial verb (SPILLWAY_TRIAL_VERB: `note` first in scenario::Verb), for
+// trial_verb_test (compare_programs.cmake). The first line names the verbs of the table.
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <type_traits>
+
+#include "spillway/model/spill_model.h"
+#include "spillway/scenario/scenario.h"
+#include "support/simulate_gen_options.h"
+
+namespace spillway::model {
+namespace {
+
+constexpr uint64_t kSeed = 7;
+constexpr int kSteps = 8000;
+
+int PrintProgram() {
+  std::string verbs = "verbs:";
+  scenario::ForEachVerb(
+      [&](const auto& v) { verbs.append(" ").append(std::decay_t<decltype(v)>::kWord); });
+  std::printf("%s\n", verbs.c_str());
+  const GenOptions options = SimulateDefaults();
+  RandomChooser chooser(kSeed);
+  SpillModel state = InitialState(scenario::FsKind::kMem);
+  for (int step = 0; step < kSteps; ++step) {
+    CommandPtr command;
+    for (int tries = 0; tries < 100 && command == nullptr; ++tries) {
+      command = GenerateCommand(state, options, chooser);
+    }
+    if (command == nullptr) break;
+    std::printf("%s\n", command->line().ToString().c_str());
+    command->Apply(state);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace spillway::model
+
+int main() { return spillway::model::PrintProgram(); }
