@@ -178,9 +178,10 @@ TEST_F(ReportTest, MergedShardReportsGiveTheUnshardedReportsAndRefuseRunsOutOfPl
   EXPECT_EQ(Reports(*merged), Reports(whole));
 
   const std::vector<std::vector<std::vector<uint64_t>>> out_of_order = {
-      {{0, 2, 1}, {}, {3}},       // Within a shard.
-      {{4, 5}, {0, 1, 2, 3}, {}}  // Shard 2's runs before shard 1's.
-  };
+      {{0, 2, 1}, {}, {3}},          // Within a shard.
+      {{0, 1, 1}, {2}, {3}},         // A run twice in a shard.
+      {{4, 5}, {0, 1, 2, 3}, {}},    // Shard 2's runs before shard 1's.
+      {{0, 1, 2, 3}, {3, 4}, {5}}};  // A run in two shards.
   for (const auto& shards : out_of_order) {
     std::vector<std::string> bad;
     for (int k = 1; k <= 3; ++k) {
