@@ -109,8 +109,7 @@ drop p
 // without a fault).
 std::unique_ptr<internal::WorkloadRun> RunOnce(const internal::Workload& workload,
                                                const SweepOptions& options,
-                                               std::optional<int> error_number,
-                                               uint64_t fault_op) {
+                                               std::optional<int> error_number, uint64_t fault_op) {
   auto run = std::make_unique<internal::WorkloadRun>(
       workload, options, internal::RunSpec{error_number, FaultMode::kTransient, fault_op});
   EXPECT_TRUE(run->Execute().ok());
@@ -127,8 +126,7 @@ TEST(SweepChecksTest, FaultMissedIsARunWhoseFaultNeverFired) {
   const StatusOr<internal::Workload> workload = internal::LoadWorkload(kLimitWorkload);
   ASSERT_TRUE(workload.ok()) << workload.status().ToString();
   const SweepOptions options;
-  const std::unique_ptr<internal::WorkloadRun> plain =
-      RunOnce(*workload, options, std::nullopt, 0);
+  const std::unique_ptr<internal::WorkloadRun> plain = RunOnce(*workload, options, std::nullopt, 0);
   EXPECT_THAT(ChecksOf(*plain), IsEmpty());
   const uint64_t operations = plain->OperationsThatCanReturn(ENOSPC);
   ASSERT_GT(operations, 1u);
@@ -140,9 +138,25 @@ TEST(SweepChecksTest, FaultMissedIsARunWhoseFaultNeverFired) {
   const std::unique_ptr<internal::WorkloadRun> missed =
       RunOnce(*workload, options, ENOSPC, operations + 1);
   ASSERT_EQ(ChecksOf(*missed), std::vector<Check>{Check::kFaultMissed});
-  EXPECT_THAT(missed->findings()[0].message,
-              HasSubstr("no ENOSPC was injected although operation " +
-                        std::to_string(operations + 1)));
+  EXPECT_THAT(
+      missed->findings()[0].message,
+      HasSubstr("no ENOSPC was injected although operation " + std::to_string(operations + 1)));
+  // A short write is injected as an ENOSPC that stored bytes: not the fault of the run.
+  const StatusOr<internal::Workload> short_write = internal::LoadWorkload(R"(dir /l
+plan p /l
+spill f p
+short_write f 3
+write f 10
+drop f
+drop p
+)");
+  ASSERT_TRUE(short_write.ok()) << short_write.status().ToString();
+  const uint64_t short_operations =
+      RunOnce(*short_write, options, std::nullopt, 0)->OperationsThatCanReturn(ENOSPC);
+  const std::unique_ptr<internal::WorkloadRun> short_missed =
+      RunOnce(*short_write, options, ENOSPC, short_operations + 1);
+  ASSERT_EQ(short_missed->report().faults_injected, 1u);
+  EXPECT_EQ(ChecksOf(*short_missed), std::vector<Check>{Check::kFaultMissed});
 }
 
 TEST(SweepChecksTest, RunnerIsALineTheRunnerRefused) {
