@@ -341,7 +341,22 @@ TEST_F(PlanTest, BaselineFileRoundTripsAndRefusesAnotherCommandOrDamage) {
   EXPECT_NE(bad.status().message().find("line 5"), std::string::npos) << bad.status().message();
 }
 
-// The header of a recorded baseline changed by `edit` is refused with `why`; unchanged, read.
+// With --baselines, a leftover of any baseline run is the baseline's: each run's own
+// leftovers are added once, those of a path already left are not.
+TEST(CmdSweepPlanTest, EveryBaselineRunsLeftoversAreTheBaselines) {
+  Baseline baseline;
+  baseline.leftovers = {{"{dir}/tmpAbc123", 1, Leftover::Kind::kBaseline}};
+  Baseline other;
+  other.leftovers = {{"{dir}/tmpXyz789", 1, Leftover::Kind::kBaseline},
+                     {"{dir}/lock", 2, Leftover::Kind::kBaseline}};
+  AddBaselineRun(other, &baseline);
+  EXPECT_EQ(baseline.runs, 2);
+  ASSERT_EQ(baseline.leftovers.size(), 2u);
+  EXPECT_EQ(baseline.leftovers[0].path, "{dir}/tmpAbc123");
+  EXPECT_EQ(baseline.leftovers[1].path, "{dir}/lock");
+}
+
+// A recorded baseline whose header has one thing changed is refused, saying why.
 TEST_F(PlanTest, BaselineFileRefusesAnotherVersionOrADamagedHeader) {
   const Baseline baseline = MakeBaseline(Sited());
   const std::string file = (dir_ / "baseline.jsonl").string();

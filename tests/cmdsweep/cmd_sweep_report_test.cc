@@ -18,6 +18,7 @@
 #include "run_spool.h"
 #include "spillway/cmdsweep/cmd_sweep.h"
 #include "spillway/cmdsweep/report.h"
+#include "support/temp_dir.h"
 
 namespace spillway::cmdsweep {
 namespace {
@@ -26,15 +27,7 @@ namespace fs = std::filesystem;
 
 class ReportTest : public ::testing::Test {
  protected:
-  ReportTest() {
-    std::string dir = (fs::temp_directory_path() / "spillway-report-test-XXXXXX").string();
-    EXPECT_NE(mkdtemp(dir.data()), nullptr);
-    dir_ = dir;
-  }
-  ~ReportTest() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  ReportTest() { EXPECT_TRUE(temp_.ok()) << temp_.error(); }
 
   // Writes `result` as the JSON report `name` in the test's directory; returns its path.
   std::string Write(const CmdSweepResult& result, const std::string& name) const {
@@ -45,7 +38,8 @@ class ReportTest : public ::testing::Test {
     return file;
   }
 
-  fs::path dir_;
+  test_support::TempDir temp_;
+  fs::path dir_ = temp_.path();
 };
 
 // Run `index` of a site plan over sites a and b, its every field chosen by its index so
@@ -260,7 +254,7 @@ TEST_F(ReportTest, MergeRefusesWhatIsNoShardReport) {
     std::ifstream in(file);
     nlohmann::json report = nlohmann::json::parse(in);
     edit(&report);
-    const std::string path = (dir_ / name).string();
+    std::string path = (dir_ / name).string();
     std::ofstream(path) << report.dump();
     return path;
   };

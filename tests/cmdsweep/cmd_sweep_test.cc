@@ -386,6 +386,8 @@ TEST_F(CmdSweepTest, ScratchMakesWhatTheBaselineLeavesALeak) {
   ASSERT_TRUE(plain.result.is_object());
   EXPECT_EQ(plain.exit_code, 0);
   EXPECT_TRUE(plain.result["baseline"]["leaks"].empty());
+  ASSERT_EQ(plain.result["baseline"]["leftovers"].size(), 1u);
+  EXPECT_EQ(plain.result["baseline"]["leftovers"][0]["kind"], "baseline");
   // A run that left what the baseline left is excused.
   EXPECT_TRUE(RunsWith(plain.result, "leak").empty());
   bool read_run = false;
@@ -399,6 +401,7 @@ TEST_F(CmdSweepTest, ScratchMakesWhatTheBaselineLeavesALeak) {
   EXPECT_EQ(scratch.exit_code, 1);
   ASSERT_EQ(scratch.result["baseline"]["leaks"].size(), 1u);
   EXPECT_EQ(scratch.result["baseline"]["leaks"][0]["path"], "{dir}/tmpfile");
+  EXPECT_EQ(scratch.result["baseline"]["leaks"][0]["kind"], "leak");
   EXPECT_EQ(scratch.result["summary"]["baseline_leaks"], 1);
   // With --scratch the same leftover is a leak; a failed create leaves nothing.
   for (const json& run : scratch.result["runs"]) {

@@ -3,8 +3,8 @@
 // when a reported error counts as a failed exit, when a run diverged, and the exit status.
 // Each input sits next to the one that the rule, dropped, inverted or shifted by one, would
 // judge alike.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -16,12 +16,14 @@
 
 #include "inject_run.h"
 #include "spillway/cmdsweep/cmd_sweep.h"
+#include "support/temp_dir.h"
 #include "verdict.h"
 
 namespace spillway::cmdsweep {
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::HasSubstr;
 using Kind = Leftover::Kind;
 
 constexpr const char* kSite = "00000000000a";
@@ -31,13 +33,13 @@ constexpr const char* kOtherSite = "00000000000b";
 std::vector<Kind> Classify(const std::vector<std::string>& baseline,
                            const std::vector<InjectedFault>& faults,
                            const std::vector<std::string>& left) {
-  std::vector<Leftover> base;
-  for (const std::string& path : baseline) base.push_back({path, 1, Kind::kBaseline});
-  std::vector<Leftover> leftovers;
-  for (const std::string& path : left) leftovers.push_back({path, 1, Kind::kLeak});
+  std::vector<Leftover> base(baseline.size());
+  for (size_t i = 0; i < baseline.size(); ++i) base[i] = {baseline[i], 1, Kind::kBaseline};
+  std::vector<Leftover> leftovers(left.size());
+  for (size_t i = 0; i < left.size(); ++i) leftovers[i] = {left[i], 1, Kind::kLeak};
   ClassifyLeftovers(base, faults, &leftovers);
-  std::vector<Kind> kinds;
-  for (const Leftover& l : leftovers) kinds.push_back(l.kind);
+  std::vector<Kind> kinds(leftovers.size());
+  for (size_t i = 0; i < leftovers.size(); ++i) kinds[i] = leftovers[i].kind;
   return kinds;
 }
 
@@ -84,6 +86,8 @@ TEST(CmdSweepVerdictTest, ReportsErrorMatchesStdoutOrStderrAndNothingWithoutAPat
   EXPECT_FALSE(ReportsError(nullptr, "ERROR: disk\n", "ERROR: disk\n"));
 }
 
+std::vector<Verdict> Verdicts(std::initializer_list<Verdict> verdicts) { return verdicts; }
+
 // A traced call for WriteTrace: its operation, site, path (under {dir}) and whether it was
 // failed.
 struct Call {
@@ -96,15 +100,9 @@ struct Call {
 class JudgeTest : public ::testing::Test {
  protected:
   JudgeTest() {
-    std::string dir = (fs::temp_directory_path() / "spillway-verdict-test-XXXXXX").string();
-    EXPECT_NE(mkdtemp(dir.data()), nullptr);
-    dir_ = dir;
+    EXPECT_TRUE(temp_.ok()) << temp_.error();
     baseline_.stdout_text = "sum 42\n";
     outcome_.program_stdout = "sum 42\n";
-  }
-  ~JudgeTest() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
 
   // Writes `calls` as the run's trace, in inject's format, paths under the scope.
@@ -137,6 +135,14 @@ class JudgeTest : public ::testing::Test {
     return result;
   }
 
+  // What the run of `spec` diverged at; empty when it did not, and was judged as usual.
+  std::string DivergedAt(const RunSpec& spec) {
+    const RunResult judged = Judged(spec);
+    EXPECT_EQ(judged.verdicts == Verdicts({Verdict::kDiverged}), !judged.diverged_at.empty())
+        << judged.diverged_at;
+    return judged.diverged_at;
+  }
+
   // Failing site kSite's first write.
   static RunSpec BySite(uint64_t nth = 1, const std::string& op = "write") {
     RunSpec spec;
@@ -156,14 +162,13 @@ class JudgeTest : public ::testing::Test {
     return spec;
   }
 
-  fs::path dir_;
+  test_support::TempDir temp_;
+  fs::path dir_ = temp_.path();
   Baseline baseline_;
   InjectOutcome outcome_;
   std::optional<std::regex> pattern_;
   bool compare_stdout_ = true;
 };
-
-std::vector<Verdict> Verdicts(std::initializer_list<Verdict> verdicts) { return verdicts; }
 
 TEST_F(JudgeTest, ExitStatusAndStdoutGiveTheVerdict) {
   outcome_.status = 1;
@@ -244,45 +249,31 @@ std::vector<Call> SecondWriteFailed() {
 
 TEST_F(JudgeTest, BySiteARunDivergesOnlyWhenItsSitesKthCallWasNotFailedOrNeverCame) {
   WriteTrace(SecondWriteFailed());
-  EXPECT_TRUE(Judged(BySite(2)).diverged_at.empty()) << Judged(BySite(2)).diverged_at;
+  EXPECT_EQ(DivergedAt(BySite(2)), "");
   EXPECT_EQ(Judged(BySite(2)).verdicts, Verdicts({Verdict::kTolerated}));
-  for (const uint64_t nth : {1, 3}) {
-    const RunResult judged = Judged(BySite(nth));
-    EXPECT_EQ(judged.verdicts, Verdicts({Verdict::kDiverged})) << nth;
-    EXPECT_NE(judged.diverged_at.find("was not failed"), std::string::npos) << judged.diverged_at;
-  }
-  const RunResult short_run = Judged(BySite(4));
-  EXPECT_EQ(short_run.verdicts, Verdicts({Verdict::kDiverged}));
-  EXPECT_NE(short_run.diverged_at.find("made only 3 write calls"), std::string::npos)
-      << short_run.diverged_at;
+  EXPECT_THAT(DivergedAt(BySite(1)), HasSubstr("call 1 of site 00000000000a was not failed"));
+  EXPECT_THAT(DivergedAt(BySite(3)), HasSubstr("call 3 of site 00000000000a was not failed"));
+  EXPECT_THAT(DivergedAt(BySite(4)), HasSubstr("site 00000000000a made only 3 write calls"));
   // Only the site's calls of the run's operation count: its read is not its first write.
   WriteTrace({{"read", kSite, "f"}, {"write", kOtherSite, "g"}, {"write", kSite, "f", true}});
-  EXPECT_TRUE(Judged(BySite(1)).diverged_at.empty()) << Judged(BySite(1)).diverged_at;
-  EXPECT_EQ(Judged(BySite(1, "read")).verdicts, Verdicts({Verdict::kDiverged}));
+  EXPECT_EQ(DivergedAt(BySite(1)), "");
+  EXPECT_THAT(DivergedAt(BySite(1, "read")), HasSubstr("was not failed"));
 }
 
 TEST_F(JudgeTest, ByNumberARunDivergesWhenCallNWasNotTheBaselinesFailedCallN) {
   WriteTrace(SecondWriteFailed());
-  EXPECT_TRUE(Judged(ByNumber(4)).diverged_at.empty()) << Judged(ByNumber(4)).diverged_at;
+  EXPECT_EQ(DivergedAt(ByNumber(4)), "");
   EXPECT_EQ(Judged(ByNumber(4)).verdicts, Verdicts({Verdict::kTolerated}));
-  // Calls 3 and 5 were not failed.
-  for (const uint64_t n : {3, 5}) {
-    const RunResult judged = Judged(ByNumber(n));
-    EXPECT_EQ(judged.verdicts, Verdicts({Verdict::kDiverged})) << n;
-    EXPECT_NE(judged.diverged_at.find("(not failed)"), std::string::npos) << judged.diverged_at;
-  }
+  EXPECT_THAT(DivergedAt(ByNumber(3)), HasSubstr("call 3 was write write {dir}/g (not failed)"));
+  EXPECT_THAT(DivergedAt(ByNumber(5)), HasSubstr("call 5 was write write {dir}/f (not failed)"));
   // Call 4 was failed, but it is not the baseline's call 4: another operation or path.
-  EXPECT_EQ(Judged(ByNumber(4, "read")).verdicts, Verdicts({Verdict::kDiverged}));
-  EXPECT_EQ(Judged(ByNumber(4, "write", "{dir}/g")).verdicts, Verdicts({Verdict::kDiverged}));
-  EXPECT_EQ(Judged(ByNumber(4, "write", "{dir}/d/f")).verdicts, Verdicts({Verdict::kDiverged}));
+  EXPECT_THAT(DivergedAt(ByNumber(4, "read")), HasSubstr("call 4 was write"));
+  EXPECT_THAT(DivergedAt(ByNumber(4, "write", "{dir}/g")), HasSubstr("call 4 was write"));
+  EXPECT_THAT(DivergedAt(ByNumber(4, "write", "{dir}/d/f")), HasSubstr("call 4 was write"));
   // A path of the same pattern (a temp name's random part) is the same call.
   WriteTrace({{"write", "", "tmpAbc123", true}});
-  EXPECT_EQ(Judged(ByNumber(1, "write", "{dir}/tmpXyz789")).verdicts,
-            Verdicts({Verdict::kTolerated}));
-  const RunResult short_run = Judged(ByNumber(2));
-  EXPECT_EQ(short_run.verdicts, Verdicts({Verdict::kDiverged}));
-  EXPECT_NE(short_run.diverged_at.find("made only 1 in-scope calls"), std::string::npos)
-      << short_run.diverged_at;
+  EXPECT_EQ(DivergedAt(ByNumber(1, "write", "{dir}/tmpXyz789")), "");
+  EXPECT_THAT(DivergedAt(ByNumber(2)), HasSubstr("the run made only 1 in-scope calls"));
 }
 
 TEST(CmdSweepVerdictTest, ExitStatusIsOneForAViolationOrWithScratchForTheBaselinesLeftovers) {

@@ -142,13 +142,11 @@ TEST(SweepChecksTest, FaultMissedIsARunWhoseFaultNeverFired) {
       missed->findings()[0].message,
       HasSubstr("no ENOSPC was injected although operation " + std::to_string(operations + 1)));
   // A short write is injected as an ENOSPC that stored bytes: not the fault of the run.
-  const StatusOr<internal::Workload> short_write = internal::LoadWorkload(R"(dir /l
-plan p /l
-spill f p
-short_write f 3
-write f 10
-drop f
-drop p
+  const StatusOr<internal::Workload> short_write = internal::LoadWorkload(R"(dir /m
+plan q /m limit=100
+spill g q
+short_write g 2
+write g 4
 )");
   ASSERT_TRUE(short_write.ok()) << short_write.status().ToString();
   const uint64_t short_operations =
