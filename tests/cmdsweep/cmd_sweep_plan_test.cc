@@ -1,7 +1,6 @@
 // The plan of `spillway sweep -- CMD` (which runs, by site or by call number, sampled and
-// sharded, streamed), the baseline's trace and --baseline file, its path patterns, the
-// spool of finished runs and the merge of shards' reports, without running anything: the
-// traces are written by the tests in inject's format.
+// sharded, streamed), the baseline's trace and --baseline file and its path patterns,
+// without running anything: the traces are written by the tests in inject's format.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -9,17 +8,15 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "baseline.h"
-#include "run_json.h"
 #include "run_plan.h"
-#include "run_spool.h"
 #include "spillway/cmdsweep/cmd_sweep.h"
-#include "spillway/cmdsweep/report.h"
 #include "spillway/vfs/fault_rules.h"
 #include "trace_reader.h"
 
@@ -344,6 +341,55 @@ TEST_F(PlanTest, BaselineFileRoundTripsAndRefusesAnotherCommandOrDamage) {
   EXPECT_NE(bad.status().message().find("line 5"), std::string::npos) << bad.status().message();
 }
 
+// With --baselines, a leftover of any baseline run is the baseline's: each run's own
+// leftovers are added once, those of a path already left are not.
+TEST(CmdSweepPlanTest, EveryBaselineRunsLeftoversAreTheBaselines) {
+  Baseline baseline;
+  baseline.leftovers = {{"{dir}/tmpAbc123", 1, Leftover::Kind::kBaseline}};
+  Baseline other;
+  other.leftovers = {{"{dir}/tmpXyz789", 1, Leftover::Kind::kBaseline},
+                     {"{dir}/lock", 2, Leftover::Kind::kBaseline}};
+  AddBaselineRun(other, &baseline);
+  EXPECT_EQ(baseline.runs, 2);
+  ASSERT_EQ(baseline.leftovers.size(), 2u);
+  EXPECT_EQ(baseline.leftovers[0].path, "{dir}/tmpAbc123");
+  EXPECT_EQ(baseline.leftovers[1].path, "{dir}/lock");
+}
+
+// A recorded baseline whose header has one thing changed is refused, saying why.
+TEST_F(PlanTest, BaselineFileRefusesAnotherVersionOrADamagedHeader) {
+  const Baseline baseline = MakeBaseline(Sited());
+  const std::string file = (dir_ / "baseline.jsonl").string();
+  const std::vector<std::string> command = {"prog", "{dir}"};
+  ASSERT_TRUE(WriteBaselineFile(file, command, baseline).ok());
+  std::ifstream in(file);
+  std::string header;
+  std::getline(in, header);
+  const std::string trace((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // `from` replaced by `to` in the header, then read.
+  auto read_with = [&](const std::string& from, const std::string& to) {
+    std::string changed = header;
+    const size_t at = changed.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) changed.replace(at, from.size(), to);
+    const std::string path = (dir_ / "changed.jsonl").string();
+    std::ofstream(path) << changed << "\n" << trace;
+    const StatusOr<Baseline> read = ReadBaselineFile(path, command);
+    return read.ok() ? std::string() : std::string(read.status().message());
+  };
+  EXPECT_EQ(read_with("\"runs\":1", "\"runs\":1"), "");
+  EXPECT_NE(read_with("\"runs\":1", "\"runs\":0").find("damaged: 0 runs"), std::string::npos);
+  EXPECT_NE(read_with("\"spillway_sweep_baseline\":1", "\"spillway_sweep_baseline\":2")
+                .find("format version 2, not 1"),
+            std::string::npos);
+  EXPECT_NE(read_with("\"spillway_sweep_baseline\":1", "\"a_trace\":1")
+                .find("not a baseline recorded by spillway sweep"),
+            std::string::npos);
+  EXPECT_NE(read_with("\"exit\":", "\"status\":").find("damaged header"), std::string::npos);
+  EXPECT_NE(read_with("\"calls\":10", "\"calls\":11").find("11 calls recorded, 10 found"),
+            std::string::npos);
+}
+
 TEST_F(PlanTest, TraceLinesWithEscapesOrOutOfOrderReadAsTheParserReadsThem) {
   std::ofstream(dir_ / "t")
       << "{\"seq\":2,\"op\":\"write\",\"call\":\"write\",\"path\":\"/s/a\\\"b\","
@@ -387,160 +433,6 @@ TEST(CmdSweepPlanTest, PathPatternsIgnoreRandomPartsAndNumbersOnly) {
   EXPECT_EQ(WidenPathPattern("{dir}/a.txt", "{dir}/b.txt"), "{dir}/*");
   EXPECT_EQ(WidenPathPattern("{dir}/sortAbc123", "{dir}/sortXyZ789"), "{dir}/sortAbc123");
   EXPECT_EQ(WidenPathPattern("{dir}/d/a", "{dir}/e/a"), "{dir}/*/a");
-}
-
-// Run `index` of a site plan over sites a and b, its every field chosen by its index so
-// that neighbours differ (the text has characters XML and JSON escape).
-RunResult SampleRun(uint64_t index) {
-  RunResult run;
-  RunSpec& spec = run.spec;
-  spec.index = index;
-  spec.site = index % 2 == 0 ? "00000000000a" : "00000000000b";
-  spec.nth = index / 2 + 1;
-  spec.by_site = true;
-  spec.call = {"write", "pwrite64", "{dir}/f" + std::to_string(index), false, spec.site};
-  spec.error_number = index % 3 == 0 ? EIO : ENOSPC;
-  spec.mode = index % 2 == 0 ? FaultMode::kTransient : FaultMode::kPersistent;
-  if (index % 4 == 3) {
-    run.signal = 6;
-    run.verdicts = {Verdict::kCrash};
-  } else if (index % 4 == 0) {
-    run.exit_code = 1;
-    run.verdicts = {Verdict::kCleanError};
-  } else {
-    run.exit_code = 0;
-    run.verdicts = {Verdict::kSilentWrongOutput};
-  }
-  if (index % 5 == 0) {
-    run.leftovers = {{"{dir}/left<\"&" + std::to_string(index), index, Leftover::Kind::kLeak}};
-    run.verdicts.push_back(Verdict::kLeak);
-  }
-  if (index == 7) run.verdicts = {Verdict::kDiverged};
-  if (index == 7) run.diverged_at = "call 3 was \"read\"";
-  run.reproducer = "spillway inject --fault '" + FaultRuleFor(spec) + "' -- prog \"$d\"";
-  return run;
-}
-
-// Runs held in memory, to write reports from.
-class RunList final : public RunSource {
- public:
-  explicit RunList(std::vector<RunResult> runs) : runs_(std::move(runs)) {}
-  Status ForEach(const std::function<void(const RunResult&)>& visit) const override {
-    for (const RunResult& run : runs_) visit(run);
-    return OkStatus();
-  }
-
- private:
-  std::vector<RunResult> runs_;
-};
-
-// Shard `shard` of `shards` of a sweep of 10 runs, holding SampleRun of each of `indexes`.
-CmdSweepResult SampleResult(const std::vector<uint64_t>& indexes, int shard, int shards) {
-  CmdSweepResult result;
-  result.command = {"prog", "{dir}"};
-  result.baseline.calls = 10;
-  result.baseline.calls_by_op = {{"write", 10}};
-  // Two baseline runs, one of which alone reached the second site.
-  result.baseline.runs = 2;
-  result.baseline.sites = {{"00000000000a", "write", "pwrite64", "{dir}/*", 5, {"prog+0x10"}, 2},
-                           {"00000000000b", "write", "pwrite64", "{dir}/*", 5, {"prog+0x20"}, 1}};
-  result.timeout = 10;
-  result.plan_sizes = {10, 10, 20};
-  result.planned_runs = 10;
-  result.sampled_runs = 10;
-  result.shard_index = shard;
-  result.shard_count = shards;
-  std::vector<RunResult> runs;
-  for (uint64_t index : indexes) {
-    runs.push_back(SampleRun(index));
-    result.Count(runs.back());
-  }
-  result.runs = std::make_shared<RunList>(std::move(runs));
-  return result;
-}
-
-// The JSON object, the JUnit file and the text of `result`, one after the other.
-std::string Reports(const CmdSweepResult& result) {
-  char* text = nullptr;
-  size_t size = 0;
-  std::FILE* out = open_memstream(&text, &size);
-  EXPECT_TRUE(WriteJson(out, result).ok());
-  EXPECT_TRUE(WriteJunit(out, result).ok());
-  EXPECT_TRUE(PrintText(out, result).ok());
-  std::fclose(out);
-  std::string reports(text, size);
-  free(text);
-  return reports;
-}
-
-TEST_F(PlanTest, SpooledRunsComeBackInPlanOrderFromFilesAlreadyUnlinked) {
-  const fs::path dir = dir_ / "work";
-  fs::create_directories(dir);
-  StatusOr<std::shared_ptr<RunSpool>> spool = RunSpool::Create(dir, 3, Depth::kFirst);
-  ASSERT_TRUE(spool.ok()) << spool.status().ToString();
-  EXPECT_TRUE(fs::is_empty(dir));
-  // Each writer's runs in plan order; the writers' interleaved, as parallel runs finish.
-  const std::vector<std::vector<uint64_t>> by_writer = {{0, 3, 4, 8}, {1, 5, 6}, {2, 7, 9}};
-  for (size_t at = 0; at < 4; ++at) {
-    for (size_t w = by_writer.size(); w-- > 0;) {
-      if (at < by_writer[w].size()) {
-        ASSERT_TRUE((*spool)->Append(static_cast<int>(w), SampleRun(by_writer[w][at])).ok());
-      }
-    }
-  }
-  ASSERT_TRUE((*spool)->Flush().ok());
-  std::vector<std::string> want;
-  for (uint64_t index = 0; index < 10; ++index) want.push_back(RunJson(SampleRun(index)).dump());
-  for (int pass = 0; pass < 2; ++pass) {
-    std::vector<std::string> got;
-    ASSERT_TRUE((*spool)
-                    ->ForEach([&got](const RunResult& run) {
-                      EXPECT_TRUE(run.spec.by_site);
-                      got.push_back(RunJson(run).dump());
-                    })
-                    .ok());
-    EXPECT_EQ(got, want) << "pass " << pass;
-  }
-  EXPECT_TRUE(fs::is_empty(dir));
-}
-
-TEST_F(PlanTest, MergedShardReportsGiveTheUnshardedReportsAndRefuseRunsOutOfPlanOrder) {
-  auto write = [this](const CmdSweepResult& result, const std::string& name) {
-    std::string file = (dir_ / name).string();
-    std::FILE* out = std::fopen(file.c_str(), "w");
-    EXPECT_TRUE(WriteJson(out, result).ok());
-    std::fclose(out);
-    return file;
-  };
-  const CmdSweepResult whole = SampleResult({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 1, 1);
-  // Given in any order; shard 2 has no run.
-  const std::vector<std::string> files = {write(SampleResult({4, 5, 6, 7, 8, 9}, 3, 3), "3.json"),
-                                          write(SampleResult({}, 2, 3), "2.json"),
-                                          write(SampleResult({0, 1, 2, 3}, 1, 3), "1.json")};
-  StatusOr<CmdSweepResult> merged = MergeReports(files);
-  ASSERT_TRUE(merged.ok()) << merged.status().message();
-  EXPECT_EQ(merged->run_count, 10u);
-  EXPECT_EQ(merged->violations, whole.violations);
-  EXPECT_EQ(Reports(*merged), Reports(whole));
-  // Read again: the same.
-  EXPECT_EQ(Reports(*merged), Reports(whole));
-
-  const std::vector<std::vector<std::vector<uint64_t>>> out_of_order = {
-      {{0, 2, 1}, {}, {3}},       // Within a shard.
-      {{4, 5}, {0, 1, 2, 3}, {}}  // Shard 2's runs before shard 1's.
-  };
-  for (const auto& shards : out_of_order) {
-    std::vector<std::string> bad;
-    for (int k = 1; k <= 3; ++k) {
-      bad.push_back(write(SampleResult(shards[static_cast<size_t>(k - 1)], k, 3),
-                          "bad" + std::to_string(k) + ".json"));
-    }
-    const StatusOr<CmdSweepResult> refused = MergeReports(bad);
-    ASSERT_FALSE(refused.ok());
-    EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_NE(refused.status().message().find("plan order"), std::string::npos)
-        << refused.status().message();
-  }
 }
 
 }  // namespace

@@ -376,18 +376,34 @@ TEST_F(CmdSweepTest, BadInputExits2WithOneLine) {
 }
 
 TEST_F(CmdSweepTest, ScratchMakesWhatTheBaselineLeavesALeak) {
-  // Leaves its temp file on every run, success included.
-  const std::string leaver = "sh -c 'echo data >\"$1\"/tmpfile' sh";
-  const SweepOutcome plain = Sweep("--op create --mode transient", leaver);
+  // Leaves its temp file on every run, success included; a failed read of it fails the run.
+  const std::string leaver = "sh -c 'echo data >\"$1\"/tmpfile; cat \"$1\"/tmpfile' sh";
+  const std::string args = "--op create,read --errno EIO --mode transient";
+  const SweepOutcome plain = Sweep(args, leaver);
   ASSERT_TRUE(plain.result.is_object());
   EXPECT_EQ(plain.exit_code, 0);
   EXPECT_TRUE(plain.result["baseline"]["leaks"].empty());
-  const SweepOutcome scratch = Sweep("--scratch --op create --mode transient", leaver);
+  ASSERT_EQ(plain.result["baseline"]["leftovers"].size(), 1u);
+  EXPECT_EQ(plain.result["baseline"]["leftovers"][0]["kind"], "baseline");
+  // A run that left what the baseline left is excused.
+  EXPECT_TRUE(RunsWith(plain.result, "leak").empty());
+  bool read_run = false;
+  for (const json& run : plain.result["runs"]) {
+    EXPECT_TRUE(HasVerdict(run, "clean_error")) << run.dump();
+    read_run |= run["op"] == "read";
+  }
+  EXPECT_TRUE(read_run);
+  const SweepOutcome scratch = Sweep("--scratch " + args, leaver);
   ASSERT_TRUE(scratch.result.is_object());
   EXPECT_EQ(scratch.exit_code, 1);
   ASSERT_EQ(scratch.result["baseline"]["leaks"].size(), 1u);
   EXPECT_EQ(scratch.result["baseline"]["leaks"][0]["path"], "{dir}/tmpfile");
+  EXPECT_EQ(scratch.result["baseline"]["leaks"][0]["kind"], "leak");
   EXPECT_EQ(scratch.result["summary"]["baseline_leaks"], 1);
+  // With --scratch the same leftover is a leak; a failed create leaves nothing.
+  for (const json& run : scratch.result["runs"]) {
+    EXPECT_EQ(HasVerdict(run, "leak"), run["op"] == "read") << run.dump();
+  }
 }
 
 TEST_F(CmdSweepTest, ErrorPatternJudgesAReportedErrorAsAFailedExit) {
@@ -408,6 +424,20 @@ TEST_F(CmdSweepTest, ErrorPatternJudgesAReportedErrorAsAFailedExit) {
     EXPECT_TRUE(HasVerdict(run, "clean_error")) << run.dump();
     EXPECT_EQ(run["exit"], 0);
     EXPECT_TRUE(run["reported_error"].get<bool>());
+  }
+  // A program that prints the pattern (on stderr) without faults too: the pattern tells
+  // nothing, and the run is judged by its output.
+  const std::string noisy =
+      "sh -c 'echo \"ERROR: none\" >&2; echo data >\"$1\"/f || echo \"ERROR: no spill\"; "
+      "rm -f \"$1\"/f' sh";
+  const SweepOutcome always =
+      Sweep("--op write --mode transient --errno EIO --error-pattern 'ERROR:'", noisy);
+  ASSERT_TRUE(always.result.is_object());
+  EXPECT_EQ(always.exit_code, 1);
+  ASSERT_FALSE(always.result["runs"].empty());
+  for (const json& run : always.result["runs"]) {
+    EXPECT_TRUE(HasVerdict(run, "silent_wrong_output")) << run.dump();
+    EXPECT_FALSE(run["reported_error"].get<bool>());
   }
 }
 
