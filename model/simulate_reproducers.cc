@@ -19,6 +19,8 @@
 #include "spillway/model/spill_model.h"
 #include "spillway/scenario/scenario.h"
 #include "spillway/spill/quirks.h"
+#include "spillway/vocab/names.h"
+#include "spillway/vocab/vocab.h"
 
 namespace spillway::model {
 namespace {
@@ -105,7 +107,7 @@ std::vector<scenario::Command> Shrink(std::vector<scenario::Command> lines,
 
 namespace internal {
 
-std::string FsName(scenario::FsKind fs) { return fs == scenario::FsKind::kPosix ? "posix" : "mem"; }
+std::string FsName(scenario::FsKind fs) { return std::string(vocab::FsKindName(fs)); }
 
 std::string ReplayCommand(const SimulateOptions& options, uint64_t seed, const std::string& path) {
   return fmt::format("spillway run --fs {} --seed {} {}", FsName(options.fs), seed, path);

@@ -10,11 +10,10 @@
 
 #include "spillway/spill/quirks.h"
 #include "spillway/vfs/status.h"
+#include "spillway/vocab/vocab.h"
 
 namespace spillway::sweep {
 namespace {
-
-std::string FsName(scenario::FsKind fs) { return fs == scenario::FsKind::kMem ? "mem" : "posix"; }
 
 std::vector<std::string> ErrnoNames(const std::vector<int>& errnos) {
   std::vector<std::string> names;
@@ -76,7 +75,7 @@ std::string ViolationText(size_t number, const SweepViolation& v, const std::str
 
 std::string ReportJson(const SweepOptions& options, const SweepResult& result) {
   nlohmann::ordered_json json;
-  json["fs"] = FsName(options.fs);
+  json["fs"] = std::string(vocab::FsKindName(options.fs));
   json["quirks"] = QuirkNames(options.quirks);
   json["errnos"] = ErrnoNames(options.errnos);
   json["modes"] = ModeNames(options.modes);
@@ -110,7 +109,7 @@ std::string ReportJson(const SweepOptions& options, const SweepResult& result) {
 }
 
 std::string ReportText(const SweepOptions& options, const SweepResult& result) {
-  const std::string fs_name = FsName(options.fs);
+  const std::string fs_name = std::string(vocab::FsKindName(options.fs));
   std::string text = fmt::format(
       "spillway sweep-workload: fs {}, quirks {}, errnos {}, modes {}\n", fs_name,
       options.quirks.empty() ? "none" : options.quirks.ToString(),

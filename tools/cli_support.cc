@@ -23,6 +23,8 @@
 
 #include "spillway/spill/quirks.h"
 #include "spillway/vfs/status.h"
+#include "spillway/vocab/names.h"
+#include "spillway/vocab/vocab.h"
 
 extern char** environ;
 
@@ -93,11 +95,7 @@ CLI::Option* AddFsOption(CLI::App& command, std::string& fs) {
 }
 
 scenario::FsKind FsKindFromName(std::string_view fs) {
-  return fs == "posix" ? scenario::FsKind::kPosix : scenario::FsKind::kMem;
-}
-
-std::string FsKindName(scenario::FsKind fs) {
-  return fs == scenario::FsKind::kPosix ? "posix" : "mem";
+  return vocab::ParseName<vocab::FsKindName>(fs).value_or(scenario::FsKind::kMem);
 }
 
 CLI::Option* AddQuirkOption(CLI::App& command, Quirks& quirks) {

@@ -25,9 +25,8 @@ class UsageError : public std::runtime_error {
 
 // --fs mem|posix into `fs`, whose initial value is the default shown in the help.
 CLI::Option* AddFsOption(CLI::App& command, std::string& fs);
-// The filesystem --fs named, and the name of a filesystem ("mem", "posix").
+// The filesystem --fs named ("mem", "posix"; AddFsOption has checked the name).
 scenario::FsKind FsKindFromName(std::string_view fs);
-std::string FsKindName(scenario::FsKind fs);
 // --quirk NAME (repeatable or a comma list), each name checked against quirks.h, added to
 // `quirks`. An unknown name is a usage error that names the known ones.
 CLI::Option* AddQuirkOption(CLI::App& command, Quirks& quirks);

@@ -22,6 +22,7 @@
 #include "spillway/cmdsweep/shard.h"
 #include "spillway/vfs/fault_rules.h"
 #include "spillway/vfs/status.h"
+#include "spillway/vocab/names.h"
 
 namespace spillway::tools {
 namespace {
@@ -52,12 +53,8 @@ struct CmdSweepArgs {
 
 // "first", "edges", "all".
 std::vector<std::string> DepthNames() {
-  std::vector<std::string> names;
-  names.reserve(cmdsweep::kDepthCount);
-  for (int d = 0; d < cmdsweep::kDepthCount; ++d) {
-    names.emplace_back(cmdsweep::DepthName(static_cast<cmdsweep::Depth>(d)));
-  }
-  return names;
+  const auto names = vocab::AllNames<cmdsweep::DepthName>();
+  return {names.begin(), names.end()};
 }
 
 // Fills the options from the words. Throws UsageError.

@@ -69,7 +69,7 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
       "Replay scenario files, each on a fresh filesystem. Exits 0 when every expect held, "
       "1 when one did not, 2 when a file is malformed (the highest over all files).");
   auto args = std::make_shared<RunArgs>();
-  args->fs = FsKindName(args->options.fs);
+  args->fs = vocab::FsKindName(args->options.fs);
   AddFsOption(*run, args->fs);
   run->add_option("--root", args->root,
                   "With --fs posix: run under this existing directory instead of a fresh "

@@ -50,7 +50,7 @@ int RunSweepWorkload(SweepArgs& args) {
 
 void AddSweepWorkloadCommand(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<SweepArgs>();
-  args->fs = FsKindName(args->options.fs);
+  args->fs = vocab::FsKindName(args->options.fs);
   CLI::App* sub = app.add_subcommand(
       "sweep-workload",
       "Fail every filesystem operation of the reference workload in turn and check that each "

@@ -27,7 +27,7 @@ using ::testing::IsEmpty;
 
 // The violations of `check` that a sweep of `workload` with `quirks` finds, failing every
 // operation with ENOSPC once.
-std::vector<Violation> ViolationsOf(Check check, const std::string& workload,
+std::vector<SweepViolation> ViolationsOf(Check check, const std::string& workload,
                                     Quirks quirks = Quirks()) {
   SweepOptions options;
   options.workload = workload;
@@ -37,9 +37,9 @@ std::vector<Violation> ViolationsOf(Check check, const std::string& workload,
   options.modes = {FaultMode::kTransient};
   const StatusOr<SweepResult> result = RunSweep(options);
   EXPECT_TRUE(result.ok()) << result.status().ToString();
-  std::vector<Violation> found;
+  std::vector<SweepViolation> found;
   if (!result.ok()) return found;
-  for (const Violation& v : result->violations) {
+  for (const SweepViolation& v : result->violations) {
     if (v.check == check) found.push_back(v);
   }
   return found;
@@ -60,10 +60,10 @@ drop p
 TEST(SweepChecksTest, LimitNotEnforcedIsAWriteOverTheLimitThatSucceededOrReachedTheDisk) {
   // Comet as merged keeps the limit the plan was built with (20): the 1-byte write
   // succeeds; the one that fits exactly is no violation.
-  const std::vector<Violation> found =
+  const std::vector<SweepViolation> found =
       ViolationsOf(Check::kLimitNotEnforced, kUpToTheLimit, Quirk::kOuterAccounting);
   ASSERT_EQ(found.size(), 2u);
-  for (const Violation& v : found) EXPECT_EQ(v.act, "write f 1") << v.message;
+  for (const SweepViolation& v : found) EXPECT_EQ(v.act, "write f 1") << v.message;
   // The run without a fault: the write succeeded.
   EXPECT_FALSE(found[0].error_number.has_value());
   EXPECT_THAT(found[0].message,
@@ -76,7 +76,7 @@ TEST(SweepChecksTest, LimitNotEnforcedIsAWriteOverTheLimitThatSucceededOrReached
 
 TEST(SweepChecksTest, UnexplainedErrorIsALimitErrorOnAWriteThatFits) {
   // The refused 8-byte write stays charged, so the 2-byte write that fits is refused too.
-  const std::vector<Violation> found = ViolationsOf(Check::kUnexplainedError, R"(dir /l
+  const std::vector<SweepViolation> found = ViolationsOf(Check::kUnexplainedError, R"(dir /l
 plan p /l limit=10
 spill f p
 write f 8
@@ -95,7 +95,7 @@ drop p
 
 TEST(SweepChecksTest, UnexplainedErrorIsAnErrorNoFaultCaused) {
   // A file where the plan's local dir should be: the spill fails with no fault injected.
-  const std::vector<Violation> found = ViolationsOf(Check::kUnexplainedError, R"(file /l
+  const std::vector<SweepViolation> found = ViolationsOf(Check::kUnexplainedError, R"(file /l
 plan p /l
 spill f p
 drop p

@@ -22,14 +22,14 @@
 #include "spillway/sweep/sweep.h"
 #include "spillway/vfs/fault_rules.h"
 #include "spillway/vfs/status.h"
+#include "spillway/vocab/names.h"
+#include "spillway/vocab/vocab.h"
 #include "support/inject_support.h"
 
 namespace spillway {
 namespace {
 
 using inject::RunShell;
-
-std::string FsName(scenario::FsKind fs) { return fs == scenario::FsKind::kMem ? "mem" : "posix"; }
 
 std::string Join(const std::vector<int>& errnos) {
   std::string text;
@@ -99,7 +99,7 @@ std::string TimeoutText() {
 // The checks of each command's defaults, by option.
 std::map<std::string, Check> WorkloadChecks() {
   const sweep::SweepOptions defaults;
-  return {{"--fs", Equals(FsName(defaults.fs))},
+  return {{"--fs", Equals(std::string(vocab::FsKindName(defaults.fs)))},
           {"--errno", Equals(Join(sweep::DefaultErrnos()))},
           {"--mode", Equals(ModesName(defaults.modes, sweep::FaultModeName))}};
 }
@@ -117,7 +117,7 @@ std::map<std::string, Check> ProgramChecks() {
              return "";
            }},
           {"--mode", Equals(ModesName(defaults.modes, cmdsweep::FaultModeName))},
-          {"--depth", Equals(cmdsweep::DepthName(defaults.depth))},
+          {"--depth", Equals(std::string(cmdsweep::DepthName(defaults.depth)))},
           {"--jobs", Equals(std::to_string(defaults.jobs))},
           {"--timeout", Equals(defaults.timeout == 0 ? TimeoutText() : "set")},
           {"--retries", Equals(std::to_string(defaults.retries))},
@@ -127,7 +127,8 @@ std::map<std::string, Check> ProgramChecks() {
 
 std::map<std::string, Check> RunChecks() {
   const scenario::RunnerOptions defaults;
-  return {{"--fs", Equals(FsName(defaults.fs))}, {"--seed", Equals(std::to_string(defaults.seed))}};
+  return {{"--fs", Equals(std::string(vocab::FsKindName(defaults.fs)))},
+          {"--seed", Equals(std::to_string(defaults.seed))}};
 }
 
 // `spillway WORDS --help`.
