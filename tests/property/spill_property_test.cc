@@ -15,8 +15,6 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -31,8 +29,6 @@
 #include "spillway/model/spill_model.h"
 #include "spillway/scenario/scenario.h"
 #include "spillway/spill/quirks.h"
-
-extern char** environ;
 
 namespace spillway::model {
 namespace {
@@ -132,18 +128,11 @@ std::string CounterexampleText(const rc::detail::FailureResult& failure) {
   return failure.counterExample.size() == 1 ? failure.counterExample[0].second : "";
 }
 
-// Runs `spillway run FILE`; returns its exit status, or -1 if it did not exit.
-int RunSpillway(const std::string& file) {
-  std::vector<std::string> args = {SPILLWAY_EXE, "run", file};
-  std::vector<char*> argv;
-  argv.reserve(args.size() + 1);
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  if (posix_spawn(&pid, SPILLWAY_EXE, nullptr, nullptr, argv.data(), environ) != 0) return -1;
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
-  return WEXITSTATUS(status);
+// Runs FILE as `spillway run FILE` does (the in-memory filesystem, no --quirk): returns
+// 0, 1 or 2, printing what failed to stderr.
+int RunScenario(const std::string& file) {
+  return scenario::RunScenarioFile(file, scenario::RunnerOptions{}, /*verbose=*/false, stdout,
+                                   stderr);
 }
 
 class QuirkTest : public ::testing::TestWithParam<Quirk> {};
@@ -198,7 +187,7 @@ TEST_P(QuirkTest, PropertyFindsAndShrinksACounterexampleOfItsKind) {
     out << "# Shrunk counterexample for quirk " << quirk << "\n" << QuirkLines(quirk) << text;
     ASSERT_TRUE(out.good()) << file;
   }
-  EXPECT_EQ(RunSpillway(file), 1) << text;
+  EXPECT_EQ(RunScenario(file), 1) << text;
   EXPECT_EQ(scenario::RunScenarioText(text, "counterexample", scenario::RunnerOptions{}, false,
                                       stdout, stderr),
             0);
