@@ -20,10 +20,10 @@
 
 namespace {
 
-using spillway::cmdsweep::Baseline;
-using spillway::cmdsweep::Depth;
-using spillway::cmdsweep::RunPlan;
-using spillway::cmdsweep::RunSpec;
+using spillway::program_sweep::Baseline;
+using spillway::program_sweep::Depth;
+using spillway::program_sweep::RunPlan;
+using spillway::program_sweep::RunSpec;
 using Clock = std::chrono::steady_clock;
 
 double Since(Clock::time_point start) {
@@ -62,17 +62,17 @@ void Measure(const std::string& trace, const std::string& scope, Depth depth) {
   baseline.trace = trace;
   baseline.scope = scope;
   baseline.with_dir = true;
-  if (!spillway::cmdsweep::ScanBaselineTrace("trace", -1, &baseline).ok()) {
+  if (!spillway::program_sweep::ScanBaselineTrace("trace", -1, &baseline).ok()) {
     std::printf("cannot read %s\n", trace.c_str());
     return;
   }
   const double scanned = Since(start);
-  spillway::cmdsweep::PlanOptions options;
+  spillway::program_sweep::PlanOptions options;
   options.depth = depth;
-  RunPlan plan(baseline, options, [&baseline]() -> spillway::cmdsweep::CallSource {
-    auto reader = std::make_shared<spillway::cmdsweep::TraceReader>(baseline.trace, 0,
+  RunPlan plan(baseline, options, [&baseline]() -> spillway::program_sweep::CallSource {
+    auto reader = std::make_shared<spillway::program_sweep::TraceReader>(baseline.trace, 0,
                                                                     baseline.scope, true, nullptr);
-    return [reader](spillway::cmdsweep::TracedCall* call) { return reader->Next(call); };
+    return [reader](spillway::program_sweep::TracedCall* call) { return reader->Next(call); };
   });
   RunSpec spec;
   const bool any = plan.Next(&spec);
@@ -85,7 +85,7 @@ void Measure(const std::string& trace, const std::string& scope, Depth depth) {
       "depth %-5s  %8llu runs  first run after %.3f s (baseline read %.3f s)  whole plan "
       "streamed in %.2f s  resident %.1f MB before, %.1f MB at the first run, %.1f MB at the "
       "end\n",
-      std::string(spillway::cmdsweep::DepthName(plan.depth())).c_str(),
+      std::string(spillway::program_sweep::DepthName(plan.depth())).c_str(),
       static_cast<unsigned long long>(runs), first, scanned, whole, before, at_first, ResidentMb());
 }
 

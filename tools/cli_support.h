@@ -37,7 +37,7 @@ std::vector<std::string> QuirkNames(Quirks quirks);
 
 // --mode: the name of one of a sweep's fault modes (`name_of` names each), or "both"; sets
 // `modes` to that mode, or to both. The help shows the initial `modes` as the default.
-// FaultMode is sweep::FaultMode or cmdsweep::FaultMode.
+// FaultMode is workload_sweep::FaultMode or program_sweep::FaultMode.
 inline constexpr std::string_view kBothModes = "both";
 template <typename FaultMode, typename NameOf>
 CLI::Option* AddModeOption(CLI::App& command, std::vector<FaultMode>& modes, NameOf name_of,

@@ -1,5 +1,5 @@
 // `spillway sweep [OPTIONS] -- CMD`: fails each planned in-scope file call of an unmodified
-// program in turn (cmdsweep/, docs/sweep.md), and `spillway sweep merge`, which joins the
+// program in turn (program_sweep/, docs/sweep.md), and `spillway sweep merge`, which joins the
 // reports of its shards. The reference workload's sweep is sweep_command.cc.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "commands.h"
-#include "spillway/cmdsweep/cmd_sweep.h"
-#include "spillway/cmdsweep/defaults.h"
-#include "spillway/cmdsweep/report.h"
-#include "spillway/cmdsweep/shard.h"
+#include "spillway/program_sweep/cmd_sweep.h"
+#include "spillway/program_sweep/defaults.h"
+#include "spillway/program_sweep/report.h"
+#include "spillway/program_sweep/shard.h"
 #include "spillway/vfs/fault_rules.h"
 #include "spillway/vfs/status.h"
 #include "spillway/vocab/names.h"
@@ -48,18 +48,18 @@ struct CmdSweepArgs {
   std::string compare = "stdout";
   std::string junit;
   bool json = false;
-  cmdsweep::CmdSweepOptions options;
+  program_sweep::CmdSweepOptions options;
 };
 
 // "first", "edges", "all".
 std::vector<std::string> DepthNames() {
-  const auto names = vocab::AllNames<cmdsweep::DepthName>();
+  const auto names = vocab::AllNames<program_sweep::DepthName>();
   return {names.begin(), names.end()};
 }
 
 // Fills the options from the words. Throws UsageError.
 void MakeOptions(CmdSweepArgs& args) {
-  cmdsweep::CmdSweepOptions& options = args.options;
+  program_sweep::CmdSweepOptions& options = args.options;
   options.under = args.under;
   options.errnos = ErrnosFromNames(args.errnos);
   for (const std::string& name : args.ops) {
@@ -72,11 +72,11 @@ void MakeOptions(CmdSweepArgs& args) {
     }
     options.ops.push_back(code);
   }
-  if (!cmdsweep::DepthFromName(args.depth, &options.depth)) {
+  if (!program_sweep::DepthFromName(args.depth, &options.depth)) {
     throw UsageError("--depth " + args.depth + ": not one of " +
                      fmt::format("{}", fmt::join(DepthNames(), ", ")));
   }
-  if (const Status shard = cmdsweep::ChooseShard(args.shard, args.shard_count, &options);
+  if (const Status shard = program_sweep::ChooseShard(args.shard, args.shard_count, &options);
       !shard.ok()) {
     throw UsageError(shard.message());
   }
@@ -125,11 +125,11 @@ std::string Describe(const Status& status) {
 
 // Writes --junit and prints the text or JSON report; returns the sweep's exit status.
 // Throws UsageError when a report cannot be written or its runs read back.
-int Report(const cmdsweep::CmdSweepResult& result, const std::string& junit_file, bool json) {
+int Report(const program_sweep::CmdSweepResult& result, const std::string& junit_file, bool json) {
   if (!junit_file.empty()) {
     std::FILE* junit = std::fopen(junit_file.c_str(), "w");
     if (junit == nullptr) throw UsageError("--junit " + junit_file + ": cannot write it");
-    const Status written = cmdsweep::WriteJunit(junit, result);
+    const Status written = program_sweep::WriteJunit(junit, result);
     const bool failed = std::ferror(junit) != 0;
     if (std::fclose(junit) != 0 || failed) {
       throw UsageError("--junit " + junit_file + ": cannot write it");
@@ -137,10 +137,10 @@ int Report(const cmdsweep::CmdSweepResult& result, const std::string& junit_file
     if (!written.ok()) throw UsageError(Describe(written));
   }
   const Status printed =
-      json ? cmdsweep::WriteJson(stdout, result) : cmdsweep::PrintText(stdout, result);
+      json ? program_sweep::WriteJson(stdout, result) : program_sweep::PrintText(stdout, result);
   if (json) std::fputc('\n', stdout);
   if (!printed.ok()) throw UsageError(Describe(printed));
-  return cmdsweep::ExitStatusOf(result);
+  return program_sweep::ExitStatusOf(result);
 }
 
 int Run(CmdSweepArgs& args) {
@@ -149,19 +149,19 @@ int Run(CmdSweepArgs& args) {
   args.options.on_progress = [&progress](uint64_t done, uint64_t total, uint64_t violations) {
     progress.Show(done, total, violations);
   };
-  const StatusOr<cmdsweep::CmdSweepResult> result = cmdsweep::RunCmdSweep(args.options);
+  const StatusOr<program_sweep::CmdSweepResult> result = program_sweep::RunCmdSweep(args.options);
   if (!result.ok()) throw UsageError(Describe(result.status()));
   return Report(*result, args.junit, args.json);
 }
 
 // "ENOSPC,EIO; plus ENOENT for create, mkdir": the errnos swept without --errno, from
-// cmdsweep::DefaultErrnosFor.
+// program_sweep::DefaultErrnosFor.
 std::string DefaultErrnosText() {
-  const std::vector<int> every = cmdsweep::DefaultErrnosFor(kFaultAnyOp);
+  const std::vector<int> every = program_sweep::DefaultErrnosFor(kFaultAnyOp);
   std::map<std::vector<int>, std::vector<std::string>> ops_by_extra;
   for (int op = 0; op < kFaultOpCount; ++op) {
     std::vector<int> extra;
-    for (int e : cmdsweep::DefaultErrnosFor(static_cast<uint8_t>(op))) {
+    for (int e : program_sweep::DefaultErrnosFor(static_cast<uint8_t>(op))) {
       if (std::find(every.begin(), every.end(), e) == every.end()) extra.push_back(e);
     }
     if (!extra.empty()) ops_by_extra[extra].emplace_back(FaultOpName(static_cast<FaultOp>(op)));
@@ -176,7 +176,7 @@ std::string DefaultErrnosText() {
 // The options of `spillway sweep -- CMD` that choose what is failed, with the defaults of
 // CmdSweepOptions.
 void AddPlanOptions(CLI::App& sweep, CmdSweepArgs& args) {
-  args.depth = cmdsweep::DepthName(args.options.depth);
+  args.depth = program_sweep::DepthName(args.options.depth);
   sweep
       .add_option("--under", args.under, "The scope, or where each run's {dir} is made (required)")
       ->allow_extra_args(false);
@@ -191,7 +191,7 @@ void AddPlanOptions(CLI::App& sweep, CmdSweepArgs& args) {
       ->delimiter(',')
       ->allow_extra_args(false)
       ->default_str("any");
-  AddModeOption(sweep, args.options.modes, cmdsweep::FaultModeName,
+  AddModeOption(sweep, args.options.modes, program_sweep::FaultModeName,
                 "transient: the call fails once; persistent: it and every later call of its "
                 "operation fail");
   sweep
@@ -215,8 +215,8 @@ void AddRunOptions(CLI::App& sweep, CmdSweepArgs& args) {
       ->check(PositiveSeconds())
       ->default_str(
           fmt::format("{:g} x the baseline's time, at least {:g} s (the baseline: {:g} s)",
-                      cmdsweep::kTimeoutFactor, cmdsweep::kMinTimeoutSeconds,
-                      cmdsweep::kBaselineTimeoutSeconds));
+                      program_sweep::kTimeoutFactor, program_sweep::kMinTimeoutSeconds,
+                      program_sweep::kBaselineTimeoutSeconds));
   sweep.add_option("--max-runs", args.options.max_runs, "Sample N runs")
       ->check(CLI::PositiveNumber);
   sweep
@@ -291,7 +291,7 @@ void AddSweepCommand(CLI::App& app, int& exit_code) {
         throw UsageError(option->get_name() + ": an option of spillway sweep, not of merge");
       }
     }
-    const StatusOr<cmdsweep::CmdSweepResult> result = cmdsweep::MergeReports(*files);
+    const StatusOr<program_sweep::CmdSweepResult> result = program_sweep::MergeReports(*files);
     if (!result.ok()) throw UsageError(result.status().message());
     exit_code = Report(*result, merge_args->junit, merge_args->json);
   });

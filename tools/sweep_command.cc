@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "commands.h"
-#include "spillway/sweep/report.h"
-#include "spillway/sweep/sweep.h"
+#include "spillway/workload_sweep/report.h"
+#include "spillway/workload_sweep/sweep.h"
 #include "spillway/vfs/status.h"
 
 namespace spillway::tools {
@@ -21,11 +21,11 @@ struct SweepArgs {
   std::string out;  // Empty: a fresh directory (OutDir).
   bool json = false;
   bool verbose = false;
-  sweep::SweepOptions options;
+  workload_sweep::SweepOptions options;
 };
 
 int RunSweepWorkload(SweepArgs& args) {
-  sweep::SweepOptions& options = args.options;
+  workload_sweep::SweepOptions& options = args.options;
   options.fs = FsKindFromName(args.fs);
   if (!args.errnos.empty()) options.errnos = ErrnosFromNames(args.errnos);
   const OutDir out("sweep-workload", args.out);  // Made only once the rest is valid.
@@ -33,15 +33,15 @@ int RunSweepWorkload(SweepArgs& args) {
   // Progress goes to stdout, or to stderr when stdout carries JSON.
   std::FILE* progress = args.json ? stderr : stdout;
   if (args.verbose) {
-    options.on_run = [progress](const sweep::RunReport& run) {
-      std::fputs(sweep::RunLines(run).c_str(), progress);
+    options.on_run = [progress](const workload_sweep::RunReport& run) {
+      std::fputs(workload_sweep::RunLines(run).c_str(), progress);
     };
   }
-  const StatusOr<sweep::SweepResult> result = sweep::RunSweep(options);
+  const StatusOr<workload_sweep::SweepResult> result = workload_sweep::RunSweep(options);
   // A malformed workload, or a directory or file that cannot be written.
   if (!result.ok()) throw UsageError(result.status().ToString());
   const std::string report =
-      args.json ? sweep::ReportJson(options, *result) + "\n" : sweep::ReportText(options, *result);
+      args.json ? workload_sweep::ReportJson(options, *result) + "\n" : workload_sweep::ReportText(options, *result);
   std::fputs(report.c_str(), stdout);
   return result->violations.empty() ? 0 : 1;
 }
@@ -60,7 +60,7 @@ void AddSweepWorkloadCommand(CLI::App& app, int& exit_code) {
       ->delimiter(',')
       ->default_str(ErrnoList(args->options.errnos));
   AddQuirkOption(*sub, args->options.quirks);
-  AddModeOption(*sub, args->options.modes, sweep::FaultModeName,
+  AddModeOption(*sub, args->options.modes, workload_sweep::FaultModeName,
                 "transient: operation n fails once; persistent: it and every later one fail");
   sub->add_option("--out", args->out,
                   "Where scenario files for violations are written, made if missing; not "

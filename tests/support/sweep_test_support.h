@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-namespace spillway::sweep {
+namespace spillway::workload_sweep {
 
 // A fresh, empty output directory for the running test, named `prefix` + its name.
 inline std::string TestOutDir(const std::string& prefix) {
@@ -38,6 +38,6 @@ inline std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
-}  // namespace spillway::sweep
+}  // namespace spillway::workload_sweep
 
 #endif  // SPILLWAY_TESTS_SUPPORT_SWEEP_TEST_SUPPORT_H_

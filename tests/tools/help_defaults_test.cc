@@ -1,7 +1,7 @@
 // The defaults that the help texts of `spillway run`, `spillway sweep` and `spillway
 // sweep-workload` state, and those docs/sweep.md and docs/inject.md state, are the code's:
 // the option structs' initial values, DefaultErrnos(), DefaultErrnosFor(), the timeouts
-// of cmdsweep/defaults.h, the fault rules' own defaults. A help text shows a default as
+// of program_sweep/defaults.h, the fault rules' own defaults. A help text shows a default as
 // CLI11 does, `--name TYPE=DEFAULT`; every one it shows must be checked here.
 #include <gtest/gtest.h>
 
@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "spillway/cmdsweep/cmd_sweep.h"
-#include "spillway/cmdsweep/defaults.h"
+#include "spillway/program_sweep/cmd_sweep.h"
+#include "spillway/program_sweep/defaults.h"
 #include "spillway/scenario/scenario.h"
-#include "spillway/sweep/sweep.h"
+#include "spillway/workload_sweep/sweep.h"
 #include "spillway/vfs/fault_rules.h"
 #include "spillway/vfs/status.h"
 #include "spillway/vocab/names.h"
@@ -70,7 +70,7 @@ std::string CheckProgramErrnos(const std::string& stated) {
   static const std::regex kForm(R"(([A-Z0-9,]+)(?:; plus ([A-Z0-9,]+) for (\w+(?: and \w+)*))?)");
   std::smatch m;
   if (!std::regex_match(stated, m, kForm)) return "not of the form 'E,E; plus E for OP and OP'";
-  const std::string every = Join(cmdsweep::DefaultErrnosFor(kFaultAnyOp));
+  const std::string every = Join(program_sweep::DefaultErrnosFor(kFaultAnyOp));
   if (m[1] != every) return "the errnos of every operation are " + every;
   std::set<std::string> named;
   const std::string ops = m[3];
@@ -80,7 +80,7 @@ std::string CheckProgramErrnos(const std::string& stated) {
   }
   for (int op = 0; op < kFaultOpCount; ++op) {
     std::string name = FaultOpName(static_cast<FaultOp>(op));
-    const std::string code = Join(cmdsweep::DefaultErrnosFor(static_cast<uint8_t>(op)));
+    const std::string code = Join(program_sweep::DefaultErrnosFor(static_cast<uint8_t>(op)));
     const std::string said = named.contains(name) ? every + "," + m[2].str() : every;
     if (code != said) return name.append(" gets ").append(code);
   }
@@ -91,21 +91,21 @@ std::string CheckProgramErrnos(const std::string& stated) {
 std::string TimeoutText() {
   char text[128];
   std::snprintf(text, sizeof(text), "%g x the baseline's time, at least %g s (the baseline: %g s)",
-                cmdsweep::kTimeoutFactor, cmdsweep::kMinTimeoutSeconds,
-                cmdsweep::kBaselineTimeoutSeconds);
+                program_sweep::kTimeoutFactor, program_sweep::kMinTimeoutSeconds,
+                program_sweep::kBaselineTimeoutSeconds);
   return text;
 }
 
 // The checks of each command's defaults, by option.
 std::map<std::string, Check> WorkloadChecks() {
-  const sweep::SweepOptions defaults;
+  const workload_sweep::SweepOptions defaults;
   return {{"--fs", Equals(std::string(vocab::FsKindName(defaults.fs)))},
-          {"--errno", Equals(Join(sweep::DefaultErrnos()))},
-          {"--mode", Equals(ModesName(defaults.modes, sweep::FaultModeName))}};
+          {"--errno", Equals(Join(workload_sweep::DefaultErrnos()))},
+          {"--mode", Equals(ModesName(defaults.modes, workload_sweep::FaultModeName))}};
 }
 
 std::map<std::string, Check> ProgramChecks() {
-  const cmdsweep::CmdSweepOptions defaults;
+  const program_sweep::CmdSweepOptions defaults;
   return {{"--errno", defaults.errnos.empty() ? Check(CheckProgramErrnos) : Equals("empty")},
           {"--op",
            [every = defaults.ops.empty()](const std::string& stated) -> std::string {
@@ -116,8 +116,8 @@ std::map<std::string, Check> ProgramChecks() {
              }
              return "";
            }},
-          {"--mode", Equals(ModesName(defaults.modes, cmdsweep::FaultModeName))},
-          {"--depth", Equals(std::string(cmdsweep::DepthName(defaults.depth)))},
+          {"--mode", Equals(ModesName(defaults.modes, program_sweep::FaultModeName))},
+          {"--depth", Equals(std::string(program_sweep::DepthName(defaults.depth)))},
           {"--jobs", Equals(std::to_string(defaults.jobs))},
           {"--timeout", Equals(defaults.timeout == 0 ? TimeoutText() : "set")},
           {"--retries", Equals(std::to_string(defaults.retries))},

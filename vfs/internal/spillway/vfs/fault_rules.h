@@ -4,7 +4,7 @@
 // Paths are matched with GlobMatch (glob.h).
 //
 // Private to spillway: vfs/internal/ is the include root of the targets that link
-// spillway::vfs_rules (vfs, the shim, the `spillway` tool, cmdsweep), and it is not
+// spillway::vfs_rules (vfs, the shim, the `spillway` tool, program_sweep), and it is not
 // installed; the installed headers (vfs/include/) never include this one.
 //
 // Dependency-free on purpose: no allocation, no exceptions, no iostream, no fmt, no Status,

@@ -113,7 +113,7 @@ constexpr std::string_view InvariantKindName(InvariantKind kind) {
   return {};
 }
 
-// The reference sweep's checks (sweep/), one per kind of violation it finds.
+// The reference sweep's checks (workload_sweep/), one per kind of violation it finds.
 enum class Check : uint8_t {
   kFalseSuccess,      // An act met an injected fault and reported success.
   kUnreportedFault,   // A drop met an injected fault on a removal that no CleanupLog
@@ -163,7 +163,7 @@ constexpr std::string_view CheckName(Check check) {
   return {};
 }
 
-// The command sweep's verdicts on a run (cmdsweep/, docs/sweep.md), in the order reports
+// The command sweep's verdicts on a run (program_sweep/, docs/sweep.md), in the order reports
 // list them.
 enum class Verdict : uint8_t {
   kCleanError,         // Exited non-zero (not by a signal), nothing left behind.

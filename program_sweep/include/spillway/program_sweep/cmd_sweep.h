@@ -1,0 +1,239 @@
+// `spillway sweep -- CMD`: runs an unmodified program once without faults (the baseline),
+// then once per planned call (by default each call site's first call; with --depth all
+// every in-scope call), errno and mode with that call failing (through `spillway inject`),
+// and gives every run a verdict (docs/sweep.md).
+#ifndef SPILLWAY_PROGRAM_SWEEP_CMD_SWEEP_H_
+#define SPILLWAY_PROGRAM_SWEEP_CMD_SWEEP_H_
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spillway/vfs/status.h"
+#include "spillway/vocab/vocab.h"
+
+namespace spillway::program_sweep {
+
+// A run's verdicts, in the order reports list them, their names ("clean_error", ...), which
+// of them are violations, and the fault modes: the shared vocabulary's
+// (spillway/vocab/vocab.h).
+using vocab::FaultMode;
+using vocab::FaultModeName;
+using vocab::IsViolation;
+using vocab::kVerdictCount;
+using vocab::Verdict;
+using vocab::VerdictName;
+
+// Which calls of the baseline the plan fails: each site's first call, its first, second and
+// last calls, or every call number.
+enum class Depth : uint8_t { kFirst, kEdges, kAll };
+
+constexpr std::string_view DepthName(Depth depth) {
+  switch (depth) {
+    case Depth::kFirst:
+      return "first";
+    case Depth::kEdges:
+      return "edges";
+    case Depth::kAll:
+      return "all";
+  }
+  return {};
+}
+
+inline constexpr size_t kDepthCount = vocab::kCountOf<DepthName>;
+static_assert(vocab::IsSnakeCaseVocabulary<DepthName>());
+
+// False for a name that is none of the three.
+bool DepthFromName(std::string_view name, Depth* depth);
+
+// The word in CMD that each run replaces by its own fresh scope directory.
+inline constexpr std::string_view kDirWord = "{dir}";
+
+struct CmdSweepOptions {
+  std::string under;         // The scope's parent (or the scope, without {dir}).
+  std::vector<int> errnos;   // Empty: DefaultErrnosFor each operation (defaults.h).
+  std::vector<uint8_t> ops;  // FaultOp codes to sweep; empty: every operation.
+  std::vector<FaultMode> modes = {FaultMode::kTransient, FaultMode::kPersistent};
+  int jobs = 1;           // Parallel runs (only with {dir} in the command).
+  double timeout = 0;     // Seconds per run; 0: derived from the baseline.
+  uint64_t max_runs = 0;  // 0: every run.
+  // A run whose planned call never came (diverged) is made again, at most this many more
+  // times; the program may reach the call on another try (threads, random order). More for
+  // a site that only some baseline runs reached (AttemptsFor).
+  int retries = 2;
+  // Runs without faults: the plan covers every site any of them reached, so that a program
+  // whose threads or timing vary is swept where it sometimes goes.
+  int baselines = 1;
+  int shard_index = 1;  // 1-based K of --shard K/N.
+  int shard_count = 1;
+  Depth depth = Depth::kFirst;
+  bool scratch = false;        // The scope is temporary space: every leftover is a leak.
+  std::string error_pattern;   // ECMAScript regex; empty: none.
+  std::string baseline_file;   // Record the baseline here, or plan from the one recorded.
+  bool compare_stdout = true;  // --compare stdout (false: none).
+  std::string out_dir;         // Empty: keep no files of the runs.
+  std::vector<std::string> command;
+  std::string spillway_binary;  // The executable that runs `spillway inject`.
+  std::string share_with;       // `spillway inject --share-with USER`; empty: none.
+  // Called after each run (from the thread that ran it, serialised by the sweep).
+  std::function<void(uint64_t done, uint64_t total, uint64_t violations)> on_progress;
+};
+
+// An entry left under a run's scope after it exited.
+struct Leftover {
+  enum class Kind : uint8_t { kLeak, kLeftByFault, kBaseline };
+  std::string path;  // With the run's scope shown as {dir} when the command has one.
+  uint64_t size = 0;
+  Kind kind = Kind::kLeak;
+};
+
+constexpr std::string_view LeftoverKindName(Leftover::Kind kind) {
+  switch (kind) {
+    case Leftover::Kind::kLeak:
+      return "leak";
+    case Leftover::Kind::kLeftByFault:
+      return "left_by_fault";
+    case Leftover::Kind::kBaseline:
+      return "baseline";
+  }
+  return {};
+}
+static_assert(vocab::IsSnakeCaseVocabulary<LeftoverKindName>());
+
+// One in-scope call of a run, from its trace, in the order the calls reached the shim.
+struct TracedCall {
+  std::string op;    // The rule operation ("write").
+  std::string call;  // The C library function ("pwrite64").
+  std::string path;  // The resolved path, the scope shown as {dir} when the command has one.
+  bool injected = false;
+  std::string site;  // 12 hex digits; empty when the trace has no call sites.
+};
+
+// A call site of the baseline: where the program made calls of one operation.
+struct SiteInfo {
+  std::string id;
+  std::string op;    // The operation of its first call; `calls` counts that operation's.
+  std::string call;  // The C library function of its first call.
+  std::string path;  // Its calls' path pattern: components that differ between calls are *.
+  uint64_t calls = 0;
+  std::vector<std::string> frames;  // "MODULE+0xOFFSET SYMBOL", innermost first.
+  int baselines = 1;                // How many of the baseline's runs reached it.
+};
+
+// The run that fails the baseline's call `n` (1-based) with `error_number` in `mode`; in a
+// site plan, the `nth` call of `site`.
+struct RunSpec {
+  uint64_t index = 0;    // Its place in the whole plan (before sampling and sharding).
+  uint64_t n = 0;        // 0 in a site plan: call numbers are not planned there.
+  TracedCall call;       // The baseline's call n, or the site's first call.
+  uint64_t after = 0;    // Earlier baseline calls of the same operation.
+  std::string site;      // The call's site; empty when the baseline has none.
+  uint64_t nth = 0;      // Which of the site's calls (1-based); 0 without sites.
+  bool by_site = false;  // The rule names site= and nth= (not after=).
+  int error_number = 0;
+  FaultMode mode = FaultMode::kTransient;
+};
+
+// The rule that fails the spec's call: `OP ERRNO site=ID nth=K [times=forever then=any]`
+// by site, else `OP ERRNO after=N [times=forever]` (persistent: that call and every later
+// call of the op, from any site).
+std::string FaultRuleFor(const RunSpec& spec);
+
+struct RunResult {
+  RunSpec spec;
+  std::optional<int> exit_code;  // Set when the program exited by itself.
+  std::optional<int> signal;     // Set when a signal killed it.
+  std::vector<Verdict> verdicts;
+  std::vector<Leftover> leftovers;
+  std::string diverged_at;      // For kDiverged: what call n was instead.
+  std::string reproducer;       // A shell command line running `spillway inject`.
+  std::string kept_as;          // With --out: the files' common prefix; else empty.
+  bool reported_error = false;  // Exited 0 but printed a match of --error-pattern.
+  int attempts = 1;             // Runs made for it: 1 + the retries a divergence took.
+};
+
+// What the run without faults did (the first of `runs`: the others add their sites and
+// leftovers). Its calls are not held: `trace` is read again to plan by call number.
+struct Baseline {
+  int runs = 1;
+  int exit_code = 0;
+  std::string stdout_text;  // The scope shown as {dir} when the command has one.
+  std::string stderr_text;
+  uint64_t calls = 0;  // In-scope calls.
+  std::map<std::string, uint64_t> calls_by_op;
+  std::map<std::string, uint64_t> first_call_of_op;  // Its number, per operation.
+  std::vector<SiteInfo> sites;                       // In the order of their first calls.
+  std::vector<Leftover> leftovers;  // kBaseline; kLeak with --scratch (then they are leaks).
+  double seconds = 0;
+  std::string trace;  // A trace file (after `trace_skip` header lines) of its calls.
+  int trace_skip = 0;
+  std::string scope;  // The scope it ran in, resolved: shown as {dir} in paths.
+  bool with_dir = false;
+};
+
+// The finished runs of a sweep, held outside memory (spooled to a file as they finish, or
+// in the shards' reports being merged) and read back in plan order, so that a sweep of any
+// size holds only its counts.
+class RunSource {
+ public:
+  virtual ~RunSource() = default;
+
+  // Calls `visit` with each run, in plan order; each call is a new pass over all of them.
+  // Errors: where the runs are kept cannot be read back, or holds something that is no run
+  // (`visit` has then seen the runs before it). Not thread-safe.
+  virtual Status ForEach(const std::function<void(const RunResult&)>& visit) const = 0;
+};
+
+struct CmdSweepResult {
+  Baseline baseline;
+  std::vector<std::string> command;
+  double timeout = 0;                                 // Seconds per run.
+  Depth depth = Depth::kFirst;                        // As planned (kAll without sites).
+  std::array<uint64_t, kDepthCount> plan_sizes = {};  // The plan's size under each depth.
+  uint64_t planned_runs = 0;                          // Under `depth`.
+  uint64_t sampled_runs = 0;  // After --max-runs (== planned_runs without it).
+  uint64_t max_runs = 0;
+  int shard_index = 1;
+  int shard_count = 1;
+  bool scratch = false;
+  std::shared_ptr<const RunSource> runs;  // This shard's, in plan order (never null here).
+  uint64_t run_count = 0;                 // How many.
+  std::array<uint64_t, kVerdictCount> by_verdict = {};
+  std::map<std::string, std::array<uint64_t, kVerdictCount>> by_site;  // By site id.
+  uint64_t violations = 0;  // Runs with at least one violation verdict.
+
+  // Counts `run` in run_count, by_verdict, by_site and violations.
+  void Count(const RunResult& run);
+};
+
+// The runs to make at most for a run of `site` (1 + retries when every baseline run
+// reached it): enough that, at the rate the baseline's runs reached it, every one of them
+// missing it has a chance below 0.1 %; at most kMaxAttempts.
+inline constexpr int kMaxAttempts = 40;
+int AttemptsFor(const SiteInfo& site, int baseline_runs, int retries);
+
+// 0 when no run is a violation and (with --scratch) the baseline left nothing; else 1.
+int ExitStatusOf(const CmdSweepResult& result);
+
+// Runs the sweep. Errors (InvalidArgument): bad options, a command `spillway inject`
+// refuses, a baseline that does not exit 0, an --out directory that cannot be made, a
+// --baseline file of another command or a damaged one.
+// Runs the program 1 + runs times; not thread-safe (it changes no global state, but runs
+// in the scope directory it is given).
+StatusOr<CmdSweepResult> RunCmdSweep(const CmdSweepOptions& options);
+
+// True when `a` and `b` name the same entry up to the random parts of temp names: the same
+// number of components, each pair equal, or equal once every run of digits is one digit,
+// or of the same length with every difference inside one run of at least 6 letters and
+// digits (mkstemp's XXXXXX and its relatives).
+bool SamePathPattern(std::string_view a, std::string_view b);
+
+}  // namespace spillway::program_sweep
+
+#endif  // SPILLWAY_PROGRAM_SWEEP_CMD_SWEEP_H_

@@ -1,0 +1,203 @@
+#include "spillway/program_sweep/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace spillway::program_sweep {
+namespace {
+
+std::string Describe(const RunSpec& spec) {
+  const std::string at = spec.by_site ? fmt::format("site {} call {}", spec.site, spec.nth)
+                                      : fmt::format("call {}", spec.n);
+  return fmt::format("{} ({} {} {}) {} {}", at, spec.call.op, spec.call.call, spec.call.path,
+                     ErrnoName(spec.error_number), FaultModeName(spec.mode));
+}
+
+std::string VerdictList(const RunResult& run) {
+  std::string out;
+  for (Verdict v : run.verdicts) out += (out.empty() ? "" : ", ") + std::string(VerdictName(v));
+  return out;
+}
+
+std::string HowItEnded(const RunResult& run) {
+  if (run.exit_code && run.reported_error) {
+    return fmt::format("exit {}, an error reported", *run.exit_code);
+  }
+  if (run.exit_code) return fmt::format("exit {}", *run.exit_code);
+  if (run.signal) return fmt::format("killed by signal {}", *run.signal);
+  return "stopped at the timeout";
+}
+
+std::string XmlEscape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string Counts(const std::array<uint64_t, kVerdictCount>& counts, bool skip_zero) {
+  std::string out;
+  for (Verdict v : vocab::AllValues<VerdictName>()) {
+    const uint64_t count = counts[static_cast<size_t>(v)];
+    if (skip_zero && count == 0) continue;
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", VerdictName(v), count);
+  }
+  return out;
+}
+
+void PrintPlan(std::FILE* out, const CmdSweepResult& result) {
+  const auto& sizes = result.plan_sizes;
+  if (result.baseline.sites.empty()) {
+    std::fprintf(out,
+                 "plan: depth all (the baseline's trace names no call sites): %llu runs "
+                 "(in-scope calls x errnos each call's operation can return x modes)\n",
+                 static_cast<unsigned long long>(result.planned_runs));
+  } else {
+    std::fprintf(out,
+                 "plan: depth %s: %llu runs (by depth: first %llu, edges %llu, all %llu; "
+                 "x errnos each operation can return x modes)\n",
+                 std::string(DepthName(result.depth)).c_str(),
+                 static_cast<unsigned long long>(result.planned_runs),
+                 static_cast<unsigned long long>(sizes[0]),
+                 static_cast<unsigned long long>(sizes[1]),
+                 static_cast<unsigned long long>(sizes[2]));
+  }
+  if (result.sampled_runs != result.planned_runs) {
+    std::fprintf(out,
+                 "sampled: %llu of %llu runs (--max-runs %llu), spread evenly over the plan, "
+                 "the first planned call of each operation always included\n",
+                 static_cast<unsigned long long>(result.sampled_runs),
+                 static_cast<unsigned long long>(result.planned_runs),
+                 static_cast<unsigned long long>(result.max_runs));
+  }
+  if (result.shard_count > 1) {
+    std::fprintf(out, "shard %d/%d: %llu of %llu runs\n", result.shard_index, result.shard_count,
+                 static_cast<unsigned long long>(result.run_count),
+                 static_cast<unsigned long long>(result.sampled_runs));
+  }
+}
+
+void PrintSites(std::FILE* out, const CmdSweepResult& result) {
+  const auto& by_site = result.by_site;
+  for (const SiteInfo& site : result.baseline.sites) {
+    const auto it = by_site.find(site.id);
+    const std::string reached = site.baselines < result.baseline.runs
+                                    ? fmt::format(" (reached by {} of {} baseline runs)",
+                                                  site.baselines, result.baseline.runs)
+                                    : std::string();
+    std::fprintf(out, "site %s: %s %s %s, %llu calls%s: %s\n", site.id.c_str(), site.op.c_str(),
+                 site.call.c_str(), site.path.c_str(), static_cast<unsigned long long>(site.calls),
+                 reached.c_str(),
+                 it == by_site.end() ? "no run" : Counts(it->second, true).c_str());
+    for (const std::string& frame : site.frames) std::fprintf(out, "  at %s\n", frame.c_str());
+  }
+}
+
+void PrintViolation(std::FILE* out, const RunResult& run) {
+  std::fprintf(out, "violation: %s: %s (%s)\n", Describe(run.spec).c_str(),
+               VerdictList(run).c_str(), HowItEnded(run).c_str());
+  for (const Leftover& left : run.leftovers) {
+    std::fprintf(out, "  left %s (%llu bytes): %s\n", left.path.c_str(),
+                 static_cast<unsigned long long>(left.size),
+                 std::string(LeftoverKindName(left.kind)).c_str());
+  }
+  std::fprintf(out, "  reproduce: %s\n", run.reproducer.c_str());
+  if (!run.kept_as.empty()) {
+    std::fprintf(out, "  kept: %s.{sh,stdout,stderr,trace}\n", run.kept_as.c_str());
+  }
+}
+
+}  // namespace
+
+Status PrintText(std::FILE* out, const CmdSweepResult& result) {
+  const Baseline& baseline = result.baseline;
+  std::string ops;
+  for (const auto& [op, n] : baseline.calls_by_op) {
+    ops += fmt::format("{}{} {}", ops.empty() ? "" : ", ", op, n);
+  }
+  std::string runs;
+  std::string sites = fmt::format("{} call sites", baseline.sites.size());
+  if (baseline.runs > 1) {
+    runs = fmt::format(" ({} runs)", baseline.runs);
+    const auto some = std::count_if(baseline.sites.begin(), baseline.sites.end(),
+                                    [&](const SiteInfo& s) { return s.baselines < baseline.runs; });
+    sites += fmt::format(" ({} reached by some runs only)", some);
+  }
+  std::fprintf(out, "baseline%s: exit %d, %llu in-scope calls (%s), %s, %zu leftovers, %.2f s\n",
+               runs.c_str(), baseline.exit_code, static_cast<unsigned long long>(baseline.calls),
+               ops.empty() ? "none" : ops.c_str(), sites.c_str(), baseline.leftovers.size(),
+               baseline.seconds);
+  if (result.scratch) {
+    for (const Leftover& left : baseline.leftovers) {
+      std::fprintf(out, "baseline leak (--scratch): %s (%llu bytes)\n", left.path.c_str(),
+                   static_cast<unsigned long long>(left.size));
+    }
+  }
+  PrintPlan(out, result);
+  PrintSites(out, result);
+  SPILLWAY_RETURN_IF_ERROR(result.runs->ForEach([out](const RunResult& run) {
+    if (std::any_of(run.verdicts.begin(), run.verdicts.end(), IsViolation)) {
+      PrintViolation(out, run);
+    }
+  }));
+  std::fprintf(out, "verdicts: %s\n", Counts(result.by_verdict, false).c_str());
+  std::fprintf(out, "violations: %llu of %llu runs (timeout %.3g s per run)\n",
+               static_cast<unsigned long long>(result.violations),
+               static_cast<unsigned long long>(result.run_count), result.timeout);
+  return OkStatus();
+}
+
+Status WriteJunit(std::FILE* out, const CmdSweepResult& result) {
+  const uint64_t skipped = result.by_verdict[static_cast<int>(Verdict::kDiverged)];
+  const std::string head = fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
+      "<testsuite name=\"spillway sweep\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
+      result.run_count + (result.scratch ? 1 : 0),
+      result.violations + (result.scratch && !result.baseline.leftovers.empty() ? 1 : 0), skipped);
+  std::fputs(head.c_str(), out);
+  if (result.scratch) {
+    // The baseline is a case of its own: what it left in temporary space is a leak.
+    std::string xml = "<testcase classname=\"spillway.sweep\" name=\"baseline\">";
+    std::string left;
+    for (const Leftover& l : result.baseline.leftovers) left += l.path + "\n";
+    if (!left.empty()) {
+      xml += fmt::format("<failure message=\"leak\">{}</failure>", XmlEscape(left));
+    }
+    xml += "</testcase>\n";
+    std::fputs(xml.c_str(), out);
+  }
+  SPILLWAY_RETURN_IF_ERROR(result.runs->ForEach([out](const RunResult& run) {
+    std::string xml = fmt::format("<testcase classname=\"spillway.sweep\" name=\"{}\">",
+                                  XmlEscape(Describe(run.spec)));
+    if (std::any_of(run.verdicts.begin(), run.verdicts.end(), IsViolation)) {
+      xml += fmt::format("<failure message=\"{}\">{}\nreproduce: {}</failure>",
+                         XmlEscape(VerdictList(run)), XmlEscape(HowItEnded(run)),
+                         XmlEscape(run.reproducer));
+    } else if (!run.diverged_at.empty()) {
+      xml += fmt::format("<skipped message=\"diverged: {}\"/>", XmlEscape(run.diverged_at));
+    }
+    xml += "</testcase>\n";
+    std::fputs(xml.c_str(), out);
+  }));
+  std::fputs("</testsuite>\n</testsuites>\n", out);
+  return OkStatus();
+}
+
+}  // namespace spillway::program_sweep

@@ -1,0 +1,101 @@
+#include "run_json.h"
+
+#include <optional>
+
+namespace spillway::program_sweep {
+namespace {
+
+std::string StringOr(const nlohmann::json& j, const char* key) {
+  return j.at(key).is_null() ? std::string() : j.at(key).get<std::string>();
+}
+
+}  // namespace
+
+Json LeftoversJson(const std::vector<Leftover>& leftovers) {
+  Json list = Json::array();
+  for (const Leftover& left : leftovers) {
+    list.push_back(
+        {{"path", left.path}, {"size", left.size}, {"kind", LeftoverKindName(left.kind)}});
+  }
+  return list;
+}
+
+Json SiteJson(const SiteInfo& site) {
+  return {{"id", site.id},
+          {"op", site.op},
+          {"call", site.call},
+          {"calls", site.calls},
+          {"path", site.path},
+          {"frames", site.frames},
+          {"baselines", site.baselines}};
+}
+
+SiteInfo SiteFromJson(const nlohmann::json& j) {
+  return {j.at("id").get<std::string>(),   j.at("op").get<std::string>(),
+          j.at("call").get<std::string>(), j.at("path").get<std::string>(),
+          j.at("calls").get<uint64_t>(),   j.at("frames").get<std::vector<std::string>>(),
+          j.value("baselines", 1)};
+}
+
+Json RunJson(const RunResult& run) {
+  Json j;
+  j["index"] = run.spec.index;
+  j["n"] = run.spec.n;
+  j["site"] = run.spec.site.empty() ? Json(nullptr) : Json(run.spec.site);
+  j["nth"] = run.spec.nth;
+  j["op"] = run.spec.call.op;
+  j["call"] = run.spec.call.call;
+  j["path"] = run.spec.call.path;
+  j["errno"] = ErrnoName(run.spec.error_number);
+  j["mode"] = FaultModeName(run.spec.mode);
+  j["exit"] = run.exit_code ? Json(*run.exit_code) : nullptr;
+  j["signal"] = run.signal ? Json(*run.signal) : nullptr;
+  j["reported_error"] = run.reported_error;
+  j["verdicts"] = Json::array();
+  for (Verdict v : run.verdicts) j["verdicts"].push_back(VerdictName(v));
+  j["leftovers"] = LeftoversJson(run.leftovers);
+  j["diverged_at"] = run.diverged_at.empty() ? Json(nullptr) : Json(run.diverged_at);
+  j["attempts"] = run.attempts;
+  j["reproducer"] = run.reproducer;
+  j["kept"] = run.kept_as.empty() ? Json(nullptr) : Json(run.kept_as);
+  return j;
+}
+
+std::vector<Leftover> LeftoversFromJson(const nlohmann::json& list) {
+  std::vector<Leftover> leftovers;
+  for (const nlohmann::json& l : list) {
+    leftovers.push_back({l.at("path").get<std::string>(), l.at("size").get<uint64_t>(),
+                         FromName<LeftoverKindName>(l.at("kind").get<std::string>())});
+  }
+  return leftovers;
+}
+
+RunResult RunFromJson(const nlohmann::json& j, Depth depth) {
+  RunResult run;
+  RunSpec& spec = run.spec;
+  spec.index = j.at("index").get<uint64_t>();
+  spec.n = j.at("n").get<uint64_t>();
+  spec.site = StringOr(j, "site");
+  spec.nth = j.at("nth").get<uint64_t>();
+  spec.by_site = depth != Depth::kAll;
+  spec.call = {j.at("op").get<std::string>(), j.at("call").get<std::string>(),
+               j.at("path").get<std::string>(), false, spec.site};
+  const std::optional<int> e = ErrnoFromName(j.at("errno").get<std::string>());
+  if (!e) throw std::invalid_argument("unknown errno " + j.at("errno").dump());
+  spec.error_number = *e;
+  spec.mode = FromName<FaultModeName>(j.at("mode").get<std::string>());
+  if (!j.at("exit").is_null()) run.exit_code = j.at("exit").get<int>();
+  if (!j.at("signal").is_null()) run.signal = j.at("signal").get<int>();
+  run.reported_error = j.at("reported_error").get<bool>();
+  for (const nlohmann::json& v : j.at("verdicts")) {
+    run.verdicts.push_back(FromName<VerdictName>(v.get<std::string>()));
+  }
+  run.leftovers = LeftoversFromJson(j.at("leftovers"));
+  run.diverged_at = StringOr(j, "diverged_at");
+  run.attempts = j.value("attempts", 1);  // Reports from before --retries made one.
+  run.reproducer = j.at("reproducer").get<std::string>();
+  run.kept_as = StringOr(j, "kept");
+  return run;
+}
+
+}  // namespace spillway::program_sweep

@@ -1,0 +1,177 @@
+#include "verdict.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "trace_reader.h"
+
+namespace spillway::program_sweep {
+namespace {
+
+constexpr size_t kMinRandomRun = 6;
+
+std::string CollapseDigits(std::string_view name) {
+  std::string out;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const bool digit = std::isdigit(static_cast<unsigned char>(name[i])) != 0;
+    if (digit && i > 0 && std::isdigit(static_cast<unsigned char>(name[i - 1])) != 0) continue;
+    out += digit ? '0' : name[i];
+  }
+  return out;
+}
+
+bool IsAlnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+
+// Equal up to numbers (a pid, a counter) or up to one random run of letters and digits (at
+// least kMinRandomRun long, as mkstemp's XXXXXX): every difference lies inside one maximal
+// run of letters and digits of that length.
+bool SameNamePattern(std::string_view a, std::string_view b) {
+  if (a == b || CollapseDigits(a) == CollapseDigits(b)) return true;
+  if (a.size() != b.size()) return false;
+  size_t run_start = std::string_view::npos;  // The run holding the first difference.
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == b[i]) continue;
+    if (!IsAlnum(a[i]) || !IsAlnum(b[i])) return false;
+    size_t start = i;
+    while (start > 0 && IsAlnum(a[start - 1])) --start;
+    if (run_start != std::string_view::npos && run_start != start) return false;
+    run_start = start;
+  }
+  size_t end = run_start;
+  while (end < a.size() && IsAlnum(a[end])) ++end;
+  return end - run_start >= kMinRandomRun;
+}
+
+bool Contains(const std::vector<Verdict>& verdicts, Verdict v) {
+  return std::find(verdicts.begin(), verdicts.end(), v) != verdicts.end();
+}
+
+// Empty when the run's call n is the baseline's call n and was the one failed (by site:
+// when the site's nth call came and was failed); otherwise what happened instead.
+std::string Divergence(const JudgeInput& input) {
+  const RunSpec& spec = *input.spec;
+  TraceReader trace(input.outcome->trace, 0, input.scope, input.with_dir, nullptr);
+  TracedCall call;
+  uint64_t n = 0;
+  if (spec.by_site) {
+    uint64_t nth = 0;
+    while (trace.Next(&call)) {
+      if (call.site != spec.site || call.op != spec.call.op || ++nth < spec.nth) continue;
+      if (call.injected) return {};
+      return fmt::format("call {} of site {} was not failed", spec.nth, spec.site);
+    }
+    return fmt::format("site {} made only {} {} calls", spec.site, nth, spec.call.op);
+  }
+  while (n < spec.n && trace.Next(&call)) ++n;
+  if (n < spec.n) return fmt::format("the run made only {} in-scope calls", n);
+  if (call.op == spec.call.op && call.injected && SamePathPattern(call.path, spec.call.path)) {
+    return {};
+  }
+  return fmt::format("call {} was {} {} {}{}", spec.n, call.op, call.call, call.path,
+                     call.injected ? "" : " (not failed)");
+}
+
+}  // namespace
+
+std::vector<std::string_view> PathComponents(std::string_view path) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (start <= path.size()) {
+    const size_t slash = std::min(path.find('/', start), path.size());
+    parts.push_back(path.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return parts;
+}
+
+bool SamePathPattern(std::string_view a, std::string_view b) {
+  const std::vector<std::string_view> left = PathComponents(a);
+  const std::vector<std::string_view> right = PathComponents(b);
+  if (left.size() != right.size()) return false;
+  for (size_t i = 0; i < left.size(); ++i) {
+    if (!SameNamePattern(left[i], right[i])) return false;
+  }
+  return true;
+}
+
+std::string ShowPath(const std::string& path, const std::string& scope, bool with_dir) {
+  if (!with_dir || path.compare(0, scope.size(), scope) != 0) return path;
+  if (path.size() != scope.size() && path[scope.size()] != '/') return path;
+  return std::string(kDirWord) + path.substr(scope.size());
+}
+
+void ShowPaths(InjectOutcome* outcome, const std::string& scope, bool with_dir) {
+  for (Leftover& left : outcome->leftovers) left.path = ShowPath(left.path, scope, with_dir);
+  for (InjectedFault& fault : outcome->faults) fault.path = ShowPath(fault.path, scope, with_dir);
+  if (!with_dir) return;
+  std::string& text = outcome->program_stdout;
+  for (size_t at = text.find(scope); at != std::string::npos;
+       at = text.find(scope, at + kDirWord.size())) {
+    text.replace(at, scope.size(), kDirWord);
+  }
+}
+
+void ClassifyLeftovers(const std::vector<Leftover>& baseline,
+                       const std::vector<InjectedFault>& faults, std::vector<Leftover>* leftovers) {
+  std::vector<bool> used(baseline.size(), false);
+  for (Leftover& left : *leftovers) {
+    left.kind = Leftover::Kind::kLeak;
+    for (size_t i = 0; i < baseline.size(); ++i) {
+      if (!used[i] && SamePathPattern(baseline[i].path, left.path)) {
+        used[i] = true;
+        left.kind = Leftover::Kind::kBaseline;
+        break;
+      }
+    }
+    if (left.kind != Leftover::Kind::kLeak) continue;
+    for (const InjectedFault& fault : faults) {
+      const bool removal = fault.op == "remove" || fault.op == "rmdir";
+      const bool inside = fault.path == left.path ||
+                          fault.path.compare(0, left.path.size() + 1, left.path + "/") == 0;
+      if (removal && inside) left.kind = Leftover::Kind::kLeftByFault;
+    }
+  }
+}
+
+bool ReportsError(const std::regex* pattern, const std::string& out, const std::string& err) {
+  return pattern != nullptr &&
+         (std::regex_search(out, *pattern) || std::regex_search(err, *pattern));
+}
+
+void Judge(const JudgeInput& input, RunResult* result) {
+  const InjectOutcome& outcome = *input.outcome;
+  result->leftovers = outcome.leftovers;
+  const bool hung = outcome.status == 124 && outcome.seconds >= input.timeout;
+  if (!hung && outcome.status > 128 && outcome.status <= 128 + 64) {
+    result->signal = outcome.status - 128;
+  } else if (!hung) {
+    result->exit_code = outcome.status;
+  }
+  result->diverged_at = Divergence(input);
+  result->reported_error =
+      outcome.status == 0 && !input.baseline_reported_error &&
+      ReportsError(input.error_pattern, outcome.program_stdout, outcome.inject_stderr);
+  std::vector<Verdict>& verdicts = result->verdicts;
+  if (!result->diverged_at.empty()) {
+    verdicts.push_back(Verdict::kDiverged);
+    return;
+  }
+  const bool leak = std::any_of(outcome.leftovers.begin(), outcome.leftovers.end(),
+                                [](const Leftover& l) { return l.kind == Leftover::Kind::kLeak; });
+  if (hung) {
+    verdicts.push_back(Verdict::kHang);
+  } else if (result->signal) {
+    verdicts.push_back(Verdict::kCrash);
+  } else if (outcome.status != 0 || result->reported_error) {
+    if (!leak) verdicts.push_back(Verdict::kCleanError);
+  } else if (input.compare_stdout && outcome.program_stdout != input.baseline->stdout_text) {
+    verdicts.push_back(Verdict::kSilentWrongOutput);
+  } else if (!leak) {
+    verdicts.push_back(Verdict::kTolerated);
+  }
+  if (leak && !Contains(verdicts, Verdict::kLeak)) verdicts.push_back(Verdict::kLeak);
+}
+
+}  // namespace spillway::program_sweep

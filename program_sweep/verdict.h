@@ -1,0 +1,53 @@
+// A run's verdicts: what its exit, its stdout and what it left behind say, judged against
+// the baseline (the contract is in docs/sweep.md).
+#ifndef SPILLWAY_PROGRAM_SWEEP_VERDICT_H_
+#define SPILLWAY_PROGRAM_SWEEP_VERDICT_H_
+
+#include <regex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "inject_run.h"
+#include "spillway/program_sweep/cmd_sweep.h"
+
+namespace spillway::program_sweep {
+
+// The components of `path` between slashes (empty ones included: "/a" is "", "a").
+std::vector<std::string_view> PathComponents(std::string_view path);
+
+// `path` with the leading `scope` shown as {dir} (when `with_dir`); otherwise unchanged.
+std::string ShowPath(const std::string& path, const std::string& scope, bool with_dir);
+
+// Rewrites every path of `outcome` (leftovers, faults) and its stdout with ShowPath (its
+// trace's paths are shown as they are read).
+void ShowPaths(InjectOutcome* outcome, const std::string& scope, bool with_dir);
+
+// Sets each leftover's kind: kBaseline when the baseline left an entry of the same pattern
+// (each baseline entry excuses one; with --scratch pass none), kLeftByFault when an
+// injected remove or rmdir failed on it or on an entry inside it, kLeak otherwise.
+void ClassifyLeftovers(const std::vector<Leftover>& baseline,
+                       const std::vector<InjectedFault>& faults, std::vector<Leftover>* leftovers);
+
+// True when `pattern` (may be null: none) matches somewhere in `out` or `err`.
+bool ReportsError(const std::regex* pattern, const std::string& out, const std::string& err);
+
+struct JudgeInput {
+  const RunSpec* spec;
+  const InjectOutcome* outcome;  // Paths shown, leftovers classified.
+  const Baseline* baseline;
+  double timeout;
+  bool compare_stdout;
+  const std::regex* error_pattern;  // Null: none.
+  bool baseline_reported_error;     // The baseline's output matched error_pattern.
+  std::string scope;                // The run's resolved scope, for its trace's paths.
+  bool with_dir;
+};
+
+// Fills the result's exit_code, signal, verdicts, diverged_at and reported_error. Reads the
+// outcome's trace.
+void Judge(const JudgeInput& input, RunResult* result);
+
+}  // namespace spillway::program_sweep
+
+#endif  // SPILLWAY_PROGRAM_SWEEP_VERDICT_H_

@@ -1,0 +1,295 @@
+// The judging rules of `spillway sweep -- CMD` (docs/sweep.md), called directly on made-up
+// outcomes without running anything: which leftovers are leaks, what the baseline excuses,
+// when a reported error counts as a failed exit, when a run diverged, and the exit status.
+// Each input sits next to the one that the rule, dropped, inverted or shifted by one, would
+// judge alike.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "inject_run.h"
+#include "spillway/program_sweep/cmd_sweep.h"
+#include "support/temp_dir.h"
+#include "verdict.h"
+
+namespace spillway::program_sweep {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using Kind = Leftover::Kind;
+
+constexpr const char* kSite = "00000000000a";
+constexpr const char* kOtherSite = "00000000000b";
+
+// The kinds ClassifyLeftovers gives `left` (paths) against `baseline` and `faults`.
+std::vector<Kind> Classify(const std::vector<std::string>& baseline,
+                           const std::vector<InjectedFault>& faults,
+                           const std::vector<std::string>& left) {
+  std::vector<Leftover> base(baseline.size());
+  for (size_t i = 0; i < baseline.size(); ++i) base[i] = {baseline[i], 1, Kind::kBaseline};
+  std::vector<Leftover> leftovers(left.size());
+  for (size_t i = 0; i < left.size(); ++i) leftovers[i] = {left[i], 1, Kind::kLeak};
+  ClassifyLeftovers(base, faults, &leftovers);
+  std::vector<Kind> kinds(leftovers.size());
+  for (size_t i = 0; i < leftovers.size(); ++i) kinds[i] = leftovers[i].kind;
+  return kinds;
+}
+
+TEST(CmdSweepVerdictTest, EachBaselineLeftoverExcusesOneLeftoverOfItsPattern) {
+  // The same entry, and one whose random part differs (mkstemp's XXXXXX), are excused.
+  EXPECT_EQ(Classify({"{dir}/tmpAbc123"}, {}, {"{dir}/tmpXyz789"}),
+            std::vector<Kind>{Kind::kBaseline});
+  // A run that left what the baseline left and something else too: the rest is a leak.
+  EXPECT_EQ(Classify({"{dir}/keep"}, {}, {"{dir}/keep", "{dir}/other"}),
+            (std::vector<Kind>{Kind::kBaseline, Kind::kLeak}));
+  // One baseline entry excuses one leftover, not two of its pattern.
+  EXPECT_EQ(Classify({"{dir}/tmpAbc123"}, {}, {"{dir}/tmpXyz789", "{dir}/tmpQwe456"}),
+            (std::vector<Kind>{Kind::kBaseline, Kind::kLeak}));
+  // Nothing excused without a baseline leftover (as with --scratch, which passes none).
+  EXPECT_EQ(Classify({}, {}, {"{dir}/keep"}), std::vector<Kind>{Kind::kLeak});
+}
+
+TEST(CmdSweepVerdictTest, AnEntryIsLeftByFaultOnlyWhenItsOwnRemovalOrOneInsideItFailed) {
+  const InjectedFault unlink_f = {"remove", "EIO", "{dir}/d/f"};
+  const InjectedFault rmdir_d = {"rmdir", "EIO", "{dir}/d"};
+  // Its own removal failed: the file, and the directory by its rmdir.
+  EXPECT_EQ(Classify({}, {unlink_f}, {"{dir}/d/f"}), std::vector<Kind>{Kind::kLeftByFault});
+  EXPECT_EQ(Classify({}, {rmdir_d}, {"{dir}/d"}), std::vector<Kind>{Kind::kLeftByFault});
+  // A directory that could not be emptied because a file in it could not be removed.
+  EXPECT_EQ(Classify({}, {unlink_f}, {"{dir}/d", "{dir}/d/f"}),
+            (std::vector<Kind>{Kind::kLeftByFault, Kind::kLeftByFault}));
+  // The failed removal was of the directory holding it: a file in it is still a leak.
+  EXPECT_EQ(Classify({}, {rmdir_d}, {"{dir}/d/f"}), std::vector<Kind>{Kind::kLeak});
+  // A name that only begins like the entry is not inside it.
+  EXPECT_EQ(Classify({}, {{"remove", "EIO", "{dir}/dx/f"}}, {"{dir}/d"}),
+            std::vector<Kind>{Kind::kLeak});
+  // A failure other than a removal's excuses nothing.
+  EXPECT_EQ(Classify({}, {{"write", "EIO", "{dir}/d/f"}}, {"{dir}/d/f"}),
+            std::vector<Kind>{Kind::kLeak});
+  EXPECT_EQ(Classify({}, {{"close", "EIO", "{dir}/d/f"}}, {"{dir}/d", "{dir}/d/f"}),
+            (std::vector<Kind>{Kind::kLeak, Kind::kLeak}));
+}
+
+TEST(CmdSweepVerdictTest, ReportsErrorMatchesStdoutOrStderrAndNothingWithoutAPattern) {
+  const std::regex pattern("ERROR:");
+  EXPECT_TRUE(ReportsError(&pattern, "ok\nERROR: disk\n", ""));
+  EXPECT_TRUE(ReportsError(&pattern, "", "ERROR: disk\n"));
+  EXPECT_FALSE(ReportsError(&pattern, "error: disk\n", "warning\n"));
+  EXPECT_FALSE(ReportsError(nullptr, "ERROR: disk\n", "ERROR: disk\n"));
+}
+
+std::vector<Verdict> Verdicts(std::initializer_list<Verdict> verdicts) { return verdicts; }
+
+// A traced call for WriteTrace: its operation, site, path (under {dir}) and whether it was
+// failed.
+struct Call {
+  std::string op;
+  std::string site;
+  std::string path;
+  bool injected = false;
+};
+
+class JudgeTest : public ::testing::Test {
+ protected:
+  JudgeTest() {
+    EXPECT_TRUE(temp_.ok()) << temp_.error();
+    baseline_.stdout_text = "sum 42\n";
+    outcome_.program_stdout = "sum 42\n";
+  }
+
+  // Writes `calls` as the run's trace, in inject's format, paths under the scope.
+  void WriteTrace(const std::vector<Call>& calls) {
+    outcome_.trace = (dir_ / "trace").string();
+    std::ofstream out(outcome_.trace);
+    for (size_t i = 0; i < calls.size(); ++i) {
+      const Call& c = calls[i];
+      out << "{\"seq\":" << i + 1 << ",\"pid\":1,\"tid\":1,\"op\":\"" << c.op << "\",\"call\":\""
+          << c.op << "\",\"path\":\"" << Scope() << "/" << c.path
+          << "\",\"result\":" << (c.injected ? "-1,\"errno\":\"EIO\"" : "0,\"errno\":null")
+          << ",\"injected\":" << (c.injected ? "true" : "false");
+      if (!c.site.empty()) out << ",\"site\":\"" << c.site << "\"";
+      out << "}\n";
+    }
+  }
+
+  std::string Scope() const { return (dir_ / "scope").string(); }
+
+  // Judges outcome_ as the run of `spec` (with a trace where it was failed, when none was
+  // written).
+  RunResult Judged(const RunSpec& spec) {
+    if (outcome_.trace.empty()) WriteTrace({{"write", kSite, "f", true}});
+    RunResult result;
+    const std::regex* pattern = pattern_.has_value() ? &*pattern_ : nullptr;
+    Judge({&spec, &outcome_, &baseline_, /*timeout=*/10, compare_stdout_, pattern,
+           ReportsError(pattern, baseline_.stdout_text, baseline_.stderr_text), Scope(),
+           /*with_dir=*/true},
+          &result);
+    return result;
+  }
+
+  // What the run of `spec` diverged at; empty when it did not, and was judged as usual.
+  std::string DivergedAt(const RunSpec& spec) {
+    const RunResult judged = Judged(spec);
+    EXPECT_EQ(judged.verdicts == Verdicts({Verdict::kDiverged}), !judged.diverged_at.empty())
+        << judged.diverged_at;
+    return judged.diverged_at;
+  }
+
+  // Failing site kSite's first write.
+  static RunSpec BySite(uint64_t nth = 1, const std::string& op = "write") {
+    RunSpec spec;
+    spec.by_site = true;
+    spec.site = kSite;
+    spec.nth = nth;
+    spec.call = {op, op, "{dir}/f", false, kSite};
+    return spec;
+  }
+
+  // Failing the baseline's call `n`, of `op` on `path`.
+  static RunSpec ByNumber(uint64_t n, const std::string& op = "write",
+                          const std::string& path = "{dir}/f") {
+    RunSpec spec;
+    spec.n = n;
+    spec.call = {op, op, path, false, ""};
+    return spec;
+  }
+
+  test_support::TempDir temp_;
+  fs::path dir_ = temp_.path();
+  Baseline baseline_;
+  InjectOutcome outcome_;
+  std::optional<std::regex> pattern_;
+  bool compare_stdout_ = true;
+};
+
+TEST_F(JudgeTest, ExitStatusAndStdoutGiveTheVerdict) {
+  outcome_.status = 1;
+  EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kCleanError}));
+  outcome_.status = 0;
+  EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kTolerated}));
+  outcome_.program_stdout = "sum 41\n";
+  EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kSilentWrongOutput}));
+  compare_stdout_ = false;  // --compare none.
+  EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kTolerated}));
+  outcome_.status = 128 + 6;
+  const RunResult crashed = Judged(BySite());
+  EXPECT_EQ(crashed.verdicts, Verdicts({Verdict::kCrash}));
+  EXPECT_EQ(crashed.signal, 6);
+  outcome_.status = 124;  // timeout(1)'s status: a hang only when the run took the timeout.
+  outcome_.seconds = 10;
+  EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kHang}));
+  outcome_.seconds = 9.9;
+  EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kCleanError}));
+}
+
+TEST_F(JudgeTest, OnlyALeakLeftoverMakesALeak) {
+  outcome_.status = 1;
+  outcome_.leftovers = {{"{dir}/tmp", 3, Kind::kBaseline}, {"{dir}/d/f", 3, Kind::kLeftByFault}};
+  EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kCleanError}));
+  outcome_.status = 0;
+  EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kTolerated}));
+  outcome_.leftovers.push_back({"{dir}/other", 3, Kind::kLeak});
+  EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kLeak}));
+  outcome_.status = 1;
+  EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kLeak}));
+  outcome_.program_stdout = "sum 41\n";
+  outcome_.status = 0;
+  EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kSilentWrongOutput, Verdict::kLeak}));
+}
+
+TEST_F(JudgeTest, AReportedErrorIsAFailedExitUnlessTheBaselineReportedItToo) {
+  pattern_.emplace("ERROR:");
+  outcome_.status = 0;
+  outcome_.program_stdout = "ERROR: no spill\n";
+  RunResult judged = Judged(BySite());
+  EXPECT_TRUE(judged.reported_error);
+  EXPECT_EQ(judged.exit_code, 0);
+  EXPECT_EQ(judged.verdicts, Verdicts({Verdict::kCleanError}));
+  // In stderr as well.
+  outcome_.program_stdout = baseline_.stdout_text;
+  outcome_.inject_stderr = "prog: ERROR: no spill\n";
+  EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kCleanError}));
+  // A run that exits non-zero is a failed exit by its status, not by what it printed.
+  outcome_.status = 1;
+  judged = Judged(BySite());
+  EXPECT_FALSE(judged.reported_error);
+  EXPECT_EQ(judged.verdicts, Verdicts({Verdict::kCleanError}));
+  // The baseline printed a match too: the pattern says nothing; the output is compared.
+  outcome_.status = 0;
+  outcome_.inject_stderr.clear();
+  baseline_.stdout_text = "ERROR: none, all is well\n";
+  outcome_.program_stdout = baseline_.stdout_text;
+  judged = Judged(BySite());
+  EXPECT_FALSE(judged.reported_error);
+  EXPECT_EQ(judged.verdicts, Verdicts({Verdict::kTolerated}));
+  outcome_.program_stdout = "ERROR: no spill\n";
+  EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kSilentWrongOutput}));
+  // Without a pattern, the same run is judged by its output.
+  pattern_.reset();
+  baseline_.stdout_text = "sum 42\n";
+  EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kSilentWrongOutput}));
+}
+
+// Site kSite: a read, then writes 1 to 3 (the second failed); kOtherSite's write between.
+std::vector<Call> SecondWriteFailed() {
+  return {{"read", kSite, "f"},
+          {"write", kSite, "f"},
+          {"write", kOtherSite, "g"},
+          {"write", kSite, "f", true},
+          {"write", kSite, "f"}};
+}
+
+TEST_F(JudgeTest, BySiteARunDivergesOnlyWhenItsSitesKthCallWasNotFailedOrNeverCame) {
+  WriteTrace(SecondWriteFailed());
+  EXPECT_EQ(DivergedAt(BySite(2)), "");
+  EXPECT_EQ(Judged(BySite(2)).verdicts, Verdicts({Verdict::kTolerated}));
+  EXPECT_THAT(DivergedAt(BySite(1)), HasSubstr("call 1 of site 00000000000a was not failed"));
+  EXPECT_THAT(DivergedAt(BySite(3)), HasSubstr("call 3 of site 00000000000a was not failed"));
+  EXPECT_THAT(DivergedAt(BySite(4)), HasSubstr("site 00000000000a made only 3 write calls"));
+  // Only the site's calls of the run's operation count: its read is not its first write.
+  WriteTrace({{"read", kSite, "f"}, {"write", kOtherSite, "g"}, {"write", kSite, "f", true}});
+  EXPECT_EQ(DivergedAt(BySite(1)), "");
+  EXPECT_THAT(DivergedAt(BySite(1, "read")), HasSubstr("was not failed"));
+}
+
+TEST_F(JudgeTest, ByNumberARunDivergesWhenCallNWasNotTheBaselinesFailedCallN) {
+  WriteTrace(SecondWriteFailed());
+  EXPECT_EQ(DivergedAt(ByNumber(4)), "");
+  EXPECT_EQ(Judged(ByNumber(4)).verdicts, Verdicts({Verdict::kTolerated}));
+  EXPECT_THAT(DivergedAt(ByNumber(3)), HasSubstr("call 3 was write write {dir}/g (not failed)"));
+  EXPECT_THAT(DivergedAt(ByNumber(5)), HasSubstr("call 5 was write write {dir}/f (not failed)"));
+  // Call 4 was failed, but it is not the baseline's call 4: another operation or path.
+  EXPECT_THAT(DivergedAt(ByNumber(4, "read")), HasSubstr("call 4 was write"));
+  EXPECT_THAT(DivergedAt(ByNumber(4, "write", "{dir}/g")), HasSubstr("call 4 was write"));
+  EXPECT_THAT(DivergedAt(ByNumber(4, "write", "{dir}/d/f")), HasSubstr("call 4 was write"));
+  // A path of the same pattern (a temp name's random part) is the same call.
+  WriteTrace({{"write", "", "tmpAbc123", true}});
+  EXPECT_EQ(DivergedAt(ByNumber(1, "write", "{dir}/tmpXyz789")), "");
+  EXPECT_THAT(DivergedAt(ByNumber(2)), HasSubstr("the run made only 1 in-scope calls"));
+}
+
+TEST(CmdSweepVerdictTest, ExitStatusIsOneForAViolationOrWithScratchForTheBaselinesLeftovers) {
+  CmdSweepResult result;
+  EXPECT_EQ(ExitStatusOf(result), 0);
+  result.baseline.leftovers = {{"{dir}/tmp", 3, Kind::kBaseline}};
+  EXPECT_EQ(ExitStatusOf(result), 0);  // Excused without --scratch.
+  result.scratch = true;
+  EXPECT_EQ(ExitStatusOf(result), 1);
+  result.baseline.leftovers.clear();
+  EXPECT_EQ(ExitStatusOf(result), 0);
+  result.violations = 1;
+  EXPECT_EQ(ExitStatusOf(result), 1);
+  result.scratch = false;
+  EXPECT_EQ(ExitStatusOf(result), 1);
+}
+
+}  // namespace
+}  // namespace spillway::program_sweep
