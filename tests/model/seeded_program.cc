@@ -9,6 +9,7 @@
 // set to 0 so that two runs can be compared.
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <type_traits>
 
@@ -56,4 +57,13 @@ int PrintProgram() {
 }  // namespace
 }  // namespace spillway::model
 
-int main() { return spillway::model::PrintProgram(); }
+int main() {
+  try {
+    return spillway::model::PrintProgram();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "seeded_program: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "seeded_program: an unknown exception\n");
+  }
+  return 1;
+}
