@@ -89,7 +89,7 @@ void MakeOptions(CmdSweepArgs& args) {
 
 // Progress on stderr: runs done, runs/s, violations and the time left; redrawn on a
 // terminal, else printed at every tenth of the plan and at least every 30 s.
-class Progress {
+class SweepProgress {
  public:
   void Show(uint64_t done, uint64_t total, uint64_t violations) {
     if (total < kProgressMinRuns) return;
@@ -145,7 +145,7 @@ int Report(const program_sweep::CmdSweepResult& result, const std::string& junit
 
 int Run(CmdSweepArgs& args) {
   MakeOptions(args);
-  Progress progress;
+  SweepProgress progress;
   args.options.on_progress = [&progress](uint64_t done, uint64_t total, uint64_t violations) {
     progress.Show(done, total, violations);
   };

@@ -32,13 +32,13 @@ struct SimulateArgs {
 
 // Progress on stderr: a bar redrawn in place on a terminal, a line per tenth otherwise;
 // the last one when the run finished (Finish), none after an error.
-class Progress {
+class SimulateProgress {
  public:
-  Progress(uint64_t total, const std::atomic<uint64_t>* done)
+  SimulateProgress(uint64_t total, const std::atomic<uint64_t>* done)
       : total_(total), done_(done), tty_(::isatty(STDERR_FILENO) != 0) {
     thread_ = std::thread([this] { Loop(); });
   }
-  ~Progress() {
+  ~SimulateProgress() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stop_ = true;
@@ -102,7 +102,7 @@ int RunSimulate(SimulateArgs& args) {
   std::optional<StatusOr<model::SimulateResult>> ran;
   {
     std::atomic<uint64_t> done{0};
-    Progress progress(options.steps * static_cast<uint64_t>(options.jobs), &done);
+    SimulateProgress progress(options.steps * static_cast<uint64_t>(options.jobs), &done);
     ran.emplace(model::Simulate(options, &done));
     if (ran->ok()) progress.Finish();
   }
