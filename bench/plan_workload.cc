@@ -6,8 +6,6 @@
 
 namespace spillway::bench {
 
-std::string_view PlanModeName(PlanMode mode) { return mode == PlanMode::kEager ? "eager" : "lazy"; }
-
 PlanWorkload::PlanWorkload(const std::vector<std::string>& local_dirs) {
   eager.mode = DiskManagerMode::kDirectories;
   eager.spill.local_dirs = local_dirs;

@@ -51,8 +51,6 @@ std::string_view MissingDirName(MissingDirPolicy policy) {
   return policy == MissingDirPolicy::kFail ? "fail" : "recreate";
 }
 
-std::string_view PlanModeName(PlanMode mode) { return mode == PlanMode::kLazy ? "lazy" : "eager"; }
-
 std::string_view FailoverName(bool failover) { return failover ? "on" : "off"; }
 
 }  // namespace internal

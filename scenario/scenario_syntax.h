@@ -45,7 +45,7 @@ std::string FaultOpName(const std::optional<OpKind>& op);
 
 // The name of a MissingDirPolicy or PlanMode as written after `missing_dir=` / `mode=`.
 std::string_view MissingDirName(MissingDirPolicy policy);
-std::string_view PlanModeName(PlanMode mode);
+using vocab::PlanModeName;
 // The value of `failover=` (`layout=`'s is SpillDirLayoutName).
 std::string_view FailoverName(bool failover);
 

@@ -21,13 +21,12 @@
 #include "spillway/spill/spill_manager.h"
 #include "spillway/vfs/file_system.h"
 #include "spillway/vfs/status.h"
+#include "spillway/vocab/vocab.h"
 
 namespace spillway::bench {
 
-enum class PlanMode { kEager, kLazy };
-
-// "eager" or "lazy".
-std::string_view PlanModeName(PlanMode mode);
+using PlanMode = vocab::PlanMode;  // Eager or lazy, the scenario language's `mode=`.
+using vocab::PlanModeName;
 
 // Units (plans, files) run by a counting pass, which follows the timed work.
 inline constexpr uint64_t kCountedUnits = 16;

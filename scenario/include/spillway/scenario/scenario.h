@@ -41,7 +41,7 @@
 namespace spillway::scenario {
 
 enum class DirsKind { kList, kOsTmp, kDisabled };
-enum class PlanMode { kLazy, kEager };
+using PlanMode = vocab::PlanMode;  // lazy (the default) or eager.
 
 struct PlanSpec {
   DirsKind dirs_kind = DirsKind::kList;

@@ -26,6 +26,20 @@ constexpr std::string_view FsKindName(FsKind kind) {
   return {};
 }
 
+// When a plan's spill directories are made: at its first spill (kLazy, Comet's per-plan
+// factory) or when the plan is built (kEager, DataFusion's Directories mode).
+enum class PlanMode : uint8_t { kLazy, kEager };
+
+constexpr std::string_view PlanModeName(PlanMode mode) {
+  switch (mode) {
+    case PlanMode::kLazy:
+      return "lazy";
+    case PlanMode::kEager:
+      return "eager";
+  }
+  return {};
+}
+
 // How a sweep fails the call it chose: once (kTransient), or that call and every later one
 // (kPersistent). The reference sweep counts every filesystem operation that can fail with
 // the errno; the command sweep, the calls of the chosen call's operation.
@@ -214,6 +228,7 @@ constexpr bool IsViolation(Verdict verdict) {
 inline constexpr size_t kVerdictCount = kCountOf<VerdictName>;
 
 static_assert(IsSnakeCaseVocabulary<FsKindName>());
+static_assert(IsSnakeCaseVocabulary<PlanModeName>());
 static_assert(IsSnakeCaseVocabulary<FaultModeName>());
 static_assert(IsSnakeCaseVocabulary<InvariantKindName>());
 static_assert(IsSnakeCaseVocabulary<CheckName>());
