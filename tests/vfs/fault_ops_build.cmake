@@ -19,7 +19,7 @@ foreach(var CASE SOURCE_DIR WORK_DIR CXX_COMPILER)
   endif()
 endforeach()
 
-set(fis_cc vfs/fault_injecting_file_system.cc)
+set(fis_cc vfs/op_kind.cc)
 set(rules_cc vfs/fault_rules.cc)
 set(shim_cc inject/shim_core.cc)
 # A row of the table, the whole line: X(ID, ...) up to its continuation.
@@ -74,7 +74,7 @@ function(compile_all)
     execute_process(
       COMMAND "${CXX_COMPILER}" -std=c++20 -fsyntax-only -I "${WORK_DIR}/include"
               -I "${SOURCE_DIR}/vfs/include" -I "${SOURCE_DIR}/vfs/internal"
-              -I "${SOURCE_DIR}/inject" "${WORK_DIR}/src/${name}"
+              -I "${SOURCE_DIR}/inject" -I "${SOURCE_DIR}/vfs" "${WORK_DIR}/src/${name}"
       RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
     string(APPEND log "$ compile ${source}: exit ${rc}\n${out}${err}")
     if(NOT rc EQUAL 0)

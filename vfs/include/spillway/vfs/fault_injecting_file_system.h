@@ -66,7 +66,7 @@ namespace spillway {
 
 // The kinds of call a rule can match and the counters count. Every counted call is
 // exactly one of them. Each is derived from a row of the rule engine's table of operations
-// (fault_injecting_file_system.cc checks, at compile time, that this order is the
+// (vfs/op_kind.cc checks, at compile time, that this order is the
 // derivation's and that it covers the table); the order is printed, so it is kept.
 enum class OpKind {
   kMkdir,   // CreateDir, CreateUniqueDir

@@ -2,7 +2,7 @@
  * Linux calls can return. The rule engine (fault_rules.h: FaultOp, FaultOpName,
  * FaultOpCanReturn), the LD_PRELOAD shim (inject/shim_core.h: its C enum SPW_*) and
  * FaultInjectingFileSystem (its OpKind, derived from these rows in
- * fault_injecting_file_system.cc) all expand it, so nothing lists the operations twice.
+ * vfs/op_kind.cc) all expand it, so nothing lists the operations twice.
  *
  * C and C++: the shim's wrappers are C. Only macros live here.
  *

@@ -1,0 +1,22 @@
+// Between op_kind.cc, which derives OpKind from the rule engine's table, and
+// fault_injecting_file_system.cc. Private to the vfs library.
+#ifndef SPILLWAY_VFS_OP_KIND_INTERNAL_H_
+#define SPILLWAY_VFS_OP_KIND_INTERNAL_H_
+
+#include <optional>
+
+#include "spillway/vfs/fault_injecting_file_system.h"
+#include "spillway/vfs/fault_rules.h"
+
+namespace spillway {
+
+// The kind that is engine operation `op`; nullopt for one a FileSystem has no call for
+// (rename).
+std::optional<OpKind> OpKindOfFaultOp(FaultOp op);
+// The engine operation a kind is (OpKindOfFaultOp's inverse); nullopt for size and chmod,
+// which no rule text names.
+std::optional<FaultOp> FaultOpOfOpKind(OpKind kind);
+
+}  // namespace spillway
+
+#endif  // SPILLWAY_VFS_OP_KIND_INTERNAL_H_
