@@ -14,7 +14,7 @@
 namespace spillway::inject {
 
 inline constexpr char kStateEnv[] = "SPILLWAY_INJECT_STATE";
-inline constexpr uint32_t kStateMagic = 0x324a5053;  // "SPJ2": then=any rules
+inline constexpr uint32_t kStateMagic = 0x334a5053;  // "SPJ3": rule actions
 inline constexpr int kMaxScopes = 8;
 inline constexpr int kMaxRules = 32;
 inline constexpr int kMaxFaultRecords = 256;
@@ -24,7 +24,8 @@ inline constexpr int kRecordPathCapacity = 512;
 // One injected fault, for the summary.
 struct FaultRecord {
   uint8_t op = 0;  // A FaultOp.
-  int32_t error_number = 0;
+  FaultAction action = FaultAction::kFail;
+  int32_t error_number = 0;  // kFail's errno; 0 for other actions.
   int32_t pid = 0;
   char path[kRecordPathCapacity] = {};  // Truncated.
 };

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "shared_state.h"
 #include "spillway/vfs/fault_rules.h"
 
+using spillway::FaultAction;
 using spillway::FaultDecision;
 using spillway::FaultLock;
 using spillway::inject::SharedState;
@@ -127,30 +129,38 @@ void OpenTrace() {
   g_trace_fd = static_cast<int>(high >= 0 ? high : fd);
 }
 
-void WriteTraceLine(const spw_call* c, int failed, int error_number, bool injected) {
+// One trace line; `action`, for an injected call only, names what the rule did.
+void WriteTraceLine(const spw_call* c, int failed, int error_number, const FaultAction* action) {
   char line[SPW_PATH_MAX + 256];
   size_t len = static_cast<size_t>(
       snprintf(line, sizeof(line),
                "{\"seq\":%llu,\"pid\":%d,\"tid\":%d,\"op\":\"%s\",\"call\":\"%s\",\"path\":",
                static_cast<unsigned long long>(c->seq), getpid(), gettid(),
                spillway::FaultOpName(static_cast<spillway::FaultOp>(c->op)), c->call));
-  len = spw_json_string(line, len, sizeof(line) - 96, c->path);
-  const char* name = failed ? spillway::ErrnoSymbol(error_number) : nullptr;
+  len = spw_json_string(line, len, sizeof(line) - 128, c->path);
+  const char* name = failed && error_number != 0 ? spillway::ErrnoSymbol(error_number) : nullptr;
   char site[spillway::kFaultSiteDigits + 1];
   spillway::FormatFaultSite(c->site, site);
-  len += static_cast<size_t>(snprintf(
-      line + len, sizeof(line) - len,
-      ",\"result\":%d,\"errno\":%s%s%s,\"injected\":%s,\"site\":\"%s\"}\n", failed ? -1 : 0,
-      name ? "\"" : "", name ? name : "null", name ? "\"" : "", injected ? "true" : "false", site));
+  len += static_cast<size_t>(snprintf(line + len, sizeof(line) - len,
+                                      ",\"result\":%d,\"errno\":%s%s%s,\"injected\":%s",
+                                      failed ? -1 : 0, name ? "\"" : "", name ? name : "null",
+                                      name ? "\"" : "", action ? "true" : "false"));
+  if (action != nullptr) {
+    const std::string_view word = spillway::FaultActionName(*action);
+    len += static_cast<size_t>(snprintf(line + len, sizeof(line) - len, ",\"action\":\"%.*s\"",
+                                        static_cast<int>(word.size()), word.data()));
+  }
+  len += static_cast<size_t>(snprintf(line + len, sizeof(line) - len, ",\"site\":\"%s\"}\n", site));
   spw_trace_write(line, len);
 }
 
-void RecordFault(const spw_call* c, int error_number) {
+void RecordFault(const spw_call* c, const FaultDecision& decision) {
   const uint64_t n = std::atomic_ref<uint64_t>(g_state->fault_count).fetch_add(1);
   if (n >= spillway::inject::kMaxFaultRecords) return;
   spillway::inject::FaultRecord& record = g_state->faults[n];
   record.op = static_cast<uint8_t>(c->op);
-  record.error_number = error_number;
+  record.action = decision.action;
+  record.error_number = decision.error_number;
   record.pid = getpid();
   snprintf(record.path, sizeof(record.path), "%s", c->path);
 }
@@ -353,19 +363,30 @@ int spw_begin(spw_call* c) {
   spw_guard = 1;
   c->site = g_sites ? spw_site() : 0;
   const FaultDecision decision = Decide(c);
-  if (decision.error_number != 0) {
-    RecordFault(c, decision.error_number);
-    ApplyWorldFact(c, decision.error_number);
-    if (Traced()) WriteTraceLine(c, 1, decision.error_number, true);
+  int error_number = 0;
+  if (decision.fired()) {
+    RecordFault(c, decision);
+    if (Traced()) WriteTraceLine(c, 1, decision.error_number, &decision.action);
+    switch (decision.action) {
+      case FaultAction::kFail:
+        ApplyWorldFact(c, decision.error_number);
+        error_number = decision.error_number;
+        break;
+      case FaultAction::kKill:
+        // Only this process dies, before the call is made, as the OOM killer would kill
+        // it. The record and the trace line are in shared memory and the trace file.
+        Sys(SYS_kill, getpid(), SIGKILL);
+        break;
+    }
   }
   spw_guard = 0;
-  return decision.error_number;
+  return error_number;
 }
 
 void spw_end(const spw_call* c, int failed, int error_number) {
   if (!Traced()) return;
   spw_guard = 1;
-  WriteTraceLine(c, failed, error_number, false);
+  WriteTraceLine(c, failed, error_number, nullptr);
   spw_guard = 0;
   errno = error_number;
 }
@@ -440,8 +461,9 @@ void spw_quota_release(uint64_t bytes) {
 
 void spw_quota_fault(spw_call* c) {
   spw_guard = 1;
-  RecordFault(c, ENOSPC);
-  if (Traced()) WriteTraceLine(c, 1, ENOSPC, true);
+  const FaultDecision quota{-1, FaultAction::kFail, ENOSPC};  // No rule: the quota's.
+  RecordFault(c, quota);
+  if (Traced()) WriteTraceLine(c, 1, ENOSPC, &quota.action);
   spw_guard = 0;
 }
 

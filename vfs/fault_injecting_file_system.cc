@@ -38,6 +38,7 @@ class FaultInjectingFileSystem::State {
     // The engine matches op codes; this filesystem's codes are its OpKind values.
     FaultRuleSpec spec;
     spec.op_code = rule.op.has_value() ? static_cast<uint8_t>(*rule.op) : kFaultAnyOp;
+    spec.action = rule.action;
     spec.error_number = rule.error_number;
     spec.after = rule.after;
     spec.forever = !rule.times.has_value();
@@ -50,7 +51,9 @@ class FaultInjectingFileSystem::State {
     std::lock_guard<std::mutex> lock(mu_);
     for (size_t k = 0; k < rules_by_kind_.size(); ++k) {
       const OpKind kind = static_cast<OpKind>(k);
-      if (rule.op.has_value() ? *rule.op == kind : OpKindCanReturn(kind, rule.error_number)) {
+      const bool any_matches =
+          rule.action != FaultAction::kFail || OpKindCanReturn(kind, rule.error_number);
+      if (rule.op.has_value() ? *rule.op == kind : any_matches) {
         rules_by_kind_[k].push_back(live);
       }
     }
@@ -151,27 +154,41 @@ class FaultInjectingFileSystem::State {
     return injected_;
   }
 
+  bool killed() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return killed_.has_value();
+  }
+
   // Counts a call of `kind` on `path` and decides its fate: OK lets it through, anything
   // else is the error to return instead of calling the target. *through_any (if given) is
   // set when a rule or random fault for every kind ("any") chose the error.
   Status Check(OpKind kind, const std::string& path, bool* through_any = nullptr) {
     std::lock_guard<std::mutex> lock(mu_);
+    if (killed_.has_value()) return *killed_;  // A dead process makes no calls.
     ++calls_[Index(kind)];
     // The engine decides each rule that can match this kind, in the order added, as
     // DecideFault would over all of them: a rule of another kind would not count the call.
     std::vector<std::shared_ptr<LiveRule>>& rules = rules_by_kind_[Index(kind)];
     for (size_t i = 0; i < rules.size(); ++i) {
       LiveRule& rule = *rules[i];
-      const int error_number =
-          DecideFaultRule(rule.spec, &rule.counters, static_cast<uint8_t>(kind), path, kFaultNoSite,
-                          /*seed=*/0, &rule_draws_, &AnyRuleMatches);
-      if (error_number == 0) continue;
+      if (!DecideFaultRule(rule.spec, &rule.counters, static_cast<uint8_t>(kind), path,
+                           kFaultNoSite, /*seed=*/0, &rule_draws_, &AnyRuleMatches)) {
+        continue;
+      }
       const bool any = rule.spec.op_code == kFaultAnyOp;
       if (through_any != nullptr) *through_any = any;
       // A spent rule can never fail a call again: drop it, so that calls do not keep
       // trying the rules of a long run.
       if (FaultRuleSpent(rule.spec, rule.counters)) DropRuleLocked(rules[i], any);
-      return InjectLocked(kind, path, error_number);
+      switch (rule.spec.action) {
+        case FaultAction::kFail:
+          return InjectLocked(kind, path, rule.spec.error_number);
+        case FaultAction::kKill:
+          injected_.push_back(InjectedFault{kind, path, 0, 0, FaultAction::kKill});
+          killed_ = Status(StatusCode::kAborted,
+                           std::string("killed at ") + std::string(OpKindName(kind)) + " " + path);
+          return *killed_;
+      }
     }
     if (through_any != nullptr) *through_any = !random_op_.has_value();
     // A random fault, like an "any" rule, only reaches the calls that can return its errno.
@@ -269,6 +286,8 @@ class FaultInjectingFileSystem::State {
   uint64_t next_short_write_ = 0;
   std::array<uint64_t, kOpKindCount> calls_{};
   std::vector<InjectedFault> injected_;
+  // Set once a kill rule fired: what every later call returns.
+  std::optional<Status> killed_;
 };
 
 // Checks every call against the shared state before it reaches the target's file.
@@ -360,6 +379,7 @@ Status FaultInjectingFileSystem::AddRuleText(std::string_view text) {
                                      ": a FileSystem has no such call");
     }
   }
+  rule.action = spec.action;
   rule.error_number = spec.error_number;
   rule.after = spec.after;
   rule.times = spec.forever ? std::nullopt : std::optional<uint64_t>(spec.times);
@@ -396,6 +416,8 @@ uint64_t FaultInjectingFileSystem::total_calls() const { return state_->total_ca
 void FaultInjectingFileSystem::ResetCounters() { state_->ResetCounters(); }
 
 std::vector<InjectedFault> FaultInjectingFileSystem::injected() const { return state_->injected(); }
+
+bool FaultInjectingFileSystem::killed() const { return state_->killed(); }
 
 Status FaultInjectingFileSystem::RemoveTreeFromOutside(const std::string& path) {
   return target().RemoveTree(path);

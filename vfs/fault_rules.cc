@@ -146,6 +146,18 @@ bool ParseOption(std::string_view word, FaultRuleSpec* rule, bool* after_given, 
   return false;
 }
 
+// Sets *action to the action named `word` (not kFail, which rules name by an errno).
+bool ActionFromName(std::string_view word, FaultAction* action) {
+  for (int i = 0; i < kFaultActionCount; ++i) {
+    const auto a = static_cast<FaultAction>(i);
+    if (a != FaultAction::kFail && word == FaultActionName(a)) {
+      *action = a;
+      return true;
+    }
+  }
+  return false;
+}
+
 // Splits off the next space-separated word of *s; empty at the end.
 std::string_view NextWord(std::string_view* s) {
   while (!s->empty() && (s->front() == ' ' || s->front() == '\t')) s->remove_prefix(1);
@@ -210,29 +222,43 @@ bool ParseFaultRule(std::string_view text, FaultRuleSpec* rule, char* error,
                     size_t error_capacity) {
   *rule = FaultRuleSpec{};
   const std::string_view op = NextWord(&text);
-  const std::string_view errno_name = NextWord(&text);
+  const std::string_view what = NextWord(&text);
   if (!FaultOpCodeFromName(op, &rule->op_code)) {
     SetError(error, error_capacity, "unknown OP '", op,
              "': create, open, write, read, mkdir, remove, rmdir, rename, list, stat, sync, "
              "close or any");
     return false;
   }
-  rule->error_number = ErrnoNumberFromName(errno_name);
-  if (rule->error_number == 0) {
-    SetError(error, error_capacity, "unknown errno '", errno_name,
-             "' (an errno name: ENOSPC, EIO, ...)");
+  if (ActionFromName(what, &rule->action)) {
+    if (!FaultActionAllows(rule->action, rule->op_code)) {
+      snprintf(error, error_capacity, "%.*s cannot be applied to %.*s",
+               static_cast<int>(what.size()), what.data(), static_cast<int>(op.size()), op.data());
+      return false;
+    }
+  } else if ((rule->error_number = ErrnoNumberFromName(what)) == 0) {
+    SetError(error, error_capacity, "unknown errno '", what,
+             "' (an errno name: ENOSPC, EIO, ...; or an action: kill)");
     return false;
-  }
-  if (!FaultOpCanReturn(rule->op_code, rule->error_number)) {
+  } else if (!FaultOpCanReturn(rule->op_code, rule->error_number)) {
     char allowed[512];
     FaultOpErrnoList(rule->op_code, allowed, sizeof(allowed));
     snprintf(error, error_capacity, "%.*s cannot fail with %.*s; it can fail with: %s",
-             static_cast<int>(op.size()), op.data(), static_cast<int>(errno_name.size()),
-             errno_name.data(), allowed);
+             static_cast<int>(op.size()), op.data(), static_cast<int>(what.size()), what.data(),
+             allowed);
     return false;
   }
   bool after_given = false;
   for (std::string_view word = NextWord(&text); !word.empty(); word = NextWord(&text)) {
+    // An errno and an action together: a rule does one thing to a call.
+    FaultAction other = FaultAction::kFail;
+    if (ErrnoNumberFromName(word) != 0 || ActionFromName(word, &other)) {
+      snprintf(error, error_capacity,
+               "%.*s and %.*s together: a rule either fails a call with "
+               "an errno or takes one action on it",
+               static_cast<int>(what.size()), what.data(), static_cast<int>(word.size()),
+               word.data());
+      return false;
+    }
     if (!ParseOption(word, rule, &after_given, error, error_capacity)) return false;
   }
   if (rule->then_any_site && rule->site == kFaultNoSite) {
@@ -240,48 +266,53 @@ bool ParseFaultRule(std::string_view text, FaultRuleSpec* rule, char* error,
              " needs site=ID (a rule without one counts every site's calls already)");
     return false;
   }
+  if (rule->action == FaultAction::kKill && (rule->forever || rule->times != 1)) {
+    SetError(error, error_capacity, "", "kill",
+             " takes no times= other than 1: the process it kills makes no later call");
+    return false;
+  }
   return true;
 }
 
-int DecideFaultRule(const FaultRuleSpec& rule, FaultRuleCounters* counters, uint8_t op_code,
-                    std::string_view path, uint64_t site, uint64_t seed, uint64_t* draws,
-                    FaultAnyFilter any_matches) {
-  if (rule.op_code != kFaultAnyOp && rule.op_code != op_code) return 0;
-  if (rule.op_code == kFaultAnyOp && any_matches != nullptr &&
+bool DecideFaultRule(const FaultRuleSpec& rule, FaultRuleCounters* counters, uint8_t op_code,
+                     std::string_view path, uint64_t site, uint64_t seed, uint64_t* draws,
+                     FaultAnyFilter any_matches) {
+  if (rule.op_code != kFaultAnyOp && rule.op_code != op_code) return false;
+  if (rule.op_code == kFaultAnyOp && rule.action == FaultAction::kFail && any_matches != nullptr &&
       !any_matches(op_code, rule.error_number)) {
-    return 0;
+    return false;
   }
   std::atomic_ref<uint64_t> matched(counters->matched);
   if (rule.site != kFaultNoSite && rule.site != site) {
     // Another site's call: it matches only a then=any rule its site has triggered (the
     // count stays above `after` once it got there, so this call's ordinal will too).
-    if (!rule.then_any_site || matched.load(std::memory_order_relaxed) <= rule.after) return 0;
+    if (!rule.then_any_site || matched.load(std::memory_order_relaxed) <= rule.after) return false;
   }
-  if (rule.path_glob[0] != '\0' && !GlobMatch(rule.path_glob, path)) return 0;
+  if (rule.path_glob[0] != '\0' && !GlobMatch(rule.path_glob, path)) return false;
   std::atomic_ref<uint64_t> failed(counters->failed);
   const uint64_t ordinal = matched.fetch_add(1, std::memory_order_relaxed) + 1;
-  if (ordinal <= rule.after) return 0;
+  if (ordinal <= rule.after) return false;
   if (rule.probability >= 1.0) {
     // Every due call fails, so the failed ones are exactly the ordinals after+1 ..
     // after+times: decided from this call's own ordinal, safe without a lock.
-    if (!rule.forever && ordinal - rule.after > rule.times) return 0;
+    if (!rule.forever && ordinal - rule.after > rule.times) return false;
   } else {
-    if (!rule.forever && failed.load(std::memory_order_relaxed) >= rule.times) return 0;
+    if (!rule.forever && failed.load(std::memory_order_relaxed) >= rule.times) return false;
     std::atomic_ref<uint64_t> next(*draws);
     const uint64_t x = Mix(seed ^ Mix(next.fetch_add(1, std::memory_order_relaxed)));
-    if (static_cast<double>(x >> 11) * 0x1.0p-53 >= rule.probability) return 0;
+    if (static_cast<double>(x >> 11) * 0x1.0p-53 >= rule.probability) return false;
   }
   failed.fetch_add(1, std::memory_order_relaxed);
-  return rule.error_number;
+  return true;
 }
 
 FaultDecision DecideFault(const FaultRuleSpec* rules, FaultRuleCounters* counters, size_t count,
                           uint8_t op_code, std::string_view path, uint64_t site, uint64_t seed,
                           uint64_t* draws, FaultAnyFilter any_matches) {
   for (size_t i = 0; i < count; ++i) {
-    const int error_number =
-        DecideFaultRule(rules[i], &counters[i], op_code, path, site, seed, draws, any_matches);
-    if (error_number != 0) return FaultDecision{error_number, static_cast<int>(i)};
+    if (DecideFaultRule(rules[i], &counters[i], op_code, path, site, seed, draws, any_matches)) {
+      return FaultDecision{static_cast<int>(i), rules[i].action, rules[i].error_number};
+    }
   }
   return FaultDecision{};
 }

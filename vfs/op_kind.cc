@@ -128,10 +128,24 @@ bool OpKindCanReturn(std::optional<OpKind> kind, int error_number) {
 }
 
 Status CheckFaultRule(const FaultRule& rule) {
+  const std::string op(rule.op.has_value() ? OpKindName(*rule.op) : kFaultAnyName);
+  const std::string action(FaultActionName(rule.action));
+  switch (rule.action) {
+    case FaultAction::kFail:
+      break;
+    case FaultAction::kKill:
+      if (rule.error_number != 0) {
+        return Status::InvalidArgument(action + " takes no errno: the process dies at the call");
+      }
+      if (rule.times != 1) {
+        return Status::InvalidArgument(
+            action + " takes no times other than 1: the process it kills makes no later call");
+      }
+      return OkStatus();
+  }
   if (rule.error_number != 0 && OpKindCanReturn(rule.op, rule.error_number)) return OkStatus();
   const char* symbol = ErrnoSymbol(rule.error_number);
-  std::string message(rule.op.has_value() ? OpKindName(*rule.op) : "any");
-  message += " cannot fail with ";
+  std::string message = op + " cannot fail with ";
   message += symbol != nullptr ? std::string(symbol) : std::to_string(rule.error_number);
   message += "; it can fail with:";
   for (int e = 1; e < 4096; ++e) {

@@ -340,7 +340,9 @@ void ReadOutcome(const SharedState& state, const std::vector<Entries>& before, O
   const uint64_t recorded = std::min<uint64_t>(state.fault_count, kMaxFaultRecords);
   for (uint64_t i = 0; i < recorded; ++i) {
     const FaultRecord& f = state.faults[i];
-    outcome->faults.push_back({FaultOpName(static_cast<FaultOp>(f.op)), ErrnoSymbol(f.error_number),
+    const char* error = f.error_number != 0 ? ErrnoSymbol(f.error_number) : nullptr;
+    outcome->faults.push_back({FaultOpName(static_cast<FaultOp>(f.op)),
+                               std::string(FaultActionName(f.action)), error ? error : "",
                                std::string(f.path, strnlen(f.path, sizeof(f.path))), f.pid});
   }
   for (uint32_t i = 0; i < state.scope_count; ++i) {
@@ -409,7 +411,10 @@ nlohmann::json SummaryJson(const Outcome& outcome) {
   for (const auto& [op, count] : outcome.calls) calls[op] = count;
   nlohmann::json faults = nlohmann::json::array();
   for (const InjectedFault& f : outcome.faults) {
-    faults.push_back({{"op", f.op}, {"errno", f.error}, {"path", f.path}, {"pid", f.pid}});
+    nlohmann::json fault = {
+        {"op", f.op}, {"action", f.action}, {"errno", nullptr}, {"path", f.path}, {"pid", f.pid}};
+    if (!f.error.empty()) fault["errno"] = f.error;
+    faults.push_back(std::move(fault));
   }
   nlohmann::json leftovers = nlohmann::json::array();
   for (const Leftover& l : outcome.leftovers) {

@@ -143,6 +143,49 @@ TEST_P(EachKindTest, AnAnyRuleFailsEveryKind) {
   EXPECT_EQ(fs_.injected().size(), Actions().size());
 }
 
+TEST_P(EachKindTest, AKillAtAKindStopsThatCallAndEveryLaterOneWithoutEffect) {
+  const OpKind kind = GetParam();
+  FaultRule kill = Rule(kind, 0);
+  kill.action = FaultAction::kKill;
+  ASSERT_TRUE(fs_.TryAddRule(kill).ok());
+  // The target as a listing of /d and the contents of every file in it.
+  const auto snapshot = [this] {
+    std::string out;
+    StatusOr<std::vector<DirEntry>> listed = mem_->ListDir("/d");
+    if (!listed.ok()) return listed.status().ToString();
+    for (const DirEntry& entry : *listed) {
+      out += entry.name +
+             (entry.type == FileType::kRegular ? "=" + Contents("/d/" + entry.name) : "/") + ";";
+    }
+    return out;
+  };
+  std::optional<std::string> at_kill;
+  uint64_t calls_before = 0;
+  for (const Action& action : Actions()) {
+    const Status status = action.run();
+    if (!at_kill.has_value() && action.kind != kind) {
+      EXPECT_TRUE(status.ok()) << action.op << ": " << status.ToString();
+      ++calls_before;
+      continue;
+    }
+    if (!at_kill.has_value()) {
+      at_kill = snapshot();
+      EXPECT_EQ(status.message(), "killed at " + action.op + " " + action.path);
+    }
+    EXPECT_EQ(status.code(), StatusCode::kAborted) << action.op;
+    EXPECT_FALSE(status.ok());
+  }
+  ASSERT_TRUE(at_kill.has_value());
+  EXPECT_TRUE(fs_.killed());
+  EXPECT_EQ(snapshot(), *at_kill);                 // Nothing after the kill reached the target.
+  EXPECT_EQ(fs_.total_calls(), calls_before + 1);  // A dead process makes no more calls.
+  const std::vector<InjectedFault> injected = fs_.injected();
+  ASSERT_EQ(injected.size(), 1u);
+  EXPECT_EQ(injected[0].op, kind);
+  EXPECT_EQ(injected[0].action, FaultAction::kKill);
+  EXPECT_EQ(injected[0].error_number, 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllKinds, EachKindTest, ::testing::ValuesIn(kAllKinds),
                          [](const ::testing::TestParamInfo<OpKind>& param_info) {
                            return std::string(OpKindName(param_info.param));
@@ -280,6 +323,31 @@ TEST_F(FaultInjectingFileSystemTest, ClearFaultsRemovesRulesRandomFaultsAndShort
   // Counters and the record are kept.
   EXPECT_EQ(fs_.total_calls(), 6u);
   EXPECT_EQ(fs_.injected().size(), 2u);
+}
+
+TEST_F(FaultInjectingFileSystemTest, AKillRuleHasNoErrnoAndActsOnce) {
+  FaultRule kill = Rule(OpKind::kWrite, 0);
+  kill.action = FaultAction::kKill;
+  EXPECT_TRUE(CheckFaultRule(kill).ok());
+  FaultRule with_errno = kill;
+  with_errno.error_number = EIO;
+  EXPECT_EQ(CheckFaultRule(with_errno).code(), StatusCode::kInvalidArgument);
+  for (const std::optional<uint64_t> times :
+       {std::optional<uint64_t>(2), std::optional<uint64_t>()}) {
+    FaultRule often = kill;
+    often.times = times;
+    EXPECT_EQ(CheckFaultRule(often).code(), StatusCode::kInvalidArgument);
+  }
+  EXPECT_EQ(fs_.AddRuleText("mkdir kill EIO").code(), StatusCode::kInvalidArgument);
+  ASSERT_TRUE(fs_.AddRuleText("mkdir kill nth=2").ok());
+  EXPECT_TRUE(fs_.CreateDir("/a").ok());
+  EXPECT_FALSE(fs_.killed());
+  EXPECT_EQ(fs_.CreateDir("/b").code(), StatusCode::kAborted);
+  EXPECT_TRUE(fs_.killed());
+  // A process from outside still sees what the dead one left, and can act.
+  EXPECT_TRUE(mem_->Exists("/a"));
+  EXPECT_FALSE(mem_->Exists("/b"));
+  EXPECT_TRUE(fs_.RemoveTreeFromOutside("/a").ok());
 }
 
 TEST_F(FaultInjectingFileSystemTest, TakesTheRuleTextOfInjectAndItsSiteRulesMatchNoCall) {

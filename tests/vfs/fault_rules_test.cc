@@ -59,6 +59,44 @@ TEST(FaultRulesTest, RejectsBadRulesSayingWhy) {
   EXPECT_NE(ParseError("write EIO color=red").find("unknown option"), std::string::npos);
 }
 
+TEST(FaultRulesTest, ParsesKillOnAnyOpOnceAndRejectsItWithAnErrnoOrTimes) {
+  const FaultRuleSpec write = Parse("write kill nth=2 path=/s/*");
+  EXPECT_EQ(write.action, FaultAction::kKill);
+  EXPECT_EQ(write.error_number, 0);
+  EXPECT_EQ(write.after, 1u);
+  EXPECT_EQ(write.times, 1u);
+  EXPECT_EQ(Parse("any kill").op_code, kFaultAnyOp);
+  EXPECT_EQ(Parse("mkdir kill times=1").action, FaultAction::kKill);
+  EXPECT_EQ(Parse("write ENOSPC").action, FaultAction::kFail);
+  for (const char* both : {"write kill ENOSPC", "write ENOSPC kill", "write kill kill"}) {
+    EXPECT_NE(ParseError(both).find("together"), std::string::npos) << both;
+  }
+  for (const char* times :
+       {"write kill times=2", "write kill times=0", "write kill times=forever"}) {
+    EXPECT_NE(ParseError(times).find("kill takes no times= other than 1"), std::string::npos)
+        << times;
+  }
+  EXPECT_NE(ParseError("write frob").find("or an action: kill"), std::string::npos);
+}
+
+TEST(FaultRulesTest, AKillRuleDecidesItsCallWithTheKillAction) {
+  const FaultRuleSpec rules[] = {Parse("write ENOSPC nth=3"), Parse("any kill nth=2")};
+  FaultRuleCounters counters[2];
+  uint64_t draws = 0;
+  const auto decide = [&](FaultOp op) {
+    return DecideFault(rules, counters, 2, static_cast<uint8_t>(op), "/f", kFaultNoSite, 0, &draws);
+  };
+  EXPECT_FALSE(decide(FaultOp::kWrite).fired());
+  const FaultDecision second = decide(FaultOp::kMkdir);
+  EXPECT_TRUE(second.fired());
+  EXPECT_EQ(second.rule, 1);
+  EXPECT_EQ(second.action, FaultAction::kKill);
+  EXPECT_EQ(second.error_number, 0);
+  // Spent: the kill acts once.
+  EXPECT_FALSE(decide(FaultOp::kMkdir).fired());
+  EXPECT_EQ(decide(FaultOp::kWrite).action, FaultAction::kFail);
+}
+
 TEST(FaultRulesTest, ParsesSiteAndNth) {
   const FaultRuleSpec rule = Parse("write ENOSPC site=9f3a1c0b77e2 nth=3 times=forever");
   EXPECT_EQ(rule.site, 0x9f3a1c0b77e2u);

@@ -32,6 +32,15 @@
 // return its errno (the others neither count nor fail), and random faults reach only
 // those calls too.
 //
+// A kKill rule stands for the process dying at the call it matches (the OOM killer, kill
+// -9): that call and every later call through this filesystem, and through every
+// WritableFile it handed out, reach nothing and fail with kAborted ("killed"), as if the
+// process had vanished; later calls are not counted. What the process made stays on the
+// target as it was; the actions from outside still work (another process can look), and
+// destroying a WritableFile still closes the target's file, as the kernel closes a dead
+// process's files. A new FaultInjectingFileSystem over the same target is the next
+// process.
+//
 // Faults that state a fact make it true, on the target, before the call fails:
 // - ENOENT on remove, rmdir or list removes the path with everything under it, as a tmp
 //   cleaner would; on mkdir or create it removes the directory the entry is made in (the
@@ -60,6 +69,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spillway/vfs/fault_action.h"
 #include "spillway/vfs/file_system.h"
 
 namespace spillway {
@@ -93,9 +103,10 @@ std::optional<OpKind> OpKindFromName(std::string_view name);
 bool OpKindCanReturn(std::optional<OpKind> kind, int error_number);
 
 struct FaultRule {
-  // The kind of call to fail; nullopt matches every kind ("any").
+  // The kind of call to act on; nullopt matches every kind ("any").
   std::optional<OpKind> op;
-  // The errno the failing call returns. REQUIRES: non-zero.
+  // The errno the failing call returns. REQUIRES: non-zero for kFail, 0 for any other
+  // action.
   int error_number = 0;
   // Matching calls let through before the rule starts failing them.
   uint64_t after = 0;
@@ -111,19 +122,24 @@ struct FaultRule {
   // `then=any`: the site only triggers the rule, which then matches every site's calls
   // (fault_rules.h). REQUIRES: a site.
   bool then_any_site = false;
+  // What happens to the call: it fails with `error_number` (kFail), or the process dies
+  // at it (kKill, see the file comment).
+  FaultAction action = FaultAction::kFail;
   friend bool operator==(const FaultRule&, const FaultRule&) = default;
 };
 
-// OK when Linux can fail a call of rule.op with rule.error_number; otherwise
-// InvalidArgument naming the errnos it can fail with.
+// OK when Linux can produce the rule: a kFail rule's errno is one a call of rule.op can
+// fail with (otherwise InvalidArgument names those it can), a kKill rule has no errno and
+// fails once (times == 1: the process it kills makes no later call).
 Status CheckFaultRule(const FaultRule& rule);
 
 struct InjectedFault {
   OpKind op;
   std::string path;
-  int error_number = 0;
+  int error_number = 0;  // 0 for a kill.
   // For a short write: the bytes stored before the error; 0 otherwise.
   uint64_t bytes_stored = 0;
+  FaultAction action = FaultAction::kFail;
   friend bool operator==(const InjectedFault&, const InjectedFault&) = default;
 };
 
@@ -191,6 +207,8 @@ class FaultInjectingFileSystem final : public FileSystemWrapper {
   void ResetCounters();
   // Every fault injected since construction or the last ResetCounters(), in order.
   std::vector<InjectedFault> injected() const;
+  // True once a kKill rule has fired: every call fails without effect from then on.
+  bool killed() const;
 
   // Actions from outside: they reach the target directly, are not counted and never fail
   // by injection.

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "spillway/vfs/fault_action.h"
 #include "spillway/vfs/fault_ops.h"
 
 namespace spillway {
@@ -61,6 +62,26 @@ constexpr bool FaultOpNamesAreUnique() {
 }
 static_assert(FaultOpNamesAreUnique(), "two rows of SPILLWAY_FAULT_OPS (fault_ops.h) share a name");
 
+// The operations an action may name, as a mask of bits 1 << op code; every op (and "any")
+// for kFaultAllOps. A switch, so a new action does not build until it is given its ops.
+inline constexpr uint32_t kFaultAllOps = ~uint32_t{0};
+constexpr uint32_t FaultActionOps(FaultAction action) {
+  switch (action) {
+    case FaultAction::kFail:  // Which errnos, FaultOpCanReturn says.
+    case FaultAction::kKill:
+      return kFaultAllOps;
+  }
+  return 0;
+}
+// True when a rule of `action` may name op `op_code` (kFaultAnyOp: only an action that
+// applies to every op).
+constexpr bool FaultActionAllows(FaultAction action, uint8_t op_code) {
+  const uint32_t ops = FaultActionOps(action);
+  if (op_code == kFaultAnyOp) return ops == kFaultAllOps;
+  return op_code < 32 && (ops >> op_code & 1U) != 0;
+}
+static_assert(kFaultOpCount <= 32, "FaultActionOps's mask has a bit per op");
+
 // Sets *op_code to the op's code, or kFaultAnyOp for "any". False for an unknown name.
 bool FaultOpCodeFromName(std::string_view name, uint8_t* op_code);
 
@@ -89,9 +110,10 @@ void FormatFaultSite(uint64_t site, char* out);
 // Parses exactly 12 lowercase hex digits; false for anything else.
 bool ParseFaultSite(std::string_view text, uint64_t* site);
 
-// One rule: fail calls of op `op_code` (kFaultAnyOp: every op) on paths matching
-// `path_glob` (empty: every path) and, when `site` is not kFaultNoSite, made from that call
-// site, with `error_number`. Of its matching calls, the first `after` pass; after that it
+// One rule: take `action` on calls of op `op_code` (kFaultAnyOp: every op) on paths
+// matching `path_glob` (empty: every path) and, when `site` is not kFaultNoSite, made from
+// that call site: fail them with `error_number` (kFail), or kill the caller (kKill, whose
+// `error_number` is 0). Of its matching calls, the first `after` pass; after that it
 // is due and fails the next `times` calls (every later one when `forever`), each with
 // `probability` (1: always), then it is spent. With `then_any_site` (`then=any`), the site
 // only triggers the rule: once that site's call `after`+1 has come, the rule matches the
@@ -99,7 +121,8 @@ bool ParseFaultSite(std::string_view text, uint64_t* site);
 // later call of the op, as a rule without a site fails every call after its `after`-th.
 struct FaultRuleSpec {
   uint8_t op_code = kFaultAnyOp;
-  int32_t error_number = 0;
+  FaultAction action = FaultAction::kFail;
+  int32_t error_number = 0;  // kFail's errno; 0 for every other action.
   uint64_t site = kFaultNoSite;
   uint64_t after = 0;
   uint64_t times = 1;
@@ -117,27 +140,31 @@ struct FaultRuleCounters {
   uint64_t failed = 0;  // Of those, the ones failed.
 };
 
-// Parses `OP ERRNO [site=ID] [nth=K] [after=N] [times=K|forever] [then=site|any]
-// [path=GLOB] [probability=P]` (words separated by spaces). `nth=K` (K >= 1) is
-// `after=K-1`; giving both is an error, as are nth=0, a site that is not 12 lowercase hex
-// digits, and `then=any` without `site=`. On success returns true and fills *rule. On
-// failure returns false and writes a one-line reason into `error` (NUL-terminated,
-// truncated to `error_capacity`); an errno the op cannot return is an error naming the
-// allowed ones.
+// Parses `OP ERRNO|ACTION [site=ID] [nth=K] [after=N] [times=K|forever] [then=site|any]
+// [path=GLOB] [probability=P]` (words separated by spaces): ERRNO fails the call
+// (FaultAction::kFail), ACTION is another action's name (FaultActionName). `nth=K` (K >= 1)
+// is `after=K-1`; giving both is an error, as are nth=0, a site that is not 12 lowercase
+// hex digits, `then=any` without `site=`, an action on an op it does not apply to
+// (FaultActionAllows), an errno beside an action, and `kill` with times= other than 1. On success
+// returns true and fills *rule. On failure returns false and writes a one-line reason into `error`
+// (NUL-terminated, truncated to `error_capacity`); an errno the op cannot return is an error naming
+// the allowed ones.
 bool ParseFaultRule(std::string_view text, FaultRuleSpec* rule, char* error, size_t error_capacity);
 
-// The outcome of one call: the errno to inject (0: let it through) and the index of the
-// rule that failed it (-1 when none).
+// The outcome of one call: the index of the rule that takes its action on it (-1 when
+// none: let it through), the action, and for kFail the errno to inject.
 struct FaultDecision {
-  int error_number = 0;
   int rule = -1;
+  FaultAction action = FaultAction::kFail;
+  int error_number = 0;
+  bool fired() const { return rule >= 0; }
 };
 
 // Decides one call of op `op_code` on `path`, made from call site `site` (kFaultNoSite:
 // none), against `count` rules, in order: each rule whose op, glob and site match counts
 // the call (so a rule with a site counts only that site's calls, and one with then=any
 // every site's once its site has triggered it; one that names a site matches no call
-// without one before that); the first that is due fails it (after a draw
+// without one before that); the first that is due takes its action on it (after a draw
 // for a probability below 1), and the rules after it do not see it. A draw takes the next
 // number of the sequence seeded by `seed`, indexed by *draws (which it advances), so the
 // same seed and the same calls give the same faults.
@@ -145,21 +172,22 @@ struct FaultDecision {
 // matching calls, so concurrent decisions on the same counters are exact without a lock
 // (the order in which concurrent calls reach a later rule is theirs). REQUIRES: when a
 // rule has a probability below 1, the caller serialises decisions (e.g. FaultLock).
-// `any_matches`, when given, says whether an "any" rule matches a call of `op_code` that
-// it would fail with `error_number` (a rule that does not match neither counts nor fails
-// the call); nullptr: an "any" rule matches every call.
+// `any_matches`, when given, says whether an "any" kFail rule matches a call of `op_code`
+// that it would fail with `error_number` (a rule that does not match neither counts nor
+// fails the call); nullptr, or another action: an "any" rule matches every call.
 using FaultAnyFilter = bool (*)(uint8_t op_code, int error_number);
 FaultDecision DecideFault(const FaultRuleSpec* rules, FaultRuleCounters* counters, size_t count,
                           uint8_t op_code, std::string_view path, uint64_t site, uint64_t seed,
                           uint64_t* draws, FaultAnyFilter any_matches = nullptr);
 
 // Decides one call against one rule, as DecideFault does for each rule in turn: counts
-// the call if the rule matches it and returns the errno to fail it with (0: let through).
-int DecideFaultRule(const FaultRuleSpec& rule, FaultRuleCounters* counters, uint8_t op_code,
-                    std::string_view path, uint64_t site, uint64_t seed, uint64_t* draws,
-                    FaultAnyFilter any_matches = nullptr);
-// True when `rule` can fail no more calls: it is not forever and has failed `times` calls.
-// A spent rule only counts the calls it matches, so dropping it changes no decision.
+// the call if the rule matches it and returns true when the rule takes its action on it.
+bool DecideFaultRule(const FaultRuleSpec& rule, FaultRuleCounters* counters, uint8_t op_code,
+                     std::string_view path, uint64_t site, uint64_t seed, uint64_t* draws,
+                     FaultAnyFilter any_matches = nullptr);
+// True when `rule` can act on no more calls: it is not forever and has acted on `times`
+// calls. A spent rule only counts the calls it matches, so dropping it changes no
+// decision.
 bool FaultRuleSpent(const FaultRuleSpec& rule, const FaultRuleCounters& counters);
 
 // True when deciding `rules` needs FaultLock (some rule has a probability below 1).
