@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "program_check.h"
@@ -309,11 +310,12 @@ void RunProgram(const Invocation& inv, const std::string& shim, const std::strin
   std::vector<std::string> env = ProgramEnvironment(shim, state_path);
   const std::vector<char*> argv = Pointers(args);
   const std::vector<char*> envp = Pointers(env);
-  const IgnoreInterrupts ignore;
+  std::optional<IgnoreInterrupts> ignore;
+  if (inv.ignore_interrupts) ignore.emplace();
   std::fflush(nullptr);
   const pid_t pid = fork();
   if (pid == 0) {
-    ignore.RestoreInChild();
+    if (ignore) ignore->RestoreInChild();
     if (inv.timeout > 0) setpgid(0, 0);  // So that the timeout ends its children too.
     if (RedirectInChild(1, inv.stdout_path) && RedirectInChild(2, inv.stderr_path)) {
       execvpe(argv[0], argv.data(), envp.data());
@@ -335,6 +337,9 @@ void ReadOutcome(const SharedState& state, const std::vector<Entries>& before, O
     if (state.calls[op] != 0) {
       outcome->calls[FaultOpName(static_cast<FaultOp>(op))] = state.calls[op];
     }
+  }
+  for (uint32_t i = 0; i < state.rule_count; ++i) {
+    outcome->rules.push_back({state.counters[i].matched, state.counters[i].failed});
   }
   outcome->faults_injected = state.fault_count;
   const uint64_t recorded = std::min<uint64_t>(state.fault_count, kMaxFaultRecords);

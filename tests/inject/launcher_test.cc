@@ -79,6 +79,24 @@ TEST_F(LauncherTest, ARuleFiresOnlyInTheScopeAndIsReported) {
   EXPECT_TRUE(outcome->leftovers.empty());
 }
 
+// The shim's counters of each rule, in the rules' order: the calls it counted and the ones
+// it failed (what a sweep's untraced run is judged by).
+TEST_F(LauncherTest, EachRulesCountersSayHowOftenItMatchedAndFailed) {
+  Invocation inv = Shell("for f in a b c; do touch \"$D/$f\"; done; mkdir \"$D/d\"; exit 0");
+  inv.faults = {"create EIO nth=2", "mkdir ENOSPC nth=2",
+                "create EACCES path=" + (fs::canonical(scope_) / "c").string()};
+  const StatusOr<Outcome> outcome = inject::Run(inv);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  ASSERT_EQ(outcome->rules.size(), 3u);
+  EXPECT_EQ(outcome->rules[0].matched, 3u);  // a, b (failed), c.
+  EXPECT_EQ(outcome->rules[0].failed, 1u);
+  EXPECT_EQ(outcome->rules[1].matched, 1u);  // One mkdir: its second never came.
+  EXPECT_EQ(outcome->rules[1].failed, 0u);
+  EXPECT_EQ(outcome->rules[2].failed, 1u);  // c, after the first rule let it through.
+  EXPECT_FALSE(fs::exists(scope_ / "b"));
+  EXPECT_FALSE(fs::exists(scope_ / "c"));
+}
+
 TEST_F(LauncherTest, LeftoversAreWhatTheRunAddedToTheScopes) {
   std::ofstream(scope_ / "before") << "old";
   const StatusOr<Outcome> outcome =
