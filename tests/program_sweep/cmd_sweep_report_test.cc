@@ -65,7 +65,7 @@ RunResult SampleRun(uint64_t index) {
     run.verdicts = {Verdict::kSilentWrongOutput};
   }
   if (index % 5 == 0) {
-    run.leftovers = {{"{dir}/left<\"&" + std::to_string(index), index, Leftover::Kind::kLeak}};
+    run.leftovers = {{{"{dir}/left<\"&" + std::to_string(index), index}, Leftover::Kind::kLeak}};
     run.verdicts.push_back(Verdict::kLeak);
   }
   if (index == 7) run.verdicts = {Verdict::kDiverged};
