@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -62,6 +63,7 @@ std::vector<std::string> WithDir(const std::vector<std::string>& command, const 
 }
 
 // A sweep run as a child with its JSON report in a file: what wait4 says and the report.
+// NOLINTNEXTLINE(bugprone-exception-escape): json's noexcept move and destructor look throwing.
 struct SweepRun {
   ChildRun child;
   nlohmann::json report;
@@ -75,8 +77,14 @@ SweepRun Sweep(const fs::path& work, const std::vector<std::string>& options, in
   fs::remove_all(work);
   fs::create_directories(scope);
   // The report goes to a file; exec keeps the measured process the sweep itself.
-  std::vector<std::string> argv = {"sh", "-c", "exec \"$0\" \"$@\" >" + Quote(report.string()),
-                                   SPILLWAY_BINARY, "sweep", "--under", scope.string(), "--json"};
+  std::vector<std::string> argv = {"sh",
+                                   "-c",
+                                   "exec \"$0\" \"$@\" >" + Quote(report.string()),
+                                   SPILLWAY_BINARY,
+                                   "sweep",
+                                   "--under",
+                                   scope.string(),
+                                   "--json"};
   argv.insert(argv.end(), options.begin(), options.end());
   argv.push_back("--");
   argv.insert(argv.end(), command.begin(), command.end());
@@ -114,8 +122,8 @@ void SiteSweeps(const std::string& name, const fs::path& work,
   std::printf("%-12s %6s %10s %12s %12s %9s\n", "sweep", "runs", "wall s", "sweep cpu s",
               "runs×bare s", "× bare");
   const int baselines = 3;
-  const std::vector<std::string> profile = {"--jobs", "2", "--scratch", "--baselines", "3",
-                                            "--out", (work / "out").string()};
+  const std::vector<std::string> profile = {
+      "--jobs", "2", "--scratch", "--baselines", "3", "--out", (work / "out").string()};
   for (const bool trace_all : {true, false}) {
     std::vector<std::string> options = profile;
     if (trace_all) options.emplace_back("--trace-all");
@@ -126,8 +134,8 @@ void SiteSweeps(const std::string& name, const fs::path& work,
       continue;
     }
     const double sum = bare * run.runs;
-    std::printf("%-12s %6d %10.1f %12.2f %12.2f %9.2f\n", label, run.runs,
-                run.child.wall_seconds, run.child.cpu_seconds, sum, run.child.cpu_seconds / sum);
+    std::printf("%-12s %6d %10.1f %12.2f %12.2f %9.2f\n", label, run.runs, run.child.wall_seconds,
+                run.child.cpu_seconds, sum, run.child.cpu_seconds / sum);
   }
   fs::remove_all(work);
 }
@@ -152,17 +160,15 @@ void FixedCost(const fs::path& work, int max_runs) {
   const double sweep_rate = sweep.runs / sweep.child.wall_seconds;
   const double bare_rate = sweep.runs / bare.wall_seconds;
   std::printf("%-22s %6s %10s %10s\n", "", "runs", "wall s", "runs/s");
-  std::printf("%-22s %6d %10.2f %10.1f\n", "sweep (--jobs 2)", sweep.runs,
-              sweep.child.wall_seconds, sweep_rate);
+  std::printf("%-22s %6d %10.2f %10.1f\n", "sweep (--jobs 2)", sweep.runs, sweep.child.wall_seconds,
+              sweep_rate);
   std::printf("%-22s %6d %10.2f %10.1f%s\n", "bare, serial", sweep.runs, bare.wall_seconds,
               bare_rate, bare.exit_code == 0 ? "" : "  (failed)");
   std::printf("sweep / bare runs per second: %.2f\n", sweep_rate / bare_rate);
   fs::remove_all(work);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   int repeat = 3;
   int max_runs = 0;
   std::string only;
@@ -180,8 +186,8 @@ int main(int argc, char** argv) {
       fs::create_directories(dir);
       const fs::path input = dir / "sort-input.txt";
       // engines/sort/sweep.sh's input: 200,000 lines shuffled the same way every time.
-      std::system(("seq 1 200000 | sort -R --random-source=/dev/zero > " + Quote(input.string()))
-                      .c_str());
+      std::system(
+          ("seq 1 200000 | sort -R --random-source=/dev/zero > " + Quote(input.string())).c_str());
       SiteSweeps("sort (engines/sort)", dir / "sort",
                  {"sort", "-S", "100K", "--parallel=1", "-T", "{dir}", input.string()}, repeat);
     } else {
@@ -206,4 +212,15 @@ int main(int argc, char** argv) {
   std::printf("\nload average after: %.2f\n", spillway::bench::LoadAverage());
   fs::remove_all(dir);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "spillway_sweep_cost_bench: %s\n", e.what());
+    return 1;
+  }
 }

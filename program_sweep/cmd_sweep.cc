@@ -291,9 +291,8 @@ RunResult RunAttempt(const Sweep& sweep, const RunSpec& spec, bool traced) {
   result.reproducer = Reproducer(sweep, spec);
   const std::string label = RunLabel(spec);
   std::string scope;
-  StatusOr<InjectOutcome> outcome =
-      RunOnce(sweep, label, {FaultRuleFor(spec)}, sweep.timeout,
-              traced ? Tracing::kCalls : Tracing::kNone, &scope);
+  StatusOr<InjectOutcome> outcome = RunOnce(sweep, label, {FaultRuleFor(spec)}, sweep.timeout,
+                                            traced ? Tracing::kCalls : Tracing::kNone, &scope);
   if (!outcome.ok()) {
     result.diverged_at = outcome.status().message();
     result.verdicts.push_back(Verdict::kDiverged);

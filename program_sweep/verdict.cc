@@ -115,7 +115,8 @@ std::string ShowPath(const std::string& path, const std::string& scope, bool wit
 
 void ShowPaths(InjectOutcome* outcome, const std::string& scope, bool with_dir) {
   for (Leftover& left : outcome->leftovers) left.path = ShowPath(left.path, scope, with_dir);
-  for (inject::InjectedFault& fault : outcome->faults) fault.path = ShowPath(fault.path, scope, with_dir);
+  for (inject::InjectedFault& fault : outcome->faults)
+    fault.path = ShowPath(fault.path, scope, with_dir);
   if (!with_dir) return;
   std::string& text = outcome->program_stdout;
   for (size_t at = text.find(scope); at != std::string::npos;

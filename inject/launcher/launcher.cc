@@ -275,8 +275,7 @@ std::vector<char*> Pointers(std::vector<std::string>& words) {
 // How the program is spawned: `fd` (1 or 2) sent to `path`, unless it is empty.
 void RedirectInChild(posix_spawn_file_actions_t* actions, int fd, const std::string& path) {
   if (!path.empty()) {
-    posix_spawn_file_actions_addopen(actions, fd, path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
+    posix_spawn_file_actions_addopen(actions, fd, path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   }
 }
 

@@ -227,7 +227,7 @@ TEST_F(ReportTest, MergeRefusesReportsOfDifferentPlansOrBaselines) {
       {"baseline calls", [](CmdSweepResult* r) { r->baseline.calls_by_op["write"] = 9; }},
       {"baseline leftovers",
        [](CmdSweepResult* r) {
-         r->baseline.leftovers = {{"{dir}/t", 1}};
+         r->baseline.leftovers = {{{"{dir}/t", 1}, Leftover::Kind::kLeak}};
        }},
       {"scratch", [](CmdSweepResult* r) { r->scratch = true; }},
       {"max runs", [](CmdSweepResult* r) { r->max_runs = 5; }},

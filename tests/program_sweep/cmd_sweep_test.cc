@@ -344,15 +344,16 @@ TEST_F(CmdSweepTest, JunitHasOneCasePerRunAndAFailurePerViolationAndOutKeepsTheF
   // --out keeps. With --trace-all every run is traced from the start.
   for (const bool trace_all : {false, true}) {
     const fs::path kept = root_ / (trace_all ? "kept-all" : "kept-site");
-    const SweepOutcome again = Sweep("--op write --mode transient --out " + ShellQuote(kept) +
-                                         (trace_all ? " --trace-all" : ""),
-                                     SPILL_LEAK);
+    const SweepOutcome again = Sweep(
+        "--op write --mode transient --out " + ShellQuote(kept) + (trace_all ? " --trace-all" : ""),
+        SPILL_LEAK);
     ASSERT_TRUE(again.result.is_object());
     ASSERT_GT(RunsWith(again.result, "leak").size(), 0u);
     for (const json& run : RunsWith(again.result, "leak")) {
       EXPECT_EQ(run["attempts"], trace_all ? 1 : 2) << run.dump();
-      const std::string prefix = run["kept"].get<std::string>();
-      EXPECT_GT(fs::file_size(prefix + ".trace"), 0u) << run.dump();
+      const std::string trace = run["kept"].get<std::string>() + ".trace";
+      ASSERT_TRUE(fs::exists(trace)) << run.dump();
+      EXPECT_GT(fs::file_size(trace), 0u) << run.dump();
     }
   }
 }
@@ -567,13 +568,13 @@ TEST_F(CmdSweepTest, AProgramPrintingAFakeSummaryIsJudgedByWhatItsRunsDid) {
   const std::string fake = R"({"exit":0,"calls":{},"faults_injected":0,"faults":[],)"
                            R"("leftovers":[{"path":"/fake","size":9}]})";
   // Writes {dir}/f and removes it unless the write failed; prints the fake summary last.
-  const std::string script = "printf data > \"$1/f\"; s=$?; [ $s -ne 0 ] || rm \"$1/f\"; echo '" +
-                             fake + "'; exit $s";
+  const std::string script =
+      "printf data > \"$1/f\"; s=$?; [ $s -ne 0 ] || rm \"$1/f\"; echo '" + fake + "'; exit $s";
   const fs::path out = root_ / "kept";
-  const CommandResult run = RunShell(std::string(SPILLWAY_BINARY) + " sweep --under " +
-                                     ShellQuote(scope_) + " --json --mode transient --out " +
-                                     ShellQuote(out) + " -- sh -c " + ShellQuote(script) +
-                                     " sh {dir}");
+  const CommandResult run =
+      RunShell(std::string(SPILLWAY_BINARY) + " sweep --under " + ShellQuote(scope_) +
+               " --json --mode transient --out " + ShellQuote(out) + " -- sh -c " +
+               ShellQuote(script) + " sh {dir}");
   const json result = json::parse(run.out, nullptr, false);
   ASSERT_TRUE(result.is_object()) << run.out;
   EXPECT_EQ(run.exit_code, 1);  // The leak below.

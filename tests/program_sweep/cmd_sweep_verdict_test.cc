@@ -193,7 +193,8 @@ TEST_F(JudgeTest, ExitStatusAndStdoutGiveTheVerdict) {
 
 TEST_F(JudgeTest, OnlyALeakLeftoverMakesALeak) {
   outcome_.status = 1;
-  outcome_.leftovers = {{{"{dir}/tmp", 3}, Kind::kBaseline}, {{"{dir}/d/f", 3}, Kind::kLeftByFault}};
+  outcome_.leftovers = {{{"{dir}/tmp", 3}, Kind::kBaseline},
+                        {{"{dir}/d/f", 3}, Kind::kLeftByFault}};
   EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kCleanError}));
   outcome_.status = 0;
   EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kTolerated}));
@@ -271,7 +272,7 @@ TEST_F(JudgeTest, BySiteAnUntracedRunIsJudgedByItsRulesCounters) {
   outcome_.rules = {{3, 0}};  // The site's third call came, but was let through.
   EXPECT_THAT(DivergedAt(BySite(3)), HasSubstr("call 3 of site 00000000000a was not failed"));
   EXPECT_THAT(DivergedAt(BySite(4)), HasSubstr("site 00000000000a made only 3 write calls"));
-  EXPECT_THAT(DivergedAt(BySite(1, "read")), HasSubstr("made only 3 read calls"));
+  EXPECT_THAT(DivergedAt(BySite(4, "read")), HasSubstr("made only 3 read calls"));
   outcome_.rules.clear();  // No counters: nothing is known to have come.
   EXPECT_THAT(DivergedAt(BySite(1)), HasSubstr("site 00000000000a made only 0 write calls"));
   // A trace, when there is one, is what judges the run, not the counters.
