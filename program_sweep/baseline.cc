@@ -153,8 +153,9 @@ StatusOr<Baseline> ReadBaselineFile(const std::string& file,
     baseline.stderr_text = header.at("stderr").get<std::string>();
     baseline.seconds = header.at("seconds").get<double>();
     for (const nlohmann::json& left : header.at("leftovers")) {
-      baseline.leftovers.push_back({left.at("path").get<std::string>(),
-                                    left.at("size").get<uint64_t>(), Leftover::Kind::kBaseline});
+      baseline.leftovers.push_back(
+          {{left.at("path").get<std::string>(), left.at("size").get<uint64_t>()},
+           Leftover::Kind::kBaseline});
     }
     baseline.trace = file;
     baseline.trace_skip = 1;

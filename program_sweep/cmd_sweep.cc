@@ -131,26 +131,35 @@ void DropScope(const Sweep& sweep, const std::string& scope, const InjectOutcome
   }
 }
 
-// Runs the command once under `spillway inject` with `faults` in a fresh scope; the
-// outcome's paths are shown relative to the scope (`*real`, resolved; its trace is read so).
-// The trace's frames are symbolized only when `symbolize` (the baseline's).
+// How a run is traced: not at all, traced, or traced with its frames symbolized (the
+// baseline's, which the report shows).
+enum class Tracing : uint8_t { kNone, kCalls, kSymbolized };
+
+// Runs the command once through the launcher with `faults` in a fresh scope; the outcome's
+// paths are shown relative to the scope (`*real`, resolved; its trace is read so).
 StatusOr<InjectOutcome> RunOnce(const Sweep& sweep, const std::string& label,
                                 const std::vector<std::string>& faults, double timeout,
-                                bool symbolize, std::string* real_scope) {
+                                Tracing tracing, std::string* real_scope) {
   StatusOr<std::string> scope = MakeScope(sweep, label);
   if (!scope.ok()) return scope.status();
   char resolved[PATH_MAX];
   const std::string real = realpath(scope->c_str(), resolved) != nullptr ? resolved : *scope;
   *real_scope = real;
-  InjectInvocation invocation{sweep.options->spillway_binary,
-                              real,
-                              CommandFor(sweep, *scope),
-                              faults,
-                              timeout,
-                              sweep.work_dir + "/" + label,
-                              sweep.options->share_with,
-                              symbolize};
-  InjectOutcome outcome = RunInject(invocation);
+  const InjectInvocation invocation{real,
+                                    CommandFor(sweep, *scope),
+                                    faults,
+                                    timeout,
+                                    sweep.work_dir + "/" + label,
+                                    sweep.options->share_with,
+                                    tracing != Tracing::kNone,
+                                    tracing == Tracing::kSymbolized};
+  StatusOr<InjectOutcome> ran = RunInject(invocation);
+  if (!ran.ok()) {
+    std::error_code ec;
+    if (sweep.with_dir) fs::remove_all(*scope, ec);
+    return ran.status();
+  }
+  InjectOutcome& outcome = *ran;
   DropScope(sweep, *scope, outcome);
   ShowPaths(&outcome, real, sweep.with_dir);
   if (real != *scope && sweep.with_dir) {
@@ -160,7 +169,7 @@ StatusOr<InjectOutcome> RunOnce(const Sweep& sweep, const std::string& label,
     ShowPaths(&alias, *scope, true);
     outcome.program_stdout = std::move(alias.program_stdout);
   }
-  return outcome;
+  return ran;
 }
 
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
@@ -172,21 +181,20 @@ Status RunBaselineOnce(const Sweep& sweep, int number, Baseline* baseline) {
   const double limit = options.timeout > 0 ? options.timeout : kBaselineTimeoutSeconds;
   const std::string label = number == 1 ? "baseline" : fmt::format("baseline-{}", number);
   StatusOr<InjectOutcome> outcome =
-      RunOnce(sweep, label, {}, limit, /*symbolize=*/true, &baseline->scope);
-  if (!outcome.ok()) return outcome.status();
-  if (!outcome->summary) {
+      RunOnce(sweep, label, {}, limit, Tracing::kSymbolized, &baseline->scope);
+  if (!outcome.ok()) {
     return Status::InvalidArgument(
-        fmt::format("the command did not run: {}", FirstLine(outcome->inject_stderr)));
+        fmt::format("the command did not run: {}", outcome.status().message()));
   }
   if (outcome->status != 0) {
     const std::string which = number == 1 ? "" : fmt::format(" (baseline run {})", number);
     return Status::InvalidArgument(
         fmt::format("the run without faults{} exited {}, not 0 (its stderr: {})", which,
-                    outcome->status, FirstLine(outcome->inject_stderr)));
+                    outcome->status, FirstLine(outcome->program_stderr)));
   }
   baseline->exit_code = outcome->status;
   baseline->stdout_text = std::move(outcome->program_stdout);
-  baseline->stderr_text = std::move(outcome->inject_stderr);
+  baseline->stderr_text = std::move(outcome->program_stderr);
   baseline->leftovers = std::move(outcome->leftovers);
   baseline->seconds = outcome->seconds;
   baseline->trace = outcome->trace;
@@ -270,14 +278,21 @@ void KeepFiles(const Sweep& sweep, const std::string& label, RunResult* result) 
   result->kept_as = out + "/" + label;
 }
 
-RunResult RunAttempt(const Sweep& sweep, const RunSpec& spec) {
+// True when the run of `spec` is traced from its start: with --trace-all, and when it is
+// planned by call number (only its trace tells which call n was). A run by site is judged
+// by its rule's counters.
+bool TracedFromStart(const Sweep& sweep, const RunSpec& spec) {
+  return sweep.options->trace_all || !spec.by_site;
+}
+
+RunResult RunAttempt(const Sweep& sweep, const RunSpec& spec, bool traced) {
   RunResult result;
   result.spec = spec;
   result.reproducer = Reproducer(sweep, spec);
   const std::string label = RunLabel(spec);
   std::string scope;
-  StatusOr<InjectOutcome> outcome =
-      RunOnce(sweep, label, {FaultRuleFor(spec)}, sweep.timeout, /*symbolize=*/false, &scope);
+  StatusOr<InjectOutcome> outcome = RunOnce(sweep, label, {FaultRuleFor(spec)}, sweep.timeout,
+                                            traced ? Tracing::kCalls : Tracing::kNone, &scope);
   if (!outcome.ok()) {
     result.diverged_at = outcome.status().message();
     result.verdicts.push_back(Verdict::kDiverged);
@@ -285,7 +300,7 @@ RunResult RunAttempt(const Sweep& sweep, const RunSpec& spec) {
   }
   ClassifyLeftovers(sweep.options->scratch ? std::vector<Leftover>{} : sweep.baseline.leftovers,
                     outcome->faults, &outcome->leftovers);
-  Judge({&spec, &*outcome, &sweep.baseline, sweep.timeout, sweep.options->compare_stdout,
+  Judge({&spec, &*outcome, &sweep.baseline, sweep.options->compare_stdout,
          sweep.error_pattern ? &*sweep.error_pattern : nullptr, sweep.baseline_reported_error,
          scope, sweep.with_dir},
         &result);
@@ -308,16 +323,26 @@ int AttemptsOf(const Sweep& sweep, const std::string& site) {
 
 // Makes the run, again while it diverged (its planned call never came) and AttemptsOf
 // allows: a program whose threads or order vary may reach the call on another try.
+// With --out, a violation found untraced is made once more traced: the files kept are
+// then that run's, trace included, and so are its verdicts. When that run is no violation
+// the first one stands, kept without a trace.
 RunResult RunOne(const Sweep& sweep, const RunSpec& spec) {
   const int attempts = AttemptsOf(sweep, spec.site);
-  RunResult result = RunAttempt(sweep, spec);
+  const bool traced = TracedFromStart(sweep, spec);
+  RunResult result = RunAttempt(sweep, spec, traced);
   for (int attempt = 2; attempt <= attempts && !result.diverged_at.empty(); ++attempt) {
-    result = RunAttempt(sweep, spec);
+    result = RunAttempt(sweep, spec, traced);
     result.attempts = attempt;
   }
   if (!result.diverged_at.empty() && attempts > 1 + sweep.options->retries) {
     std::lock_guard<std::mutex> lock(sweep.unreached_mu);
     sweep.unreached_sites.insert(spec.site);
+  }
+  if (!traced && !sweep.options->out_dir.empty() && HasViolation(result)) {
+    RunResult again = RunAttempt(sweep, spec, /*traced=*/true);
+    again.attempts = result.attempts + 1;
+    if (HasViolation(again)) return again;
+    result.attempts = again.attempts;
   }
   return result;
 }

@@ -1,51 +1,50 @@
-// Runs a program once under `spillway inject` (with --trace and --json) and reads back what
-// the run did: its exit status, its stdout and stderr and what it left behind. Its in-scope
-// calls stay in the trace file (files_prefix + ".trace"), read as a stream (trace_reader.h).
+// Runs a program once through the launcher (inject::Run, spillway::inject_launcher) and
+// reads back what the run did: its exit status, its stdout and stderr (from files, never
+// mixed with the launcher's report), what it left behind, the faults injected and the
+// rule's counters. A traced run's in-scope calls stay in its trace file (files_prefix +
+// ".trace"), read as a stream (trace_reader.h).
 #ifndef SPILLWAY_PROGRAM_SWEEP_INJECT_RUN_H_
 #define SPILLWAY_PROGRAM_SWEEP_INJECT_RUN_H_
 
-#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "spillway/inject/launcher.h"
 #include "spillway/program_sweep/cmd_sweep.h"
+#include "spillway/vfs/status.h"
 
 namespace spillway::program_sweep {
 
 struct InjectInvocation {
-  std::string spillway_binary;
   std::string scope;                 // An existing directory, resolved.
   std::vector<std::string> command;  // {dir} already replaced.
-  std::vector<std::string> faults;   // --fault rules.
-  double timeout = 0;                // --timeout.
-  std::string files_prefix;          // Where .stdout, .stderr and .trace go.
-  std::string share_with;            // --share-with; empty: none.
-  // Symbolize the trace's frames lines after the run (the baseline's, which the report
-  // shows); a planned run's trace is only read for its calls, so it passes --no-symbolize.
+  std::vector<std::string> faults;   // Fault rules.
+  double timeout = 0;                // Seconds; 0: none.
+  std::string files_prefix;          // Where .stdout, .stderr (and .trace) go.
+  std::string share_with;            // inject::Invocation::share_with; empty: none.
+  // Write a trace of the run's calls (files_prefix + ".trace"). A run planned by site
+  // needs none: the rule's counters say whether its call came.
+  bool trace = false;
+  // Symbolize the trace's frames after the run (the baseline's, which the report shows).
   bool symbolize = false;
 };
 
-// An injected fault, as `spillway inject --json` lists it.
-struct InjectedFault {
-  std::string op;
-  std::string error;
-  std::string path;
-};
-
 struct InjectOutcome {
-  int status = 0;                   // `spillway inject`'s exit status.
-  bool summary = false;             // False when inject printed no summary (it refused to run).
-  double seconds = 0;               // Wall time.
-  std::string program_stdout;       // The program's stdout, without inject's summary.
-  std::string inject_stderr;        // Inject's stderr (and the program's).
-  std::string trace;                // The trace file.
-  std::vector<Leftover> leftovers;  // Absolute paths; kind unset.
-  std::vector<InjectedFault> faults;
+  int status = 0;          // The program's exit status (inject::Outcome::exit_status).
+  bool timed_out = false;  // The timeout ended it.
+  double seconds = 0;      // Wall time.
+  std::string program_stdout;
+  std::string program_stderr;
+  std::string trace;                // The trace file; empty when not traced.
+  std::vector<Leftover> leftovers;  // Absolute paths; kind kLeak.
+  std::vector<inject::InjectedFault> faults;
+  std::vector<inject::RuleCount> rules;  // One per fault rule.
 };
 
-// Runs `spillway inject` as the invocation says and waits for it. Never throws; a summary
-// that cannot be read leaves `summary` false.
-InjectOutcome RunInject(const InjectInvocation& invocation);
+// Runs the command through inject::Run as the invocation says and waits for it. Errors:
+// the launcher's, before the program started (a command it refuses, a bad rule).
+StatusOr<InjectOutcome> RunInject(const InjectInvocation& invocation);
 
 // Single-quotes `word` for /bin/sh unless it is made of safe characters only.
 std::string ShellWord(std::string_view word);

@@ -64,7 +64,7 @@ Json RunJson(const RunResult& run) {
 std::vector<Leftover> LeftoversFromJson(const nlohmann::json& list) {
   std::vector<Leftover> leftovers;
   for (const nlohmann::json& l : list) {
-    leftovers.push_back({l.at("path").get<std::string>(), l.at("size").get<uint64_t>(),
+    leftovers.push_back({{l.at("path").get<std::string>(), l.at("size").get<uint64_t>()},
                          FromName<LeftoverKindName>(l.at("kind").get<std::string>())});
   }
   return leftovers;

@@ -49,9 +49,20 @@ bool Contains(const std::vector<Verdict>& verdicts, Verdict v) {
 }
 
 // Empty when the run's call n is the baseline's call n and was the one failed (by site:
-// when the site's nth call came and was failed); otherwise what happened instead.
+// when the site's nth call came and was failed); otherwise what happened instead. An
+// untraced run by site is judged by its rule's counters: the calls of the site it counted
+// and whether it failed one (the first it fails is the site's nth).
 std::string Divergence(const JudgeInput& input) {
   const RunSpec& spec = *input.spec;
+  if (spec.by_site && input.outcome->trace.empty()) {
+    const inject::RuleCount counted =
+        input.outcome->rules.empty() ? inject::RuleCount{} : input.outcome->rules.front();
+    if (counted.failed > 0) return {};
+    if (counted.matched >= spec.nth) {
+      return fmt::format("call {} of site {} was not failed", spec.nth, spec.site);
+    }
+    return fmt::format("site {} made only {} {} calls", spec.site, counted.matched, spec.call.op);
+  }
   TraceReader trace(input.outcome->trace, 0, input.scope, input.with_dir, nullptr);
   TracedCall call;
   uint64_t n = 0;
@@ -104,7 +115,8 @@ std::string ShowPath(const std::string& path, const std::string& scope, bool wit
 
 void ShowPaths(InjectOutcome* outcome, const std::string& scope, bool with_dir) {
   for (Leftover& left : outcome->leftovers) left.path = ShowPath(left.path, scope, with_dir);
-  for (InjectedFault& fault : outcome->faults) fault.path = ShowPath(fault.path, scope, with_dir);
+  for (inject::InjectedFault& fault : outcome->faults)
+    fault.path = ShowPath(fault.path, scope, with_dir);
   if (!with_dir) return;
   std::string& text = outcome->program_stdout;
   for (size_t at = text.find(scope); at != std::string::npos;
@@ -114,7 +126,8 @@ void ShowPaths(InjectOutcome* outcome, const std::string& scope, bool with_dir) 
 }
 
 void ClassifyLeftovers(const std::vector<Leftover>& baseline,
-                       const std::vector<InjectedFault>& faults, std::vector<Leftover>* leftovers) {
+                       const std::vector<inject::InjectedFault>& faults,
+                       std::vector<Leftover>* leftovers) {
   std::vector<bool> used(baseline.size(), false);
   for (Leftover& left : *leftovers) {
     left.kind = Leftover::Kind::kLeak;
@@ -126,7 +139,7 @@ void ClassifyLeftovers(const std::vector<Leftover>& baseline,
       }
     }
     if (left.kind != Leftover::Kind::kLeak) continue;
-    for (const InjectedFault& fault : faults) {
+    for (const inject::InjectedFault& fault : faults) {
       const bool removal = fault.op == "remove" || fault.op == "rmdir";
       const bool inside = fault.path == left.path ||
                           fault.path.compare(0, left.path.size() + 1, left.path + "/") == 0;
@@ -143,7 +156,7 @@ bool ReportsError(const std::regex* pattern, const std::string& out, const std::
 void Judge(const JudgeInput& input, RunResult* result) {
   const InjectOutcome& outcome = *input.outcome;
   result->leftovers = outcome.leftovers;
-  const bool hung = outcome.status == 124 && outcome.seconds >= input.timeout;
+  const bool hung = outcome.timed_out;
   if (!hung && outcome.status > 128 && outcome.status <= 128 + 64) {
     result->signal = outcome.status - 128;
   } else if (!hung) {
@@ -152,7 +165,7 @@ void Judge(const JudgeInput& input, RunResult* result) {
   result->diverged_at = Divergence(input);
   result->reported_error =
       outcome.status == 0 && !input.baseline_reported_error &&
-      ReportsError(input.error_pattern, outcome.program_stdout, outcome.inject_stderr);
+      ReportsError(input.error_pattern, outcome.program_stdout, outcome.program_stderr);
   std::vector<Verdict>& verdicts = result->verdicts;
   if (!result->diverged_at.empty()) {
     verdicts.push_back(Verdict::kDiverged);

@@ -27,7 +27,8 @@ void ShowPaths(InjectOutcome* outcome, const std::string& scope, bool with_dir);
 // (each baseline entry excuses one; with --scratch pass none), kLeftByFault when an
 // injected remove or rmdir failed on it or on an entry inside it, kLeak otherwise.
 void ClassifyLeftovers(const std::vector<Leftover>& baseline,
-                       const std::vector<InjectedFault>& faults, std::vector<Leftover>* leftovers);
+                       const std::vector<inject::InjectedFault>& faults,
+                       std::vector<Leftover>* leftovers);
 
 // True when `pattern` (may be null: none) matches somewhere in `out` or `err`.
 bool ReportsError(const std::regex* pattern, const std::string& out, const std::string& err);
@@ -36,7 +37,6 @@ struct JudgeInput {
   const RunSpec* spec;
   const InjectOutcome* outcome;  // Paths shown, leftovers classified.
   const Baseline* baseline;
-  double timeout;
   bool compare_stdout;
   const std::regex* error_pattern;  // Null: none.
   bool baseline_reported_error;     // The baseline's output matched error_pattern.
@@ -44,8 +44,9 @@ struct JudgeInput {
   bool with_dir;
 };
 
-// Fills the result's exit_code, signal, verdicts, diverged_at and reported_error. Reads the
-// outcome's trace.
+// Fills the result's exit_code, signal, verdicts, diverged_at and reported_error. Whether
+// the planned call came is read from the outcome's trace, or, for a run planned by site
+// that was not traced, from its rule's counters.
 void Judge(const JudgeInput& input, RunResult* result);
 
 }  // namespace spillway::program_sweep

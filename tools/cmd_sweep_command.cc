@@ -245,6 +245,9 @@ void AddRunOptions(CLI::App& sweep, CmdSweepArgs& args) {
   sweep.add_option("--junit", args.junit, "Write a JUnit XML file");
   sweep.add_flag("--json", args.json, "Print the result as one JSON object");
   sweep.add_option("--out", args.options.out_dir, "Keep each violation's files here");
+  sweep.add_flag("--trace-all", args.options.trace_all,
+                 "Trace every run, also those planned by site (slower; by default their "
+                 "rules' counters judge them)");
   sweep.add_option("--share-with", args.options.share_with,
                    "Passed to spillway inject: for a program that switches to USER");
   sweep.add_option("CMD", args.options.command, "The program and its arguments, after --");

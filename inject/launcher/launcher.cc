@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -23,6 +24,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "program_check.h"
@@ -211,10 +213,14 @@ class IgnoreInterrupts final {
   IgnoreInterrupts(const IgnoreInterrupts&) = delete;
   IgnoreInterrupts& operator=(const IgnoreInterrupts&) = delete;
 
-  // In the child, before exec: the program gets the dispositions from before.
-  void RestoreInChild() const {
-    sigaction(SIGINT, &interrupt_, nullptr);
-    sigaction(SIGQUIT, &quit_, nullptr);
+  // The signals the program must get back at their default, so that it has the
+  // dispositions from before: those not ignored then (a handler is reset by exec anyway).
+  sigset_t DefaultInChild() const {
+    sigset_t set;
+    sigemptyset(&set);
+    if (interrupt_.sa_handler != SIG_IGN) sigaddset(&set, SIGINT);
+    if (quit_.sa_handler != SIG_IGN) sigaddset(&set, SIGQUIT);
+    return set;
   }
 
  private:
@@ -266,11 +272,19 @@ std::vector<char*> Pointers(std::vector<std::string>& words) {
   return pointers;
 }
 
-// In the child: sends `fd` (1 or 2) to `path`, unless it is empty.
-bool RedirectInChild(int fd, const std::string& path) {
-  if (path.empty()) return true;
-  const int file = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  return file >= 0 && dup2(file, fd) == fd && close(file) == 0;
+// How the program is spawned: `fd` (1 or 2) sent to `path`, unless it is empty.
+void RedirectInChild(posix_spawn_file_actions_t* actions, int fd, const std::string& path) {
+  if (!path.empty()) {
+    posix_spawn_file_actions_addopen(actions, fd, path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  }
+}
+
+// A program that could not be started says so where its stderr would have gone.
+void ReportNotStarted(const Invocation& inv, const char* program, int error) {
+  std::FILE* err = inv.stderr_path.empty() ? stderr : std::fopen(inv.stderr_path.c_str(), "w");
+  if (err == nullptr) return;
+  std::fprintf(err, "spillway inject: cannot run %s: %s\n", program, std::strerror(error));
+  if (err != stderr) std::fclose(err);
 }
 
 // Waits for `pid`; on timeout terminates its process group. Fills the outcome's exit
@@ -309,19 +323,34 @@ void RunProgram(const Invocation& inv, const std::string& shim, const std::strin
   std::vector<std::string> env = ProgramEnvironment(shim, state_path);
   const std::vector<char*> argv = Pointers(args);
   const std::vector<char*> envp = Pointers(env);
-  const IgnoreInterrupts ignore;
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    ignore.RestoreInChild();
-    if (inv.timeout > 0) setpgid(0, 0);  // So that the timeout ends its children too.
-    if (RedirectInChild(1, inv.stdout_path) && RedirectInChild(2, inv.stderr_path)) {
-      execvpe(argv[0], argv.data(), envp.data());
-    }
-    std::fprintf(stderr, "spillway inject: cannot run %s: %s\n", argv[0], std::strerror(errno));
-    _exit(127);
+  std::optional<IgnoreInterrupts> ignore;
+  if (inv.ignore_interrupts) ignore.emplace();
+  // posix_spawn, not fork: it copies none of this process's memory maps, which a sweep
+  // running many programs from a large process would pay for at every run.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  short flags = 0;
+  if (inv.timeout > 0) {  // Its own process group, so that the timeout ends its children too.
+    flags |= POSIX_SPAWN_SETPGROUP;
+    posix_spawnattr_setpgroup(&attr, 0);
   }
-  if (pid < 0) {
+  if (ignore) {
+    const sigset_t defaults = ignore->DefaultInChild();
+    flags |= POSIX_SPAWN_SETSIGDEF;
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+  }
+  posix_spawnattr_setflags(&attr, flags);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  RedirectInChild(&actions, 1, inv.stdout_path);
+  RedirectInChild(&actions, 2, inv.stderr_path);
+  std::fflush(nullptr);
+  pid_t pid = 0;
+  const int error = posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (error != 0) {
+    ReportNotStarted(inv, argv[0], error);
     outcome->exit_status = 127;
     return;
   }
@@ -335,6 +364,9 @@ void ReadOutcome(const SharedState& state, const std::vector<Entries>& before, O
     if (state.calls[op] != 0) {
       outcome->calls[FaultOpName(static_cast<FaultOp>(op))] = state.calls[op];
     }
+  }
+  for (uint32_t i = 0; i < state.rule_count; ++i) {
+    outcome->rules.push_back({state.counters[i].matched, state.counters[i].failed});
   }
   outcome->faults_injected = state.fault_count;
   const uint64_t recorded = std::min<uint64_t>(state.fault_count, kMaxFaultRecords);

@@ -3,9 +3,13 @@
 // starts, and a report that never travels on the program's streams.
 #include "spillway/inject/launcher.h"
 
+#include <signal.h>
+
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -77,6 +81,60 @@ TEST_F(LauncherTest, ARuleFiresOnlyInTheScopeAndIsReported) {
   EXPECT_EQ(outcome->calls.at("create"), 1u);
   EXPECT_FALSE(fs::exists(scope_ / "a"));
   EXPECT_TRUE(outcome->leftovers.empty());
+}
+
+// The shim's counters of each rule, in the rules' order: the calls it counted and the ones
+// it failed (what a sweep's untraced run is judged by).
+TEST_F(LauncherTest, EachRulesCountersSayHowOftenItMatchedAndFailed) {
+  Invocation inv = Shell("for f in a b c; do touch \"$D/$f\"; done; mkdir \"$D/d\"; exit 0");
+  inv.faults = {"create EIO nth=2", "mkdir ENOSPC nth=2",
+                "create EACCES path=" + (fs::canonical(scope_) / "c").string()};
+  const StatusOr<Outcome> outcome = inject::Run(inv);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  ASSERT_EQ(outcome->rules.size(), 3u);
+  EXPECT_EQ(outcome->rules[0].matched, 3u);  // a, b (failed), c.
+  EXPECT_EQ(outcome->rules[0].failed, 1u);
+  EXPECT_EQ(outcome->rules[1].matched, 1u);  // One mkdir: its second never came.
+  EXPECT_EQ(outcome->rules[1].failed, 0u);
+  EXPECT_EQ(outcome->rules[2].failed, 1u);  // c, after the first rule let it through.
+  EXPECT_FALSE(fs::exists(scope_ / "b"));
+  EXPECT_FALSE(fs::exists(scope_ / "c"));
+}
+
+// The SigIgn mask of /proc/PID/status lines in `text`, in order.
+std::vector<uint64_t> IgnoredMasks(const std::string& text) {
+  std::vector<uint64_t> masks;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("SigIgn:", 0) == 0) masks.push_back(std::stoull(line.substr(7), nullptr, 16));
+  }
+  return masks;
+}
+
+// While the program runs, the caller ignores SIGINT and SIGQUIT (as system(3) does) unless
+// told not to (a sweep, which must stop on an interrupt); the program gets them as the
+// caller had them before, either way.
+TEST_F(LauncherTest, TheCallerIgnoresInterruptsWhileTheProgramRunsUnlessToldNot) {
+  struct sigaction by_default {};
+  by_default.sa_handler = SIG_DFL;
+  struct sigaction old_int {};
+  struct sigaction old_quit {};
+  sigaction(SIGINT, &by_default, &old_int);
+  sigaction(SIGQUIT, &by_default, &old_quit);
+  const uint64_t interrupts = (uint64_t{1} << (SIGINT - 1)) | (uint64_t{1} << (SIGQUIT - 1));
+  for (const bool ignore : {true, false}) {
+    Invocation inv = Shell("grep SigIgn /proc/$PPID/status; grep SigIgn /proc/$$/status");
+    inv.ignore_interrupts = ignore;
+    inv.stdout_path = (root_ / "stdout").string();
+    const StatusOr<Outcome> outcome = inject::Run(inv);
+    ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+    const std::vector<uint64_t> masks = IgnoredMasks(ReadAll(inv.stdout_path));
+    ASSERT_EQ(masks.size(), 2u) << ReadAll(inv.stdout_path);
+    EXPECT_EQ(masks[0] & interrupts, ignore ? interrupts : 0) << "the caller, ignore " << ignore;
+    EXPECT_EQ(masks[1] & interrupts, 0u) << "the program, ignore " << ignore;
+  }
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGQUIT, &old_quit, nullptr);
 }
 
 TEST_F(LauncherTest, LeftoversAreWhatTheRunAddedToTheScopes) {

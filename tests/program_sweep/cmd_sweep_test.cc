@@ -340,6 +340,22 @@ TEST_F(CmdSweepTest, JunitHasOneCasePerRunAndAFailurePerViolationAndOutKeepsTheF
   for (const auto& entry : fs::directory_iterator(out))
     scripts += entry.path().extension() == ".sh";
   EXPECT_EQ(scripts, sweep.result["summary"]["violations"]);
+  // A run by site is not traced; a violation it found is made again, traced, for the trace
+  // --out keeps. With --trace-all every run is traced from the start.
+  for (const bool trace_all : {false, true}) {
+    const fs::path kept = root_ / (trace_all ? "kept-all" : "kept-site");
+    const SweepOutcome again = Sweep(
+        "--op write --mode transient --out " + ShellQuote(kept) + (trace_all ? " --trace-all" : ""),
+        SPILL_LEAK);
+    ASSERT_TRUE(again.result.is_object());
+    ASSERT_GT(RunsWith(again.result, "leak").size(), 0u);
+    for (const json& run : RunsWith(again.result, "leak")) {
+      EXPECT_EQ(run["attempts"], trace_all ? 1 : 2) << run.dump();
+      const std::string trace = run["kept"].get<std::string>() + ".trace";
+      ASSERT_TRUE(fs::exists(trace)) << run.dump();
+      EXPECT_GT(fs::file_size(trace), 0u) << run.dump();
+    }
+  }
 }
 
 TEST_F(CmdSweepTest, BadInputExits2WithOneLine) {
@@ -542,6 +558,40 @@ TEST_F(CmdSweepTest, SitePlanFailsEachSitesFirstCallAndNeverDiverges) {
         run["reproducer"].get<std::string>().find("times=forever then=any") != std::string::npos,
         run["mode"] == "persistent")
         << run.dump();
+  }
+}
+
+// The launcher's report never travels on the program's streams: a program whose last
+// stdout line is a summary of its own, with made-up leftovers, is judged by what its runs
+// really did, and its output is kept as it printed it.
+TEST_F(CmdSweepTest, AProgramPrintingAFakeSummaryIsJudgedByWhatItsRunsDid) {
+  const std::string fake = R"({"exit":0,"calls":{},"faults_injected":0,"faults":[],)"
+                           R"("leftovers":[{"path":"/fake","size":9}]})";
+  // Writes {dir}/f and removes it unless the write failed; prints the fake summary last.
+  const std::string script =
+      "printf data > \"$1/f\"; s=$?; [ $s -ne 0 ] || rm \"$1/f\"; echo '" + fake + "'; exit $s";
+  const fs::path out = root_ / "kept";
+  const CommandResult run =
+      RunShell(std::string(SPILLWAY_BINARY) + " sweep --under " + ShellQuote(scope_) +
+               " --json --mode transient --out " + ShellQuote(out) + " -- sh -c " +
+               ShellQuote(script) + " sh {dir}");
+  const json result = json::parse(run.out, nullptr, false);
+  ASSERT_TRUE(result.is_object()) << run.out;
+  EXPECT_EQ(run.exit_code, 1);  // The leak below.
+  const std::vector<json> leaks = RunsWith(result, "leak");
+  ASSERT_FALSE(leaks.empty()) << result.dump();
+  for (const json& leak : leaks) {
+    EXPECT_EQ(leak["op"], "write") << leak.dump();
+    ASSERT_EQ(leak["leftovers"].size(), 1u) << leak.dump();
+    EXPECT_EQ(leak["leftovers"][0]["path"], "{dir}/f");
+    std::ifstream kept(leak["kept"].get<std::string>() + ".stdout");
+    const std::string printed((std::istreambuf_iterator<char>(kept)),
+                              std::istreambuf_iterator<char>());
+    EXPECT_EQ(printed, fake + "\n");
+  }
+  EXPECT_FALSE(RunsWith(result, "clean_error").empty()) << result.dump();  // A failed create.
+  for (const json& r : result["runs"]) {
+    for (const json& left : r["leftovers"]) EXPECT_NE(left["path"], "/fake") << r.dump();
   }
 }
 

@@ -31,12 +31,12 @@ constexpr const char* kOtherSite = "00000000000b";
 
 // The kinds ClassifyLeftovers gives `left` (paths) against `baseline` and `faults`.
 std::vector<Kind> Classify(const std::vector<std::string>& baseline,
-                           const std::vector<InjectedFault>& faults,
+                           const std::vector<inject::InjectedFault>& faults,
                            const std::vector<std::string>& left) {
   std::vector<Leftover> base(baseline.size());
-  for (size_t i = 0; i < baseline.size(); ++i) base[i] = {baseline[i], 1, Kind::kBaseline};
+  for (size_t i = 0; i < baseline.size(); ++i) base[i] = {{baseline[i], 1}, Kind::kBaseline};
   std::vector<Leftover> leftovers(left.size());
-  for (size_t i = 0; i < left.size(); ++i) leftovers[i] = {left[i], 1, Kind::kLeak};
+  for (size_t i = 0; i < left.size(); ++i) leftovers[i] = {{left[i], 1}, Kind::kLeak};
   ClassifyLeftovers(base, faults, &leftovers);
   std::vector<Kind> kinds(leftovers.size());
   for (size_t i = 0; i < leftovers.size(); ++i) kinds[i] = leftovers[i].kind;
@@ -58,8 +58,8 @@ TEST(CmdSweepVerdictTest, EachBaselineLeftoverExcusesOneLeftoverOfItsPattern) {
 }
 
 TEST(CmdSweepVerdictTest, AnEntryIsLeftByFaultOnlyWhenItsOwnRemovalOrOneInsideItFailed) {
-  const InjectedFault unlink_f = {"remove", "EIO", "{dir}/d/f"};
-  const InjectedFault rmdir_d = {"rmdir", "EIO", "{dir}/d"};
+  const inject::InjectedFault unlink_f = {"remove", "EIO", "{dir}/d/f"};
+  const inject::InjectedFault rmdir_d = {"rmdir", "EIO", "{dir}/d"};
   // Its own removal failed: the file, and the directory by its rmdir.
   EXPECT_EQ(Classify({}, {unlink_f}, {"{dir}/d/f"}), std::vector<Kind>{Kind::kLeftByFault});
   EXPECT_EQ(Classify({}, {rmdir_d}, {"{dir}/d"}), std::vector<Kind>{Kind::kLeftByFault});
@@ -123,12 +123,12 @@ class JudgeTest : public ::testing::Test {
   std::string Scope() const { return (dir_ / "scope").string(); }
 
   // Judges outcome_ as the run of `spec` (with a trace where it was failed, when none was
-  // written).
+  // written and the run is traced_).
   RunResult Judged(const RunSpec& spec) {
-    if (outcome_.trace.empty()) WriteTrace({{"write", kSite, "f", true}});
+    if (traced_ && outcome_.trace.empty()) WriteTrace({{"write", kSite, "f", true}});
     RunResult result;
     const std::regex* pattern = pattern_.has_value() ? &*pattern_ : nullptr;
-    Judge({&spec, &outcome_, &baseline_, /*timeout=*/10, compare_stdout_, pattern,
+    Judge({&spec, &outcome_, &baseline_, compare_stdout_, pattern,
            ReportsError(pattern, baseline_.stdout_text, baseline_.stderr_text), Scope(),
            /*with_dir=*/true},
           &result);
@@ -168,6 +168,7 @@ class JudgeTest : public ::testing::Test {
   InjectOutcome outcome_;
   std::optional<std::regex> pattern_;
   bool compare_stdout_ = true;
+  bool traced_ = true;
 };
 
 TEST_F(JudgeTest, ExitStatusAndStdoutGiveTheVerdict) {
@@ -183,20 +184,21 @@ TEST_F(JudgeTest, ExitStatusAndStdoutGiveTheVerdict) {
   const RunResult crashed = Judged(BySite());
   EXPECT_EQ(crashed.verdicts, Verdicts({Verdict::kCrash}));
   EXPECT_EQ(crashed.signal, 6);
-  outcome_.status = 124;  // timeout(1)'s status: a hang only when the run took the timeout.
-  outcome_.seconds = 10;
+  outcome_.status = 124;  // timeout(1)'s status: a hang only when the timeout ended the run.
+  outcome_.timed_out = true;
   EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kHang}));
-  outcome_.seconds = 9.9;
+  outcome_.timed_out = false;
   EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kCleanError}));
 }
 
 TEST_F(JudgeTest, OnlyALeakLeftoverMakesALeak) {
   outcome_.status = 1;
-  outcome_.leftovers = {{"{dir}/tmp", 3, Kind::kBaseline}, {"{dir}/d/f", 3, Kind::kLeftByFault}};
+  outcome_.leftovers = {{{"{dir}/tmp", 3}, Kind::kBaseline},
+                        {{"{dir}/d/f", 3}, Kind::kLeftByFault}};
   EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kCleanError}));
   outcome_.status = 0;
   EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kTolerated}));
-  outcome_.leftovers.push_back({"{dir}/other", 3, Kind::kLeak});
+  outcome_.leftovers.push_back({{"{dir}/other", 3}, Kind::kLeak});
   EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kLeak}));
   outcome_.status = 1;
   EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kLeak}));
@@ -215,7 +217,7 @@ TEST_F(JudgeTest, AReportedErrorIsAFailedExitUnlessTheBaselineReportedItToo) {
   EXPECT_EQ(judged.verdicts, Verdicts({Verdict::kCleanError}));
   // In stderr as well.
   outcome_.program_stdout = baseline_.stdout_text;
-  outcome_.inject_stderr = "prog: ERROR: no spill\n";
+  outcome_.program_stderr = "prog: ERROR: no spill\n";
   EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kCleanError}));
   // A run that exits non-zero is a failed exit by its status, not by what it printed.
   outcome_.status = 1;
@@ -224,7 +226,7 @@ TEST_F(JudgeTest, AReportedErrorIsAFailedExitUnlessTheBaselineReportedItToo) {
   EXPECT_EQ(judged.verdicts, Verdicts({Verdict::kCleanError}));
   // The baseline printed a match too: the pattern says nothing; the output is compared.
   outcome_.status = 0;
-  outcome_.inject_stderr.clear();
+  outcome_.program_stderr.clear();
   baseline_.stdout_text = "ERROR: none, all is well\n";
   outcome_.program_stdout = baseline_.stdout_text;
   judged = Judged(BySite());
@@ -260,6 +262,25 @@ TEST_F(JudgeTest, BySiteARunDivergesOnlyWhenItsSitesKthCallWasNotFailedOrNeverCa
   EXPECT_THAT(DivergedAt(BySite(1, "read")), HasSubstr("was not failed"));
 }
 
+// A run by site that was not traced: its rule's counters (the site's calls of its operation,
+// and how many it failed) say what its trace would have.
+TEST_F(JudgeTest, BySiteAnUntracedRunIsJudgedByItsRulesCounters) {
+  traced_ = false;
+  outcome_.rules = {{/*matched=*/3, /*failed=*/1}};
+  EXPECT_EQ(DivergedAt(BySite(2)), "");
+  EXPECT_EQ(Judged(BySite(2)).verdicts, Verdicts({Verdict::kTolerated}));
+  outcome_.rules = {{3, 0}};  // The site's third call came, but was let through.
+  EXPECT_THAT(DivergedAt(BySite(3)), HasSubstr("call 3 of site 00000000000a was not failed"));
+  EXPECT_THAT(DivergedAt(BySite(4)), HasSubstr("site 00000000000a made only 3 write calls"));
+  EXPECT_THAT(DivergedAt(BySite(4, "read")), HasSubstr("made only 3 read calls"));
+  outcome_.rules.clear();  // No counters: nothing is known to have come.
+  EXPECT_THAT(DivergedAt(BySite(1)), HasSubstr("site 00000000000a made only 0 write calls"));
+  // A trace, when there is one, is what judges the run, not the counters.
+  outcome_.rules = {{1, 1}};
+  WriteTrace({{"write", kSite, "f"}});
+  EXPECT_THAT(DivergedAt(BySite(1)), HasSubstr("was not failed"));
+}
+
 TEST_F(JudgeTest, ByNumberARunDivergesWhenCallNWasNotTheBaselinesFailedCallN) {
   WriteTrace(SecondWriteFailed());
   EXPECT_EQ(DivergedAt(ByNumber(4)), "");
@@ -279,7 +300,7 @@ TEST_F(JudgeTest, ByNumberARunDivergesWhenCallNWasNotTheBaselinesFailedCallN) {
 TEST(CmdSweepVerdictTest, ExitStatusIsOneForAViolationOrWithScratchForTheBaselinesLeftovers) {
   CmdSweepResult result;
   EXPECT_EQ(ExitStatusOf(result), 0);
-  result.baseline.leftovers = {{"{dir}/tmp", 3, Kind::kBaseline}};
+  result.baseline.leftovers = {{{"{dir}/tmp", 3}, Kind::kBaseline}};
   EXPECT_EQ(ExitStatusOf(result), 0);  // Excused without --scratch.
   result.scratch = true;
   EXPECT_EQ(ExitStatusOf(result), 1);

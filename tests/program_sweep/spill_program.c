@@ -7,6 +7,7 @@
  *   kAbort   aborts (crash);
  *   kRetry   retries a failed write forever (hang, in persistent mode);
  *   kRandom  like kGood, but writes its files in a random order (diverged).
+ * -DFILES=N spills N files instead of three (the sweep benchmark's program).
  * Usage: spill_program DIR */
 #include <fcntl.h>
 #include <limits.h>
@@ -21,13 +22,15 @@ enum { kGood, kLeak, kIgnore, kAbort, kRetry, kRandom };
 #error "build with -DBEHAVIOUR=kGood (or kLeak, kIgnore, kAbort, kRetry, kRandom)"
 #endif
 
+#ifndef FILES
 #define FILES 3
+#endif
 #define RECORDS 8
 #define RECORD_SIZE 256
 
 static char dir_path[PATH_MAX];
 static char file_paths[FILES][PATH_MAX];
-static int fds[FILES] = {-1, -1, -1};
+static int fds[FILES];
 
 /* Removes what exists of the files and the directory; 0 when all of it went. */
 static int Cleanup(void) {
@@ -82,7 +85,11 @@ int main(int argc, char** argv) {
     fprintf(stderr, "usage: %s DIR\n", argv[0]);
     return 2;
   }
-  int order[FILES] = {0, 1, 2};
+  int order[FILES];
+  for (int i = 0; i < FILES; ++i) {
+    order[i] = i;
+    fds[i] = -1;
+  }
   if (BEHAVIOUR == kRandom) {
     srand((unsigned)time(NULL) ^ (unsigned)getpid());
     const int j = rand() % FILES;

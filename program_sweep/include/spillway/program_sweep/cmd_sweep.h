@@ -1,7 +1,7 @@
 // `spillway sweep -- CMD`: runs an unmodified program once without faults (the baseline),
 // then once per planned call (by default each call site's first call; with --depth all
-// every in-scope call), errno and mode with that call failing (through `spillway inject`),
-// and gives every run a verdict (docs/sweep.md).
+// every in-scope call), errno and mode with that call failing (through the launcher,
+// inject::Run), and gives every run a verdict (docs/sweep.md).
 #ifndef SPILLWAY_PROGRAM_SWEEP_CMD_SWEEP_H_
 #define SPILLWAY_PROGRAM_SWEEP_CMD_SWEEP_H_
 
@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spillway/inject/launcher.h"
 #include "spillway/vfs/status.h"
 #include "spillway/vocab/vocab.h"
 
@@ -79,17 +80,21 @@ struct CmdSweepOptions {
   bool compare_stdout = true;  // --compare stdout (false: none).
   std::string out_dir;         // Empty: keep no files of the runs.
   std::vector<std::string> command;
-  std::string spillway_binary;  // The executable that runs `spillway inject`.
+  std::string spillway_binary;  // The spillway executable the reproducers name.
   std::string share_with;       // `spillway inject --share-with USER`; empty: none.
+  // Trace every run, as the sweep once did (--trace-all). By default only the baselines,
+  // the runs planned by call number and the violations --out keeps are traced; a run
+  // planned by site is judged by its rule's counters.
+  bool trace_all = false;
   // Called after each run (from the thread that ran it, serialised by the sweep).
   std::function<void(uint64_t done, uint64_t total, uint64_t violations)> on_progress;
 };
 
-// An entry left under a run's scope after it exited.
-struct Leftover {
+// An entry left under a run's scope after it exited (the launcher's Leftover, its path
+// with the run's scope shown as {dir} when the command has one), and what the sweep made
+// of it.
+struct Leftover : inject::Leftover {
   enum class Kind : uint8_t { kLeak, kLeftByFault, kBaseline };
-  std::string path;  // With the run's scope shown as {dir} when the command has one.
-  uint64_t size = 0;
   Kind kind = Kind::kLeak;
 };
 
@@ -155,7 +160,9 @@ struct RunResult {
   std::string reproducer;       // A shell command line running `spillway inject`.
   std::string kept_as;          // With --out: the files' common prefix; else empty.
   bool reported_error = false;  // Exited 0 but printed a match of --error-pattern.
-  int attempts = 1;             // Runs made for it: 1 + the retries a divergence took.
+  // Runs made for it: 1 + the retries a divergence took (+ 1 for the traced run --out
+  // makes again of a violation found untraced).
+  int attempts = 1;
 };
 
 // What the run without faults did (the first of `runs`: the others add their sites and

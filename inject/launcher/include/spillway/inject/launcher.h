@@ -41,6 +41,9 @@ struct Invocation {
   // Files the program's stdout and stderr go to (created or truncated); empty: inherited.
   std::string stdout_path;
   std::string stderr_path;
+  // Ignore SIGINT and SIGQUIT in this process while the program runs (see Run). False for a
+  // caller that runs many programs and must itself stop on an interrupt (the sweep).
+  bool ignore_interrupts = true;
 };
 
 // A fault the shim injected.
@@ -58,6 +61,12 @@ struct Leftover {
   uint64_t size = 0;  // Bytes of a regular file; 0 for anything else.
 };
 
+// How far a fault rule got: the shim's counters for it (FaultRuleCounters) after the run.
+struct RuleCount {
+  uint64_t matched = 0;  // Calls the rule counted (of a site rule: that site's calls).
+  uint64_t failed = 0;   // Of those, the ones it failed.
+};
+
 // What a run did.
 struct Outcome {
   // The program's exit code, 128+signal when a signal ended it, 124 when the timeout did,
@@ -69,14 +78,16 @@ struct Outcome {
   uint64_t faults_injected = 0;
   std::vector<InjectedFault> faults;  // The first ones injected (inject::kMaxFaultRecords).
   std::vector<Leftover> leftovers;    // By scope, then by path.
+  std::vector<RuleCount> rules;       // One per Invocation::faults rule, in its order.
 };
 
 // Runs `invocation.command` under the shim and waits for it (and, with a timeout, ends its
 // process group when the time is up). Everything is checked before the program starts:
 // the shim, the program (a dynamically linked ELF that is not Go and not setuid, or a
 // script whose interpreter is one), the scopes, the rules, the trace file, the user.
-// While the program runs, SIGINT and SIGQUIT are ignored in this process, as system(3)
-// does, so that an interrupt reaches the program and the run still reports.
+// While the program runs, SIGINT and SIGQUIT are ignored in this process (unless
+// `ignore_interrupts` is false), as system(3) does, so that an interrupt reaches the
+// program and the run still reports.
 // Errors, before the program starts: kInvalidArgument with a one-line message naming the
 // bad input by its `spillway inject` option ("--under DIR: not an existing directory"),
 // or kUnavailable when the run's state file cannot be made. A program that starts and

@@ -1,0 +1,226 @@
+// spillway_sweep_cost_bench: what a `spillway sweep -- CMD` run costs next to the program it
+// runs. Two measurements, each printed as a table; it asserts nothing about speed.
+//
+// 1. A site sweep of the sort and SQLite engine profiles' commands (engines/sort,
+//    engines/sqlite, with their options: --jobs 2 --scratch --baselines 3 --out), made
+//    twice side by side: with --trace-all (every run traced, as the sweep once did) and by
+//    default (a run planned by site judged by its rule's counters, untraced). For each, the
+//    sweep's CPU (user + system, its own and its children's, from wait4), the program runs
+//    it made (its baselines and every run's attempts, from its report), the bare program's
+//    CPU (median of --repeat runs) times those runs, and the ratio of the two.
+// 2. The fixed cost of a run: a `--depth all --jobs 2` sweep of spill_program built to spill
+//    4 files (tests/program_sweep/spill_program.c), in runs per second, next to the bare
+//    program run as many times serially in a shell loop.
+//
+// The 1-minute load average is printed before and after: the machine may be shared.
+// Usage: spillway_sweep_cost_bench [--repeat R] [--dir DIR] [--only sort|sqlite|fixed]
+//                                  [--max-runs N]   (N: for the fixed-cost sweep only)
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "child_run.h"
+#include "spillway/bench/machine_info.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using spillway::bench::ChildRun;
+using spillway::bench::RunChild;
+
+bool OnPath(const std::string& program) {
+  return std::system(("command -v " + program + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+std::string Quote(const std::string& word) {
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? -1 : v[v.size() / 2];
+}
+
+// `command` with each {dir} in a word replaced by `dir`.
+std::vector<std::string> WithDir(const std::vector<std::string>& command, const std::string& dir) {
+  std::vector<std::string> out;
+  for (std::string word : command) {
+    for (size_t at = word.find("{dir}"); at != std::string::npos; at = word.find("{dir}", at)) {
+      word.replace(at, 5, dir);
+      at += dir.size();
+    }
+    out.push_back(word);
+  }
+  return out;
+}
+
+// A sweep run as a child with its JSON report in a file: what wait4 says and the report.
+// NOLINTNEXTLINE(bugprone-exception-escape): json's noexcept move and destructor look throwing.
+struct SweepRun {
+  ChildRun child;
+  nlohmann::json report;
+  int runs = 0;  // Program runs: baselines + every run's attempts.
+};
+
+SweepRun Sweep(const fs::path& work, const std::vector<std::string>& options, int baselines,
+               const std::vector<std::string>& command) {
+  const fs::path scope = work / "scope";
+  const fs::path report = work / "report.json";
+  fs::remove_all(work);
+  fs::create_directories(scope);
+  // The report goes to a file; exec keeps the measured process the sweep itself.
+  std::vector<std::string> argv = {"sh",
+                                   "-c",
+                                   "exec \"$0\" \"$@\" >" + Quote(report.string()),
+                                   SPILLWAY_BINARY,
+                                   "sweep",
+                                   "--under",
+                                   scope.string(),
+                                   "--json"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.push_back("--");
+  argv.insert(argv.end(), command.begin(), command.end());
+  SweepRun run;
+  run.child = RunChild(argv);
+  std::ifstream in(report);
+  run.report = nlohmann::json::parse(in, nullptr, false);
+  if (!run.report.is_object()) return run;
+  run.runs = baselines;
+  for (const nlohmann::json& r : run.report["runs"]) run.runs += r.value("attempts", 1);
+  return run;
+}
+
+// The bare command's CPU seconds, median of `repeat` runs in a fresh directory each.
+double BareCpu(const fs::path& work, const std::vector<std::string>& command, int repeat) {
+  std::vector<double> cpu;
+  for (int r = 0; r < repeat; ++r) {
+    const fs::path dir = work / ("bare-" + std::to_string(r));
+    fs::create_directories(dir);
+    const ChildRun run = RunChild(WithDir(command, dir.string()));
+    if (run.exit_code == 0) cpu.push_back(run.cpu_seconds);
+    fs::remove_all(dir);
+  }
+  return Median(cpu);
+}
+
+void SiteSweeps(const std::string& name, const fs::path& work,
+                const std::vector<std::string>& command, int repeat) {
+  const double bare = BareCpu(work, command, repeat);
+  std::printf("\n%s: bare CPU %.1f ms (median of %d)\n", name.c_str(), bare * 1e3, repeat);
+  if (bare < 0) {
+    std::printf("  the bare command failed\n");
+    return;
+  }
+  std::printf("%-12s %6s %10s %12s %12s %9s\n", "sweep", "runs", "wall s", "sweep cpu s",
+              "runs×bare s", "× bare");
+  const int baselines = 3;
+  const std::vector<std::string> profile = {
+      "--jobs", "2", "--scratch", "--baselines", "3", "--out", (work / "out").string()};
+  for (const bool trace_all : {true, false}) {
+    std::vector<std::string> options = profile;
+    if (trace_all) options.emplace_back("--trace-all");
+    const SweepRun run = Sweep(work / "sweep", options, baselines, command);
+    const char* label = trace_all ? "--trace-all" : "default";
+    if (run.runs == 0) {
+      std::printf("%-12s sweep failed (exit %d)\n", label, run.child.exit_code);
+      continue;
+    }
+    const double sum = bare * run.runs;
+    std::printf("%-12s %6d %10.1f %12.2f %12.2f %9.2f\n", label, run.runs, run.child.wall_seconds,
+                run.child.cpu_seconds, sum, run.child.cpu_seconds / sum);
+  }
+  fs::remove_all(work);
+}
+
+void FixedCost(const fs::path& work, int max_runs) {
+  fs::create_directories(work / "bare");
+  std::vector<std::string> options = {"--depth", "all", "--jobs", "2"};
+  if (max_runs > 0) {
+    options.emplace_back("--max-runs");
+    options.push_back(std::to_string(max_runs));
+  }
+  const SweepRun sweep = Sweep(work / "sweep", options, 1, {SPILLWAY_SPILL_PROGRAM, "{dir}"});
+  std::printf("\nfixed cost: spill_program (4 files), --depth all --jobs 2\n");
+  if (sweep.runs == 0) {
+    std::printf("  sweep failed (exit %d)\n", sweep.child.exit_code);
+    return;
+  }
+  const std::string loop = "i=0; while [ $i -lt " + std::to_string(sweep.runs) + " ]; do " +
+                           Quote(SPILLWAY_SPILL_PROGRAM) + " " + Quote((work / "bare").string()) +
+                           " >/dev/null || exit 1; i=$((i+1)); done";
+  const ChildRun bare = RunChild({"sh", "-c", loop});
+  const double sweep_rate = sweep.runs / sweep.child.wall_seconds;
+  const double bare_rate = sweep.runs / bare.wall_seconds;
+  std::printf("%-22s %6s %10s %10s\n", "", "runs", "wall s", "runs/s");
+  std::printf("%-22s %6d %10.2f %10.1f\n", "sweep (--jobs 2)", sweep.runs, sweep.child.wall_seconds,
+              sweep_rate);
+  std::printf("%-22s %6d %10.2f %10.1f%s\n", "bare, serial", sweep.runs, bare.wall_seconds,
+              bare_rate, bare.exit_code == 0 ? "" : "  (failed)");
+  std::printf("sweep / bare runs per second: %.2f\n", sweep_rate / bare_rate);
+  fs::remove_all(work);
+}
+
+int Main(int argc, char** argv) {
+  int repeat = 3;
+  int max_runs = 0;
+  std::string only;
+  fs::path dir = fs::temp_directory_path() / "spillway-sweep-cost-bench";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--repeat") repeat = std::max(1, std::atoi(argv[i + 1]));
+    if (flag == "--max-runs") max_runs = std::atoi(argv[i + 1]);
+    if (flag == "--only") only = argv[i + 1];
+    if (flag == "--dir") dir = argv[i + 1];
+  }
+  std::printf("load average before: %.2f\n", spillway::bench::LoadAverage());
+  if (only.empty() || only == "sort") {
+    if (OnPath("sort")) {
+      fs::create_directories(dir);
+      const fs::path input = dir / "sort-input.txt";
+      // engines/sort/sweep.sh's input: 200,000 lines shuffled the same way every time.
+      std::system(
+          ("seq 1 200000 | sort -R --random-source=/dev/zero > " + Quote(input.string())).c_str());
+      SiteSweeps("sort (engines/sort)", dir / "sort",
+                 {"sort", "-S", "100K", "--parallel=1", "-T", "{dir}", input.string()}, repeat);
+    } else {
+      std::printf("\nsort: not installed\n");
+    }
+  }
+  if (only.empty() || only == "sqlite") {
+    if (OnPath("sqlite3")) {
+      // engines/sqlite/sweep.sh's query: its sorter spills to SQLITE_TMPDIR.
+      const std::string sql =
+          "PRAGMA cache_size=20; PRAGMA temp_store=FILE;\n"
+          "CREATE TEMP TABLE t AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c "
+          "WHERE i<40000)\n  SELECT (i*7919)%40000 AS k, printf('%096d', i) AS v FROM c;\n"
+          "SELECT k, substr(v, 90) FROM t ORDER BY v DESC;";
+      SiteSweeps("sqlite (engines/sqlite)", dir / "sqlite",
+                 {"env", "SQLITE_TMPDIR={dir}", "sqlite3", ":memory:", sql}, repeat);
+    } else {
+      std::printf("\nsqlite: sqlite3 not installed\n");
+    }
+  }
+  if (only.empty() || only == "fixed") FixedCost(dir / "fixed", max_runs);
+  std::printf("\nload average after: %.2f\n", spillway::bench::LoadAverage());
+  fs::remove_all(dir);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "spillway_sweep_cost_bench: %s\n", e.what());
+    return 1;
+  }
+}
