@@ -373,9 +373,9 @@ void ReadOutcome(const SharedState& state, const std::vector<Entries>& before, O
   for (uint64_t i = 0; i < recorded; ++i) {
     const FaultRecord& f = state.faults[i];
     const char* error = f.error_number != 0 ? ErrnoSymbol(f.error_number) : nullptr;
-    outcome->faults.push_back({FaultOpName(static_cast<FaultOp>(f.op)),
-                               std::string(FaultActionName(f.action)), error ? error : "",
-                               std::string(f.path, strnlen(f.path, sizeof(f.path))), f.pid});
+    outcome->faults.push_back({FaultOpName(static_cast<FaultOp>(f.op)), error ? error : "",
+                               std::string(f.path, strnlen(f.path, sizeof(f.path))), f.pid,
+                               std::string(FaultActionName(f.action))});
   }
   for (uint32_t i = 0; i < state.scope_count; ++i) {
     for (const auto& [rel, size] : Snapshot(state.scopes[i])) {

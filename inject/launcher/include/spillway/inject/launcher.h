@@ -48,11 +48,11 @@ struct Invocation {
 
 // A fault the shim injected.
 struct InjectedFault {
-  std::string op;      // The operation's name ("create", "write", ...).
-  std::string action;  // What the rule did: "fail" (with `error`) or "kill".
-  std::string error;   // The errno's symbol ("ENOSPC"); empty for every action but fail.
-  std::string path;    // Truncated to the shim's record size.
-  int pid = 0;         // The process that made the call.
+  std::string op;               // The operation's name ("create", "write", ...).
+  std::string error;            // The errno's symbol ("ENOSPC"); empty for every action but fail.
+  std::string path;             // Truncated to the shim's record size.
+  int pid = 0;                  // The process that made the call.
+  std::string action = "fail";  // What the rule did: "fail" (with `error`) or "kill".
 };
 
 // An entry of a scope that was not there before the run.
