@@ -266,10 +266,11 @@ std::vector<char*> Pointers(std::vector<std::string>& words) {
   return pointers;
 }
 
-// In the child: sends `fd` (1 or 2) to `path`, unless it is empty.
+// In the child: sends `fd` (1 or 2) to `path`, or reads `fd` 0 from it, unless it is empty.
 bool RedirectInChild(int fd, const std::string& path) {
   if (path.empty()) return true;
-  const int file = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int file =
+      fd == 0 ? open(path.c_str(), O_RDONLY) : open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   return file >= 0 && dup2(file, fd) == fd && close(file) == 0;
 }
 
@@ -315,7 +316,8 @@ void RunProgram(const Invocation& inv, const std::string& shim, const std::strin
   if (pid == 0) {
     ignore.RestoreInChild();
     if (inv.timeout > 0) setpgid(0, 0);  // So that the timeout ends its children too.
-    if (RedirectInChild(1, inv.stdout_path) && RedirectInChild(2, inv.stderr_path)) {
+    if (RedirectInChild(0, inv.stdin_path) && RedirectInChild(1, inv.stdout_path) &&
+        RedirectInChild(2, inv.stderr_path)) {
       execvpe(argv[0], argv.data(), envp.data());
     }
     std::fprintf(stderr, "spillway inject: cannot run %s: %s\n", argv[0], std::strerror(errno));

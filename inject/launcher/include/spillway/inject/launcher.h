@@ -41,6 +41,8 @@ struct Invocation {
   // Files the program's stdout and stderr go to (created or truncated); empty: inherited.
   std::string stdout_path;
   std::string stderr_path;
+  // A file the program's stdin reads (a sweep's runs: /dev/null); empty: inherited.
+  std::string stdin_path;
 };
 
 // A fault the shim injected.
