@@ -250,12 +250,14 @@ void AddRunOptions(CLI::App& sweep, CmdSweepArgs& args) {
                   "Before the plan, run N+1 instances at once in one scope, without faults, "
                   "each at a seeded offset in the first half of the baseline's time; a crash "
                   "or wrong output is a violation (0: off; only shard 1 of N runs them)")
-      ->check(CLI::Range(0, program_sweep::kMaxNeighbours))
+      // Named without spaces, so that the help states the default as every option does.
+      ->check(CLI::Range(0, program_sweep::kMaxNeighbours)
+                  .description(fmt::format("0..{}", program_sweep::kMaxNeighbours)))
       ->capture_default_str();
   sweep
       .add_option("--neighbour-rounds", args.options.neighbour_rounds,
                   "How many rounds of neighbours")
-      ->check(CLI::Range(1, INT_MAX))
+      ->check(CLI::Range(1, INT_MAX).description("POSITIVE"))
       ->capture_default_str();
   sweep.add_option("--seed", args.options.seed, "Seeds the neighbours' start offsets")
       ->capture_default_str();
