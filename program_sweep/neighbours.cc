@@ -70,6 +70,7 @@ std::vector<Leftover> RoundLeftovers(const std::vector<Instance>& instances) {
     }
   }
   std::vector<Leftover> leftovers;
+  leftovers.reserve(entries.size());
   for (const auto& [path, size] : entries) leftovers.push_back({path, size, Leftover::Kind::kLeak});
   return leftovers;
 }

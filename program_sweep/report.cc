@@ -129,8 +129,8 @@ void PrintViolation(std::FILE* out, const RunResult& run) {
 }
 
 std::string DescribeNeighbour(const NeighbourRun& n) {
-  return fmt::format("neighbours round {} instance {} (started at +{:.3f} s)", n.round,
-                     n.instance, n.offset);
+  return fmt::format("neighbours round {} instance {} (started at +{:.3f} s)", n.round, n.instance,
+                     n.offset);
 }
 
 bool IsViolationRun(const RunResult& run) {
@@ -195,10 +195,9 @@ Status PrintText(std::FILE* out, const CmdSweepResult& result) {
   std::fprintf(out, "verdicts: %s\n", Counts(result.by_verdict, false).c_str());
   const NeighbourResult& neighbours = result.neighbours;
   const std::string neighbour_violations =
-      neighbours.instances == 0
-          ? std::string()
-          : fmt::format("; neighbours: {} of {} runs", neighbours.violations,
-                        neighbours.runs.size());
+      neighbours.instances == 0 ? std::string()
+                                : fmt::format("; neighbours: {} of {} runs", neighbours.violations,
+                                              neighbours.runs.size());
   std::fprintf(out, "violations: %llu of %llu runs%s (timeout %.3g s per run)\n",
                static_cast<unsigned long long>(result.violations),
                static_cast<unsigned long long>(result.run_count), neighbour_violations.c_str(),

@@ -269,8 +269,8 @@ std::vector<char*> Pointers(std::vector<std::string>& words) {
 // In the child: sends `fd` (1 or 2) to `path`, or reads `fd` 0 from it, unless it is empty.
 bool RedirectInChild(int fd, const std::string& path) {
   if (path.empty()) return true;
-  const int file =
-      fd == 0 ? open(path.c_str(), O_RDONLY) : open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int file = fd == 0 ? open(path.c_str(), O_RDONLY)
+                           : open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   return file >= 0 && dup2(file, fd) == fd && close(file) == 0;
 }
 

@@ -1,6 +1,8 @@
 // `spillway sweep --neighbours N -- CMD`: rounds of N+1 instances in one scope, each judged
 // as a run, on programs whose behaviour towards a neighbour is known (neighbour_probe.c,
 // spill_program.c); and the seeded offsets and option checks of the library.
+#include "neighbours.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,7 +13,6 @@
 #include <string>
 #include <utility>
 
-#include "neighbours.h"
 #include "support/inject_support.h"
 
 namespace spillway::inject {
@@ -104,8 +105,8 @@ TEST_F(NeighboursTest, ProgramThatRefusesASharedDirectoryIsACleanError) {
 }
 
 TEST_F(NeighboursTest, ProgramWithUniqueTempNamesOnlyTolerates) {
-  const auto [exit_code, result] = SweepJson(
-      std::string(kNoPlan) + " --neighbours 2 --neighbour-rounds 2 --seed 7", SPILL_GOOD);
+  const auto [exit_code, result] =
+      SweepJson(std::string(kNoPlan) + " --neighbours 2 --neighbour-rounds 2 --seed 7", SPILL_GOOD);
   ASSERT_TRUE(result.is_object());
   EXPECT_EQ(exit_code, 0);
   const json& neighbours = result["neighbours"];
@@ -143,9 +144,8 @@ TEST_F(NeighboursTest, RoundLeftoversAreJudgedAsARunsLeftovers) {
 
 TEST_F(NeighboursTest, TextAndJunitReportTheNeighbourViolations) {
   const fs::path junit = root_ / "junit.xml";
-  const CommandResult text = Sweep(std::string(kNoPlan) + " --neighbours 1 --junit " +
-                                       ShellQuote(junit.string()),
-                                   PROBE_WIPE);
+  const CommandResult text = Sweep(
+      std::string(kNoPlan) + " --neighbours 1 --junit " + ShellQuote(junit.string()), PROBE_WIPE);
   EXPECT_EQ(text.exit_code, 1);
   EXPECT_NE(text.out.find("neighbours: 3 rounds of 2 instances in one scope"), std::string::npos)
       << text.out;
@@ -163,10 +163,10 @@ TEST_F(NeighboursTest, MergeKeepsTheFirstShardsRounds) {
   // Shards of one plan share a baseline: the first records it, the second plans from it.
   const std::string baseline = ShellQuote((root_ / "baseline.json").string());
   for (const auto& [shard, file] : {std::pair{"1/2", one}, std::pair{"2/2", two}}) {
-    const CommandResult run = Sweep(std::string(kNoPlan) + " --neighbours 1 --json --baseline " +
-                                        baseline + " --shard " + shard + " > " +
-                                        ShellQuote(file.string()),
-                                    PROBE_WIPE);
+    const CommandResult run =
+        Sweep(std::string(kNoPlan) + " --neighbours 1 --json --baseline " + baseline + " --shard " +
+                  shard + " > " + ShellQuote(file.string()),
+              PROBE_WIPE);
     EXPECT_EQ(run.exit_code, shard == std::string("1/2") ? 1 : 0) << shard;
   }
   const json second = json::parse(ReadText(two), nullptr, false);
