@@ -26,6 +26,7 @@
 
 #include "baseline.h"
 #include "inject_run.h"
+#include "neighbours.h"
 #include "run_plan.h"
 #include "run_spool.h"
 #include "spillway/program_sweep/defaults.h"
@@ -401,6 +402,7 @@ Status Validate(const CmdSweepOptions& options, Sweep* sweep) {
   if (options.jobs < 1) return Status::InvalidArgument("--jobs must be at least 1");
   if (options.retries < 0) return Status::InvalidArgument("--retries must be at least 0");
   if (options.baselines < 1) return Status::InvalidArgument("--baselines must be at least 1");
+  SPILLWAY_RETURN_IF_ERROR(CheckNeighbourOptions(options));
   if (!options.error_pattern.empty()) {
     try {
       sweep->error_pattern.emplace(options.error_pattern);
@@ -471,7 +473,7 @@ int AttemptsFor(const SiteInfo& site, int baseline_runs, int retries) {
 
 int ExitStatusOf(const CmdSweepResult& result) {
   const bool baseline_leaks = result.scratch && !result.baseline.leftovers.empty();
-  return result.violations == 0 && !baseline_leaks ? 0 : 1;
+  return result.violations == 0 && result.neighbours.violations == 0 && !baseline_leaks ? 0 : 1;
 }
 
 std::string FaultRuleFor(const RunSpec& spec) {
@@ -508,6 +510,16 @@ StatusOr<CmdSweepResult> RunCmdSweep(const CmdSweepOptions& options) {
   result.shard_count = options.shard_count;
   result.scratch = options.scratch;
   const Baseline& baseline = sweep.baseline;
+  if (options.shard_index == 1) {
+    // Neighbours run before the plan, in the first shard only (a merge keeps its rounds).
+    StatusOr<NeighbourResult> neighbours = RunNeighbours(
+        {&options, &baseline, sweep.timeout, sweep.error_pattern ? &*sweep.error_pattern : nullptr,
+         sweep.baseline_reported_error, sweep.with_dir, sweep.under, sweep.work_dir,
+         [&sweep](const std::string& label) { return MakeScope(sweep, label); },
+         [&sweep](const std::string& scope) { return CommandFor(sweep, scope); }});
+    if (!neighbours.ok()) return neighbours.status();
+    result.neighbours = std::move(*neighbours);
+  }
   RunPlan plan(baseline,
                {options.depth, options.errnos, options.ops, options.modes, options.max_runs,
                 options.shard_index, options.shard_count},

@@ -28,6 +28,7 @@ StatusOr<InjectOutcome> RunInject(const InjectInvocation& invocation) {
   run.share_with = invocation.share_with;
   run.stdout_path = invocation.files_prefix + ".stdout";
   run.stderr_path = invocation.files_prefix + ".stderr";
+  run.stdin_path = "/dev/null";  // docs/sweep.md: the program's stdin is /dev/null.
   // The sweep runs many programs: an interrupt must stop it, not only the run in flight.
   run.ignore_interrupts = false;
   const auto start = std::chrono::steady_clock::now();

@@ -110,17 +110,53 @@ void PrintSites(std::FILE* out, const CmdSweepResult& result) {
   }
 }
 
-void PrintViolation(std::FILE* out, const RunResult& run) {
-  std::fprintf(out, "violation: %s: %s (%s)\n", Describe(run.spec).c_str(),
-               VerdictList(run).c_str(), HowItEnded(run).c_str());
+void PrintLeftovers(std::FILE* out, const RunResult& run) {
   for (const Leftover& left : run.leftovers) {
     std::fprintf(out, "  left %s (%llu bytes): %s\n", left.path.c_str(),
                  static_cast<unsigned long long>(left.size),
                  std::string(LeftoverKindName(left.kind)).c_str());
   }
+}
+
+void PrintViolation(std::FILE* out, const RunResult& run) {
+  std::fprintf(out, "violation: %s: %s (%s)\n", Describe(run.spec).c_str(),
+               VerdictList(run).c_str(), HowItEnded(run).c_str());
+  PrintLeftovers(out, run);
   std::fprintf(out, "  reproduce: %s\n", run.reproducer.c_str());
   if (!run.kept_as.empty()) {
     std::fprintf(out, "  kept: %s.{sh,stdout,stderr,trace}\n", run.kept_as.c_str());
+  }
+}
+
+std::string DescribeNeighbour(const NeighbourRun& n) {
+  return fmt::format("neighbours round {} instance {} (started at +{:.3f} s)", n.round, n.instance,
+                     n.offset);
+}
+
+bool IsViolationRun(const RunResult& run) {
+  return std::any_of(run.verdicts.begin(), run.verdicts.end(), IsViolation);
+}
+
+// A violation's JUnit <failure>, with its reproducer.
+std::string FailureXml(const RunResult& run) {
+  return fmt::format("<failure message=\"{}\">{}\nreproduce: {}</failure>",
+                     XmlEscape(VerdictList(run)), XmlEscape(HowItEnded(run)),
+                     XmlEscape(run.reproducer));
+}
+
+// The neighbour rounds' line, and each neighbour run that is a violation.
+void PrintNeighbours(std::FILE* out, const NeighbourResult& neighbours) {
+  if (neighbours.instances == 0) return;
+  std::fprintf(out, "neighbours: %d rounds of %d instances in one scope (seed %llu): %s\n",
+               neighbours.rounds, neighbours.instances,
+               static_cast<unsigned long long>(neighbours.seed),
+               Counts(neighbours.by_verdict, true).c_str());
+  for (const NeighbourRun& n : neighbours.runs) {
+    if (!IsViolationRun(n.run)) continue;
+    std::fprintf(out, "violation: %s: %s (%s)\n", DescribeNeighbour(n).c_str(),
+                 VerdictList(n.run).c_str(), HowItEnded(n.run).c_str());
+    PrintLeftovers(out, n.run);
+    std::fprintf(out, "  reproduce: %s\n", n.run.reproducer.c_str());
   }
 }
 
@@ -152,15 +188,20 @@ Status PrintText(std::FILE* out, const CmdSweepResult& result) {
   }
   PrintPlan(out, result);
   PrintSites(out, result);
+  PrintNeighbours(out, result.neighbours);
   SPILLWAY_RETURN_IF_ERROR(result.runs->ForEach([out](const RunResult& run) {
-    if (std::any_of(run.verdicts.begin(), run.verdicts.end(), IsViolation)) {
-      PrintViolation(out, run);
-    }
+    if (IsViolationRun(run)) PrintViolation(out, run);
   }));
   std::fprintf(out, "verdicts: %s\n", Counts(result.by_verdict, false).c_str());
-  std::fprintf(out, "violations: %llu of %llu runs (timeout %.3g s per run)\n",
+  const NeighbourResult& neighbours = result.neighbours;
+  const std::string neighbour_violations =
+      neighbours.instances == 0 ? std::string()
+                                : fmt::format("; neighbours: {} of {} runs", neighbours.violations,
+                                              neighbours.runs.size());
+  std::fprintf(out, "violations: %llu of %llu runs%s (timeout %.3g s per run)\n",
                static_cast<unsigned long long>(result.violations),
-               static_cast<unsigned long long>(result.run_count), result.timeout);
+               static_cast<unsigned long long>(result.run_count), neighbour_violations.c_str(),
+               result.timeout);
   return OkStatus();
 }
 
@@ -169,9 +210,18 @@ Status WriteJunit(std::FILE* out, const CmdSweepResult& result) {
   const std::string head = fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
       "<testsuite name=\"spillway sweep\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
-      result.run_count + (result.scratch ? 1 : 0),
-      result.violations + (result.scratch && !result.baseline.leftovers.empty() ? 1 : 0), skipped);
+      result.run_count + result.neighbours.runs.size() + (result.scratch ? 1 : 0),
+      result.violations + result.neighbours.violations +
+          (result.scratch && !result.baseline.leftovers.empty() ? 1 : 0),
+      skipped);
   std::fputs(head.c_str(), out);
+  for (const NeighbourRun& n : result.neighbours.runs) {
+    std::string xml = fmt::format("<testcase classname=\"spillway.sweep.neighbours\" name=\"{}\">",
+                                  XmlEscape(DescribeNeighbour(n)));
+    if (IsViolationRun(n.run)) xml += FailureXml(n.run);
+    xml += "</testcase>\n";
+    std::fputs(xml.c_str(), out);
+  }
   if (result.scratch) {
     // The baseline is a case of its own: what it left in temporary space is a leak.
     std::string xml = "<testcase classname=\"spillway.sweep\" name=\"baseline\">";
@@ -186,10 +236,8 @@ Status WriteJunit(std::FILE* out, const CmdSweepResult& result) {
   SPILLWAY_RETURN_IF_ERROR(result.runs->ForEach([out](const RunResult& run) {
     std::string xml = fmt::format("<testcase classname=\"spillway.sweep\" name=\"{}\">",
                                   XmlEscape(Describe(run.spec)));
-    if (std::any_of(run.verdicts.begin(), run.verdicts.end(), IsViolation)) {
-      xml += fmt::format("<failure message=\"{}\">{}\nreproduce: {}</failure>",
-                         XmlEscape(VerdictList(run)), XmlEscape(HowItEnded(run)),
-                         XmlEscape(run.reproducer));
+    if (IsViolationRun(run)) {
+      xml += FailureXml(run);
     } else if (!run.diverged_at.empty()) {
       xml += fmt::format("<skipped message=\"diverged: {}\"/>", XmlEscape(run.diverged_at));
     }

@@ -60,16 +60,40 @@ Json SummaryJson(const CmdSweepResult& result) {
           {"sampled_runs", result.sampled_runs},
           {"runs", result.run_count},
           {"violations", result.violations},
+          {"neighbour_violations", result.neighbours.violations},
           {"baseline_leaks", result.scratch ? result.baseline.leftovers.size() : 0},
           {"by_verdict", CountsJson(result.by_verdict)}};
+}
+
+// `{"instances", "rounds", "seed", "violations", "by_verdict", "runs": [{"round",
+// "instance", "offset", "exit", "signal", "reported_error", "verdicts", "leftovers",
+// "reproducer"}]}`; report_merge.cc reads it back.
+Json NeighboursJson(const NeighbourResult& neighbours) {
+  Json runs = Json::array();
+  for (const NeighbourRun& n : neighbours.runs) {
+    const Json run = RunJson(n.run);
+    Json j = {{"round", n.round}, {"instance", n.instance}, {"offset", n.offset}};
+    for (const char* key :
+         {"exit", "signal", "reported_error", "verdicts", "leftovers", "reproducer"}) {
+      j[key] = run.at(key);
+    }
+    runs.push_back(std::move(j));
+  }
+  return {{"instances", neighbours.instances},
+          {"rounds", neighbours.rounds},
+          {"seed", neighbours.seed},
+          {"violations", neighbours.violations},
+          {"by_verdict", CountsJson(neighbours.by_verdict)},
+          {"runs", std::move(runs)}};
 }
 
 }  // namespace
 
 Status WriteJson(std::FILE* out, const CmdSweepResult& result) {
   // The object's members written one by one, as dump() would write the whole.
-  const std::string head = fmt::format(R"({{"baseline":{},"sites":{},"runs":[)",
-                                       BaselineJson(result).dump(), SitesJson(result).dump());
+  const std::string head = fmt::format(R"({{"baseline":{},"sites":{},"neighbours":{},"runs":[)",
+                                       BaselineJson(result).dump(), SitesJson(result).dump(),
+                                       NeighboursJson(result.neighbours).dump());
   std::fputs(head.c_str(), out);
   bool first = true;
   SPILLWAY_RETURN_IF_ERROR(result.runs->ForEach([out, &first](const RunResult& run) {

@@ -50,6 +50,38 @@ StatusOr<nlohmann::json> ParseReport(const std::string& file,
   }
 }
 
+// A report's "neighbours" (report_json.cc), its counts made again from its runs; none in a
+// report from before --neighbours. Throws as ReadHeader.
+NeighbourResult NeighboursFromJson(const nlohmann::json& report) {
+  NeighbourResult result;
+  if (!report.contains("neighbours")) return result;
+  const nlohmann::json& j = report.at("neighbours");
+  result.instances = j.at("instances").get<int>();
+  result.rounds = j.at("rounds").get<int>();
+  result.seed = j.at("seed").get<uint64_t>();
+  for (const nlohmann::json& r : j.at("runs")) {
+    NeighbourRun n;
+    n.round = r.at("round").get<int>();
+    n.instance = r.at("instance").get<int>();
+    n.offset = r.at("offset").get<double>();
+    if (!r.at("exit").is_null()) n.run.exit_code = r.at("exit").get<int>();
+    if (!r.at("signal").is_null()) n.run.signal = r.at("signal").get<int>();
+    n.run.reported_error = r.at("reported_error").get<bool>();
+    bool violation = false;
+    for (const nlohmann::json& v : r.at("verdicts")) {
+      const Verdict verdict = FromName<VerdictName>(v.get<std::string>());
+      n.run.verdicts.push_back(verdict);
+      ++result.by_verdict[static_cast<size_t>(verdict)];
+      violation = violation || IsViolation(verdict);
+    }
+    result.violations += violation ? 1 : 0;
+    n.run.leftovers = LeftoversFromJson(r.at("leftovers"));
+    n.run.reproducer = r.at("reproducer").get<std::string>();
+    result.runs.push_back(std::move(n));
+  }
+  return result;
+}
+
 // One shard's report: its header (the result without runs), what must be equal in every
 // shard of one plan, and its runs' first and last plan index.
 struct Shard {
@@ -89,6 +121,8 @@ void ReadHeader(const nlohmann::json& report, Shard* shard) {
     r.plan_sizes[static_cast<size_t>(d)] =
         summary.at("plan_sizes").at(std::string(DepthName(d))).get<uint64_t>();
   }
+  // Only the first shard runs neighbours: the merge keeps its rounds.
+  r.neighbours = NeighboursFromJson(report);
   nlohmann::json sites = report.at("sites");
   for (nlohmann::json& s : sites) {
     r.baseline.sites.push_back(SiteFromJson(s));

@@ -162,7 +162,7 @@ void Judge(const JudgeInput& input, RunResult* result) {
   } else if (!hung) {
     result->exit_code = outcome.status;
   }
-  result->diverged_at = Divergence(input);
+  if (input.spec != nullptr) result->diverged_at = Divergence(input);
   result->reported_error =
       outcome.status == 0 && !input.baseline_reported_error &&
       ReportsError(input.error_pattern, outcome.program_stdout, outcome.program_stderr);

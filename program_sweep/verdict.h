@@ -34,7 +34,7 @@ void ClassifyLeftovers(const std::vector<Leftover>& baseline,
 bool ReportsError(const std::regex* pattern, const std::string& out, const std::string& err);
 
 struct JudgeInput {
-  const RunSpec* spec;
+  const RunSpec* spec;  // Null for a run without a planned fault (a neighbour): no divergence.
   const InjectOutcome* outcome;  // Paths shown, leftovers classified.
   const Baseline* baseline;
   bool compare_stdout;

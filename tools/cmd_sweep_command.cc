@@ -202,6 +202,26 @@ void AddPlanOptions(CLI::App& sweep, CmdSweepArgs& args) {
       ->capture_default_str();
 }
 
+// The options of the neighbour rounds run before the plan (program_sweep/neighbours.h).
+void AddNeighbourOptions(CLI::App& sweep, CmdSweepArgs& args) {
+  sweep
+      .add_option("--neighbours", args.options.neighbours,
+                  "Before the plan, run N+1 instances at once in one scope, without faults, "
+                  "each at a seeded offset in the first half of the baseline's time; a crash "
+                  "or wrong output is a violation (0: off; only shard 1 of N runs them)")
+      // Named without spaces, so that the help states the default as every option does.
+      ->check(CLI::Range(0, program_sweep::kMaxNeighbours)
+                  .description(fmt::format("0..{}", program_sweep::kMaxNeighbours)))
+      ->capture_default_str();
+  sweep
+      .add_option("--neighbour-rounds", args.options.neighbour_rounds,
+                  "How many rounds of neighbours")
+      ->check(CLI::Range(1, INT_MAX).description("POSITIVE"))
+      ->capture_default_str();
+  sweep.add_option("--seed", args.options.seed, "Seeds the neighbours' start offsets")
+      ->capture_default_str();
+}
+
 // The options of how the runs are made and judged, and the command.
 void AddRunOptions(CLI::App& sweep, CmdSweepArgs& args) {
   sweep.add_flag("--scratch", args.options.scratch,
@@ -248,6 +268,7 @@ void AddRunOptions(CLI::App& sweep, CmdSweepArgs& args) {
   sweep.add_flag("--trace-all", args.options.trace_all,
                  "Trace every run, also those planned by site (slower; by default their "
                  "rules' counters judge them)");
+  AddNeighbourOptions(sweep, args);
   sweep.add_option("--share-with", args.options.share_with,
                    "Passed to spillway inject: for a program that switches to USER");
   sweep.add_option("CMD", args.options.command, "The program and its arguments, after --");

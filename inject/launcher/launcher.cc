@@ -272,10 +272,12 @@ std::vector<char*> Pointers(std::vector<std::string>& words) {
   return pointers;
 }
 
-// How the program is spawned: `fd` (1 or 2) sent to `path`, unless it is empty.
+// How the program is spawned: `fd` (1 or 2) sent to `path`, or fd 0 read from it, unless
+// it is empty.
 void RedirectInChild(posix_spawn_file_actions_t* actions, int fd, const std::string& path) {
   if (!path.empty()) {
-    posix_spawn_file_actions_addopen(actions, fd, path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(actions, fd, path.c_str(),
+                                     fd == 0 ? O_RDONLY : O_WRONLY | O_CREAT | O_TRUNC, 0644);
   }
 }
 
@@ -342,6 +344,7 @@ void RunProgram(const Invocation& inv, const std::string& shim, const std::strin
   posix_spawnattr_setflags(&attr, flags);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  RedirectInChild(&actions, 0, inv.stdin_path);
   RedirectInChild(&actions, 1, inv.stdout_path);
   RedirectInChild(&actions, 2, inv.stderr_path);
   std::fflush(nullptr);

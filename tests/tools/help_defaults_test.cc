@@ -122,7 +122,10 @@ std::map<std::string, Check> ProgramChecks() {
           {"--timeout", Equals(defaults.timeout == 0 ? TimeoutText() : "set")},
           {"--retries", Equals(std::to_string(defaults.retries))},
           {"--baselines", Equals(std::to_string(defaults.baselines))},
-          {"--compare", Equals(defaults.compare_stdout ? "stdout" : "none")}};
+          {"--compare", Equals(defaults.compare_stdout ? "stdout" : "none")},
+          {"--neighbours", Equals(std::to_string(defaults.neighbours))},
+          {"--neighbour-rounds", Equals(std::to_string(defaults.neighbour_rounds))},
+          {"--seed", Equals(std::to_string(defaults.seed))}};
 }
 
 std::map<std::string, Check> RunChecks() {
@@ -294,6 +297,12 @@ TEST(DocDefaultsTest, SweepMdStatesTheProgramSweepsDefaults) {
                   DocDefault(doc.Find(section, "| --baselines "), R"(\(default (\d+)\))"));
   ExpectDocAgrees(checks, "--compare",
                   DocDefault(doc.Find(section, "| --compare "), R"(\(default (\w+)\))"));
+  ExpectDocAgrees(checks, "--neighbours",
+                  DocDefault(doc.Find(section, "| --neighbours "), R"(\(default (\d+)[,)])"));
+  ExpectDocAgrees(checks, "--neighbour-rounds",
+                  DocDefault(doc.Find(section, "| --neighbour-rounds "), R"(\(default (\d+)\))"));
+  ExpectDocAgrees(checks, "--seed",
+                  DocDefault(doc.Find(section, "| --seed "), R"(\(default (\d+)\))"));
 }
 
 TEST(DocDefaultsTest, InjectMdStatesTheFaultRulesDefaults) {

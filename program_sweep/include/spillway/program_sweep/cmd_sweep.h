@@ -86,6 +86,13 @@ struct CmdSweepOptions {
   // the runs planned by call number and the violations --out keeps are traced; a run
   // planned by site is judged by its rule's counters.
   bool trace_all = false;
+  // Neighbours: before the plan, `neighbour_rounds` rounds of 1 + `neighbours` instances
+  // of the command started at once in one scope, without faults, each at an offset seeded
+  // by `seed` within the first half of the baseline's time. 0: none. Only shard 1 of N
+  // runs them.
+  int neighbours = 0;  // 0..kMaxNeighbours.
+  int neighbour_rounds = 3;
+  uint64_t seed = 0;
   // Called after each run (from the thread that ran it, serialised by the sweep).
   std::function<void(uint64_t done, uint64_t total, uint64_t violations)> on_progress;
 };
@@ -165,6 +172,29 @@ struct RunResult {
   int attempts = 1;
 };
 
+inline constexpr int kMaxNeighbours = 16;
+
+// One instance of a neighbour round (--neighbours), judged as a run is (its spec names no
+// fault): its exit, signal, verdicts, the round's leftovers (a shared scope cannot say
+// whose they are) and the round's reproducer.
+struct NeighbourRun {
+  int round = 1;      // 1-based.
+  int instance = 1;   // 1-based, in the round.
+  double offset = 0;  // Seconds after the round's start that it was started.
+  RunResult run;
+};
+
+// The neighbour rounds of a sweep; instances 0 when none were run (--neighbours 0, or a
+// shard other than the first).
+struct NeighbourResult {
+  int instances = 0;  // 1 + --neighbours.
+  int rounds = 0;
+  uint64_t seed = 0;
+  std::vector<NeighbourRun> runs;  // By round, then instance.
+  std::array<uint64_t, kVerdictCount> by_verdict = {};
+  uint64_t violations = 0;  // Runs with at least one violation verdict.
+};
+
 // What the run without faults did (the first of `runs`: the others add their sites and
 // leftovers). Its calls are not held: `trace` is read again to plan by call number.
 struct Baseline {
@@ -214,6 +244,7 @@ struct CmdSweepResult {
   std::array<uint64_t, kVerdictCount> by_verdict = {};
   std::map<std::string, std::array<uint64_t, kVerdictCount>> by_site;  // By site id.
   uint64_t violations = 0;  // Runs with at least one violation verdict.
+  NeighbourResult neighbours;
 
   // Counts `run` in run_count, by_verdict, by_site and violations.
   void Count(const RunResult& run);
@@ -225,7 +256,8 @@ struct CmdSweepResult {
 inline constexpr int kMaxAttempts = 40;
 int AttemptsFor(const SiteInfo& site, int baseline_runs, int retries);
 
-// 0 when no run is a violation and (with --scratch) the baseline left nothing; else 1.
+// 0 when no run, neighbour runs included, is a violation and (with --scratch) the baseline
+// left nothing; else 1.
 int ExitStatusOf(const CmdSweepResult& result);
 
 // Runs the sweep. Errors (InvalidArgument): bad options, a command `spillway inject`

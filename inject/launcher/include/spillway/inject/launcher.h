@@ -44,6 +44,8 @@ struct Invocation {
   // Ignore SIGINT and SIGQUIT in this process while the program runs (see Run). False for a
   // caller that runs many programs and must itself stop on an interrupt (the sweep).
   bool ignore_interrupts = true;
+  // A file the program's stdin reads (a sweep's runs: /dev/null); empty: inherited.
+  std::string stdin_path;
 };
 
 // A fault the shim injected.
