@@ -10,7 +10,9 @@ set -euo pipefail
 
 want=(g++ cmake ninja-build pkg-config
       libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
-      libcli11-dev libfmt-dev nlohmann-json3-dev)
+      libcli11-dev libfmt-dev nlohmann-json3-dev
+      # ISA-L's CRC-32C for spill frames; xxHash's XXH3, which bench/ times beside it.
+      libisal-dev libxxhash-dev)
 case "${1:-build}" in
   build) ;;
   test) want+=(clang libclang-rt-14-dev clang-tidy python3
