@@ -11,7 +11,7 @@ set -euo pipefail
 want=(g++ cmake ninja-build pkg-config
       libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
       libcli11-dev libfmt-dev nlohmann-json3-dev
-      # ISA-L's CRC-32C for spill frames; xxHash's XXH3, which bench/ times beside it.
+      # xxHash's XXH3 for spill frames; ISA-L's CRC-32C, which bench/ times beside it.
       libisal-dev libxxhash-dev)
 case "${1:-build}" in
   build) ;;

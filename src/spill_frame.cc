@@ -1,10 +1,10 @@
 // The spill frame's header and checks (spill_frame.h).
 #include "spill_frame.h"
 
-#include <isa-l/crc.h>
-
-#include <algorithm>
-#include <cstring>
+#include <xxhash.h>
+#if defined(__x86_64__)
+#include <xxh_x86dispatch.h>
+#endif
 
 #include <fmt/format.h>
 
@@ -14,17 +14,23 @@ namespace {
 // Offsets of the header's fields.
 constexpr size_t kMagicAt = 0;
 constexpr size_t kLengthAt = 4;
-constexpr size_t kBodyChecksumAt = 8;
-constexpr size_t kHeaderChecksumAt = 12;
+constexpr size_t kBodyHashAt = 8;
+constexpr size_t kHeaderHashAt = 16;
 
-void Put32(char* out, uint32_t value) {
-  for (size_t i = 0; i < 4; ++i) out[i] = static_cast<char>((value >> (8 * i)) & 0xff);
+// Little-endian, `bytes` bytes of `value`.
+void Put(char* out, uint64_t value, size_t bytes) {
+  for (size_t i = 0; i < bytes; ++i) out[i] = static_cast<char>((value >> (8 * i)) & 0xff);
 }
 
-uint32_t Get32(const char* in) {
-  uint32_t value = 0;
-  for (size_t i = 0; i < 4; ++i) value |= uint32_t{static_cast<unsigned char>(in[i])} << (8 * i);
+uint64_t Get(const char* in, size_t bytes) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < bytes; ++i) value |= uint64_t{static_cast<unsigned char>(in[i])} << (8 * i);
   return value;
+}
+
+// What the header's last field holds for the header `header` points to.
+uint64_t HeaderHash(const char* header) {
+  return SpillFrameHash(std::string_view(header, kHeaderHashAt)) & 0xffffffff;
 }
 
 Status Corrupt(const std::string& path, uint64_t offset, std::string_view what) {
@@ -34,27 +40,20 @@ Status Corrupt(const std::string& path, uint64_t offset, std::string_view what) 
 
 }  // namespace
 
-uint32_t SpillFrameChecksum(std::string_view bytes) {
-  // crc32_iscsi takes an int length: feed it at most 1 GiB at a time.
-  constexpr size_t kStep = size_t{1} << 30;
-  uint32_t crc = 0xffffffff;
-  while (!bytes.empty()) {
-    const size_t n = std::min(bytes.size(), kStep);
-    // ISA-L only reads the buffer; its signature predates const.
-    auto* data = reinterpret_cast<unsigned char*>(const_cast<char*>(bytes.data()));
-    crc = crc32_iscsi(data, static_cast<int>(n), crc);
-    bytes.remove_prefix(n);
-  }
-  return ~crc;
+uint64_t SpillFrameHash(std::string_view bytes) {
+#if defined(__x86_64__)
+  return XXH3_64bits_dispatch(bytes.data(), bytes.size());
+#else
+  return XXH3_64bits(bytes.data(), bytes.size());
+#endif
 }
 
 SpillFrameHeader EncodeSpillFrameHeader(std::string_view batch) {
   SpillFrameHeader header{};
-  Put32(header.data() + kMagicAt, kSpillFrameMagic);
-  Put32(header.data() + kLengthAt, static_cast<uint32_t>(batch.size()));
-  Put32(header.data() + kBodyChecksumAt, SpillFrameChecksum(batch));
-  Put32(header.data() + kHeaderChecksumAt,
-        SpillFrameChecksum(std::string_view(header.data(), kHeaderChecksumAt)));
+  Put(header.data() + kMagicAt, kSpillFrameMagic, 4);
+  Put(header.data() + kLengthAt, batch.size(), 4);
+  Put(header.data() + kBodyHashAt, SpillFrameHash(batch), 8);
+  Put(header.data() + kHeaderHashAt, HeaderHash(header.data()), 4);
   return header;
 }
 
@@ -66,18 +65,17 @@ Status DecodeSpillFrame(std::string_view file, uint64_t offset, const std::strin
                    fmt::format("truncated header: {} of {} bytes", left, kSpillFrameHeaderSize));
   }
   const char* header = file.data() + offset;
-  if (Get32(header + kMagicAt) != kSpillFrameMagic) return Corrupt(path, offset, "no frame magic");
-  if (Get32(header + kHeaderChecksumAt) !=
-      SpillFrameChecksum(std::string_view(header, kHeaderChecksumAt))) {
+  if (Get(header + kMagicAt, 4) != kSpillFrameMagic) return Corrupt(path, offset, "no frame magic");
+  if (Get(header + kHeaderHashAt, 4) != HeaderHash(header)) {
     return Corrupt(path, offset, "header checksum mismatch");
   }
-  const uint64_t length = Get32(header + kLengthAt);
+  const uint64_t length = Get(header + kLengthAt, 4);
   const uint64_t body_left = left - kSpillFrameHeaderSize;
   if (length > body_left) {
     return Corrupt(path, offset, fmt::format("truncated body: {} of {} bytes", body_left, length));
   }
   const std::string_view body(header + kSpillFrameHeaderSize, length);
-  if (Get32(header + kBodyChecksumAt) != SpillFrameChecksum(body)) {
+  if (Get(header + kBodyHashAt, 8) != SpillFrameHash(body)) {
     return Corrupt(path, offset, "body checksum mismatch");
   }
   *batch = body;

@@ -32,7 +32,7 @@ using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 
 // The header in front of every framed batch (spill_reader.h).
-constexpr uint64_t kHeader = 16;
+constexpr uint64_t kHeader = 20;
 
 // A batch of `n` bytes, none of them zero (so that zeroing any of them changes the file),
 // drawn from `seed`.
@@ -213,7 +213,7 @@ TEST_F(SpillReaderTest, ALostWritesZerosAreCaughtAtTheFirstFrameTheyChange) {
     }
   }
   // A whole file of zeros (a lost write past the old end) is never a frame.
-  ExpectCaughtAt(ReadDamaged(std::string(kHeader, '\0')), small_, starts, 0, "16 zeros");
+  ExpectCaughtAt(ReadDamaged(std::string(kHeader, '\0')), small_, starts, 0, "a header of zeros");
   ExpectCaughtAt(ReadDamaged(std::string(4096, '\0')), small_, starts, 0, "4096 zeros");
 }
 
@@ -269,14 +269,14 @@ TEST_F(SpillReaderTest, AWriteCutShortReportsItsErrorAndReadsBackAsATruncation) 
   ASSERT_OK_AND_ASSIGN(SpillFile file, manager->CreateTempFile("sort"));
   SpillWriter writer(file);
   ASSERT_OK(writer.Write("first"));
-  fs_->AddShortWrite("", 3);  // The second frame's header: 3 of its 16 bytes, then EIO.
+  fs_->AddShortWrite("", 3);  // The second frame's header: 3 of its 20 bytes, then EIO.
   EXPECT_THAT(writer.Write("second"), FailsWith(EIO));
   EXPECT_EQ(file.size(), kHeader + 5 + 3);  // What reached the file is counted.
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<SpillReader> reader, NewSpillReader(file));
   Outcome outcome = ReadAll(*reader);
   EXPECT_THAT(outcome.batches, ElementsAreArray({"first"}));
   EXPECT_EQ(outcome.error.code(), StatusCode::kDataLoss);
-  EXPECT_THAT(outcome.error.message(), HasSubstr("frame at offset 21: truncated header"));
+  EXPECT_THAT(outcome.error.message(), HasSubstr("frame at offset 25: truncated header"));
 
   // A header that reached the file whole before the write failed: its body is missing.
   ASSERT_OK_AND_ASSIGN(file, manager->CreateTempFile("sort"));

@@ -1,8 +1,8 @@
 // SpillReader: reads a spill file back, batch by batch.
 //
 // A manager built with SpillOptions::frame_spill_files writes each SpillWriter::Write as
-// one frame: a 16-byte header (a magic, the batch's length, a CRC-32C of the batch and a
-// CRC-32C of the header itself) and the batch. Reading such a file back checks every
+// one frame: a 20-byte header (a magic, the batch's length, an XXH3 hash of the batch and
+// a hash of the header itself) and the batch. Reading such a file back checks every
 // frame, so a bit flipped on the disk, a lost write's zeros or a truncated file is
 // reported as kDataLoss naming the file and the offset of the first frame that does not
 // check out, instead of being handed on as data. Without framing (the default, as

@@ -11,8 +11,8 @@
 // The kWriteLeak and kNoRollback quirks replace this with the upstream behaviour.
 //
 // When the file's manager frames spill files (SpillOptions::frame_spill_files, off by
-// default), each Write appends one frame: a 16-byte header (magic, length, CRC-32C of the
-// batch, CRC-32C of the header) and then `data`, so that SpillReader (spill_reader.h) can
+// default), each Write appends one frame: a 20-byte header (magic, length, XXH3 hash of
+// the batch, hash of the header) and then `data`, so that SpillReader (spill_reader.h) can
 // tell the batches apart and check each. The header's bytes are counted as the data's.
 //
 // Thread safety: a SpillWriter may be used by one thread at a time; several writers on
