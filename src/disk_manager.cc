@@ -300,10 +300,9 @@ StatusOr<std::shared_ptr<DiskManager>> NewDiskManager(std::shared_ptr<FileSystem
   // A disabled manager's limit is 0, and only 0 can be set.
   const uint64_t limit =
       options.mode == DiskManagerMode::kDisabled ? 0 : options.spill.max_temp_directory_size;
-  auto accounting =
-      std::make_shared<SpillAccounting>(limit, options.spill.limit_config_key, options.spill.quirks,
-                                        options.spill.cleanup_log, options.spill.budget,
-                                        options.spill.frame_spill_files);
+  auto accounting = std::make_shared<SpillAccounting>(
+      limit, options.spill.limit_config_key, options.spill.quirks, options.spill.cleanup_log,
+      options.spill.budget, options.spill.frame_spill_files);
   const uint64_t seed = options.spill.seed.value_or(RandomSeed());
   const bool directories = options.mode == DiskManagerMode::kDirectories;
 

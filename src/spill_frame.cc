@@ -24,7 +24,8 @@ void Put(char* out, uint64_t value, size_t bytes) {
 
 uint64_t Get(const char* in, size_t bytes) {
   uint64_t value = 0;
-  for (size_t i = 0; i < bytes; ++i) value |= uint64_t{static_cast<unsigned char>(in[i])} << (8 * i);
+  for (size_t i = 0; i < bytes; ++i)
+    value |= uint64_t{static_cast<unsigned char>(in[i])} << (8 * i);
   return value;
 }
 

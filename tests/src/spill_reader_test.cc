@@ -8,8 +8,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -201,7 +201,8 @@ TEST_F(SpillReaderTest, ALostWritesZerosAreCaughtAtTheFirstFrameTheyChange) {
       std::string bad = good;
       std::fill(bad.begin() + static_cast<long>(from), bad.begin() + static_cast<long>(to), '\0');
       const Outcome outcome = ReadDamaged(bad);
-      const std::string what = "zeros at [" + std::to_string(from) + ", " + std::to_string(to) + ")";
+      const std::string what =
+          "zeros at [" + std::to_string(from) + ", " + std::to_string(to) + ")";
       uint64_t changed = from;
       while (changed < to && good[changed] == '\0') ++changed;
       if (changed == to) {
@@ -261,11 +262,9 @@ TEST_F(SpillReaderTest, TheFileSystemsErrorsComeBackAsThemselvesNotAsDataLoss) {
 
 TEST_F(SpillReaderTest, AWriteCutShortReportsItsErrorAndReadsBackAsATruncation) {
   if (!mem_->Exists("/local0")) ASSERT_OK(mem_->CreateDir("/local0"));
-  ASSERT_OK_AND_ASSIGN(std::shared_ptr<DiskManager> manager,
-                       DiskManagerBuilder()
-                           .WithDirectories({"/local0"})
-                           .WithFrameSpillFiles(true)
-                           .Build(fs_));
+  ASSERT_OK_AND_ASSIGN(
+      std::shared_ptr<DiskManager> manager,
+      DiskManagerBuilder().WithDirectories({"/local0"}).WithFrameSpillFiles(true).Build(fs_));
   ASSERT_OK_AND_ASSIGN(SpillFile file, manager->CreateTempFile("sort"));
   SpillWriter writer(file);
   ASSERT_OK(writer.Write("first"));
