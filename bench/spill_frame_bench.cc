@@ -18,6 +18,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "bench_env.h"
@@ -29,10 +30,9 @@
 namespace spillway::bench {
 namespace {
 
-// A write benchmark starts a new file every kRotateBytes (outside the timed region), so
-// that a run never fills the disk; a read benchmark reads a file of kReadBytes.
-constexpr uint64_t kRotateBytes = uint64_t{64} << 20;
-constexpr uint64_t kReadBytes = uint64_t{16} << 20;
+// Each iteration writes, or reads back, one file of kFileBytes in batches of range(0);
+// making and removing the file are not timed.
+constexpr uint64_t kFileBytes = uint64_t{16} << 20;
 
 // `n` bytes of noise, the same every time.
 std::string Batch(int64_t n) {
@@ -52,37 +52,36 @@ StatusOr<std::shared_ptr<DiskManager>> Manager(bool framed) {
       .Build((*env)->fs);
 }
 
-// SpillWriter::Write of one batch per iteration.
+// SpillWriter::Write of a file's batches.
 void BM_SpillWrite(benchmark::State& state, bool framed) {
   StatusOr<std::shared_ptr<DiskManager>> manager = Manager(framed);
   if (!manager.ok()) return Fail(state, manager.status());
   const std::string batch = Batch(state.range(0));
-  std::optional<SpillWriter> writer;
-  uint64_t written = kRotateBytes;  // Makes the first file on the first iteration.
   for (auto _ : state) {
-    if (written >= kRotateBytes) {
-      state.PauseTiming();
-      writer.reset();  // Drops the previous file.
-      StatusOr<SpillFile> file = (*manager)->CreateTempFile("bench");
-      if (!file.ok()) {
-        Fail(state, file.status());
-        break;
-      }
-      writer.emplace(std::move(*file));
-      written = 0;
-      state.ResumeTiming();
-    }
-    if (Status s = writer->Write(batch); !s.ok()) {
-      Fail(state, s);
+    state.PauseTiming();
+    StatusOr<SpillFile> file = (*manager)->CreateTempFile("bench");
+    if (!file.ok()) {
+      Fail(state, file.status());
       break;
     }
-    written += batch.size();
+    std::optional<SpillWriter> writer(std::in_place, std::move(*file));
+    state.ResumeTiming();
+    Status written;
+    for (uint64_t n = 0; n < kFileBytes && written.ok(); n += batch.size()) {
+      written = writer->Write(batch);
+    }
+    state.PauseTiming();
+    writer.reset();  // Holds the only copy of the file: removes it, untimed.
+    state.ResumeTiming();
+    if (!written.ok()) {
+      Fail(state, written);
+      break;
+    }
   }
-  state.SetBytesProcessed(state.iterations() * state.range(0));
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(kFileBytes));
 }
 
-// Reading back a file of kReadBytes in batches of range(0), every batch checked when
-// framed, per iteration.
+// SpillReader over a file's batches, every batch checked when framed.
 void BM_SpillRead(benchmark::State& state, bool framed) {
   StatusOr<std::shared_ptr<DiskManager>> manager = Manager(framed);
   if (!manager.ok()) return Fail(state, manager.status());
@@ -90,7 +89,7 @@ void BM_SpillRead(benchmark::State& state, bool framed) {
   if (!file.ok()) return Fail(state, file.status());
   const std::string batch = Batch(state.range(0));
   SpillWriter writer(*file);
-  for (uint64_t n = 0; n < kReadBytes; n += batch.size()) {
+  for (uint64_t n = 0; n < kFileBytes; n += batch.size()) {
     if (Status s = writer.Write(batch); !s.ok()) return Fail(state, s);
   }
   for (auto _ : state) {
@@ -109,7 +108,7 @@ void BM_SpillRead(benchmark::State& state, bool framed) {
       benchmark::DoNotOptimize((*next)->data());
     }
   }
-  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(kReadBytes));
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(kFileBytes));
 }
 
 void BM_Crc32c(benchmark::State& state) {

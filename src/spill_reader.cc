@@ -14,15 +14,21 @@
 namespace spillway {
 namespace {
 
-// A framed file: one batch per frame, the first bad frame an error from then on.
-class FramedSpillReader final : public SpillReader {
+// A framed file gives one batch per frame, each checked, the first bad frame an error
+// from then on; a plain file (upstream's) gives its bytes, unchecked, as one batch, and an
+// empty one none.
+class SpillReaderImpl final : public SpillReader {
  public:
-  FramedSpillReader(std::string path, std::string bytes)
-      : path_(std::move(path)), bytes_(std::move(bytes)) {}
+  SpillReaderImpl(std::string path, std::string bytes, bool framed)
+      : path_(std::move(path)), bytes_(std::move(bytes)), framed_(framed) {}
 
   StatusOr<std::optional<std::string_view>> Next() override {
     if (!error_.ok()) return error_;
     if (offset_ == bytes_.size()) return std::optional<std::string_view>();
+    if (!framed_) {
+      offset_ = bytes_.size();
+      return std::optional<std::string_view>(bytes_);
+    }
     std::string_view batch;
     uint64_t next = 0;
     error_ = internal::DecodeSpillFrame(bytes_, offset_, path_, &batch, &next);
@@ -37,29 +43,9 @@ class FramedSpillReader final : public SpillReader {
  private:
   const std::string path_;
   const std::string bytes_;
+  const bool framed_;
   uint64_t offset_ = 0;
   Status error_;  // Sticky: the first frame that did not check out.
-};
-
-// A plain file (upstream's): its bytes, unchecked, as one batch; an empty file has none.
-class PlainSpillReader final : public SpillReader {
- public:
-  PlainSpillReader(std::string path, std::string bytes)
-      : path_(std::move(path)), bytes_(std::move(bytes)) {}
-
-  StatusOr<std::optional<std::string_view>> Next() override {
-    if (offset_ == bytes_.size()) return std::optional<std::string_view>();
-    offset_ = bytes_.size();
-    return std::optional<std::string_view>(bytes_);
-  }
-
-  uint64_t offset() const override { return offset_; }
-  const std::string& path() const override { return path_; }
-
- private:
-  const std::string path_;
-  const std::string bytes_;
-  uint64_t offset_ = 0;
 };
 
 }  // namespace
@@ -68,11 +54,8 @@ StatusOr<std::unique_ptr<SpillReader>> NewSpillReader(FileSystem& fs, const std:
                                                       bool framed) {
   StatusOr<std::string> bytes = fs.ReadFile(path);
   if (!bytes.ok()) return bytes.status();
-  if (framed) {
-    return std::unique_ptr<SpillReader>(
-        std::make_unique<FramedSpillReader>(path, std::move(*bytes)));
-  }
-  return std::unique_ptr<SpillReader>(std::make_unique<PlainSpillReader>(path, std::move(*bytes)));
+  return std::unique_ptr<SpillReader>(
+      std::make_unique<SpillReaderImpl>(path, std::move(*bytes), framed));
 }
 
 StatusOr<std::unique_ptr<SpillReader>> NewSpillReader(const SpillFile& file) {

@@ -3,6 +3,8 @@
 // DATA_LOSS at the offset of the first frame that does not check out, while the
 // filesystem's own errors come back as themselves. Unframed (the default) files are
 // upstream's plain byte stream.
+//
+// The frame's hash comes from the library's private spill_frame.h, to forge a header.
 #include "spillway/spill/spill_reader.h"
 
 #include <gmock/gmock.h>
@@ -18,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "spill_frame.h"
 #include "spillway/spill/disk_manager.h"
 #include "spillway/spill/spill_writer.h"
 #include "spillway/vfs/fault_injecting_file_system.h"
@@ -216,6 +219,20 @@ TEST_F(SpillReaderTest, ALostWritesZerosAreCaughtAtTheFirstFrameTheyChange) {
   // A whole file of zeros (a lost write past the old end) is never a frame.
   ExpectCaughtAt(ReadDamaged(std::string(kHeader, '\0')), small_, starts, 0, "a header of zeros");
   ExpectCaughtAt(ReadDamaged(std::string(4096, '\0')), small_, starts, 0, "4096 zeros");
+}
+
+TEST_F(SpillReaderTest, AHeaderWithoutTheMagicIsNoFrameEvenWithItsHashesRight) {
+  // An empty batch's frame with the magic zeroed and the header's hash made to match: only
+  // the magic tells it from a frame, as it tells a zeroed header from one whatever the
+  // hash of zeros is.
+  std::string bad = Contents(Write({""}).path());
+  ASSERT_EQ(bad.size(), kHeader);
+  std::fill(bad.begin(), bad.begin() + 4, '\0');
+  const uint64_t hash = internal::SpillFrameHash(std::string_view(bad).substr(0, 16));
+  for (size_t i = 0; i < 4; ++i) bad[16 + i] = static_cast<char>((hash >> (8 * i)) & 0xff);
+  const Outcome outcome = ReadDamaged(bad);
+  ExpectCaughtAt(outcome, small_, FrameStarts(small_), 0, "no magic");
+  EXPECT_THAT(outcome.error.message(), HasSubstr("no frame magic"));
 }
 
 TEST_F(SpillReaderTest, ATruncationIsCaughtUnlessItEndsAtAFrameBoundary) {
