@@ -10,7 +10,9 @@ set -euo pipefail
 
 want=(g++ cmake ninja-build pkg-config
       libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
-      libcli11-dev libfmt-dev nlohmann-json3-dev)
+      libcli11-dev libfmt-dev nlohmann-json3-dev
+      # xxHash's XXH3 for spill frames; ISA-L's CRC-32C, which bench/ times beside it.
+      libisal-dev libxxhash-dev)
 case "${1:-build}" in
   build) ;;
   test) want+=(clang libclang-rt-14-dev clang-tidy python3

@@ -259,6 +259,10 @@ Status ValidateOptions(const DiskManagerOptions& options) {
   if (!directories && (options.spill.layout != SpillDirLayout::kAll || options.spill.failover)) {
     return Status::InvalidArgument("layout and failover are only used in kDirectories mode");
   }
+  if (custom && options.spill.frame_spill_files) {
+    return Status::InvalidArgument(
+        "frame_spill_files is not used in kCustom mode (the factory's manager frames)");
+  }
   if (custom && options.factory == nullptr) {
     return Status::InvalidArgument("kCustom mode needs a TempFileFactory");
   }
@@ -296,9 +300,9 @@ StatusOr<std::shared_ptr<DiskManager>> NewDiskManager(std::shared_ptr<FileSystem
   // A disabled manager's limit is 0, and only 0 can be set.
   const uint64_t limit =
       options.mode == DiskManagerMode::kDisabled ? 0 : options.spill.max_temp_directory_size;
-  auto accounting =
-      std::make_shared<SpillAccounting>(limit, options.spill.limit_config_key, options.spill.quirks,
-                                        options.spill.cleanup_log, options.spill.budget);
+  auto accounting = std::make_shared<SpillAccounting>(
+      limit, options.spill.limit_config_key, options.spill.quirks, options.spill.cleanup_log,
+      options.spill.budget, options.spill.frame_spill_files);
   const uint64_t seed = options.spill.seed.value_or(RandomSeed());
   const bool directories = options.mode == DiskManagerMode::kDirectories;
 
@@ -424,6 +428,11 @@ DiskManagerBuilder& DiskManagerBuilder::WithCleanupLog(std::shared_ptr<CleanupLo
 
 DiskManagerBuilder& DiskManagerBuilder::WithBudget(std::shared_ptr<SpillBudget> budget) {
   options_.spill.budget = std::move(budget);
+  return *this;
+}
+
+DiskManagerBuilder& DiskManagerBuilder::WithFrameSpillFiles(bool frame) {
+  options_.spill.frame_spill_files = frame;
   return *this;
 }
 

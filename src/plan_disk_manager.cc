@@ -191,7 +191,7 @@ StatusOr<std::shared_ptr<DiskManager>> PlanDiskManager::BuildInnerLocked(uint64_
   StatusOr<std::shared_ptr<DiskManager>> cached = cache->GetOrBuild(
       SharedManagerCache::Key{reinterpret_cast<uintptr_t>(shared_->fs.get()), o.local_dirs,
                               o.max_temp_directory_size, o.limit_config_key, o.missing_dir,
-                              o.quirks.ToString(), o.layout, o.failover},
+                              o.quirks.ToString(), o.layout, o.failover, o.frame_spill_files},
       [&]() { return NewDiskManager(shared_->fs, InnerOptionsLocked(o.max_temp_directory_size)); });
   if (!cached.ok()) return cached.status();
   own_log_ = (*cached)->cleanup_log();  // Where its failures are recorded.

@@ -36,6 +36,7 @@ class SharedManagerCache {
     std::string quirks;  // Quirks::ToString().
     SpillDirLayout layout = SpillDirLayout::kAll;
     bool failover = false;
+    bool frame_spill_files = false;
     friend auto operator<=>(const Key&, const Key&) = default;
   };
 

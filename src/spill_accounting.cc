@@ -14,12 +14,13 @@ namespace spillway::internal {
 
 SpillAccounting::SpillAccounting(uint64_t limit, std::string limit_config_key, Quirks quirks,
                                  std::shared_ptr<CleanupLog> cleanup_log,
-                                 std::shared_ptr<SpillBudget> budget)
+                                 std::shared_ptr<SpillBudget> budget, bool frame_spill_files)
     : ledger_(limit, std::move(limit_config_key)),
       quirks_(quirks),
       cleanup_log_(std::move(cleanup_log)),
       budget_(std::move(budget)),
-      budget_ledger_(budget_ != nullptr ? &SpillBudget::Access::Ledger(*budget_) : nullptr) {
+      budget_ledger_(budget_ != nullptr ? &SpillBudget::Access::Ledger(*budget_) : nullptr),
+      frame_spill_files_(frame_spill_files) {
   assert(cleanup_log_ != nullptr);
 }
 

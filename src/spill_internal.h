@@ -82,15 +82,17 @@ class SpillLedger {
 // max_temp_directory_size, and the spill metrics), shared by the manager and every file it
 // made, and outliving both; and the budget the manager's writes must also fit, if any.
 // Also carries what the files need to know about their manager: its quirks, the
-// configuration key to name in limit errors, and its CleanupLog.
+// configuration key to name in limit errors, its CleanupLog, and whether its files are
+// framed.
 //
 // Thread safety: every method may be called concurrently.
 class SpillAccounting {
  public:
   // REQUIRES: cleanup_log != nullptr. `budget` may be null (no executor-wide budget).
+  // `frame_spill_files`: SpillOptions::frame_spill_files.
   SpillAccounting(uint64_t limit, std::string limit_config_key, Quirks quirks,
                   std::shared_ptr<CleanupLog> cleanup_log,
-                  std::shared_ptr<SpillBudget> budget = nullptr);
+                  std::shared_ptr<SpillBudget> budget = nullptr, bool frame_spill_files = false);
 
   SpillAccounting(const SpillAccounting&) = delete;
   SpillAccounting& operator=(const SpillAccounting&) = delete;
@@ -125,6 +127,7 @@ class SpillAccounting {
 
   Quirks quirks() const { return quirks_; }
   const std::shared_ptr<CleanupLog>& cleanup_log() const { return cleanup_log_; }
+  bool frame_spill_files() const { return frame_spill_files_; }
 
  private:
   SpillLedger ledger_;
@@ -133,6 +136,7 @@ class SpillAccounting {
   const std::shared_ptr<CleanupLog> cleanup_log_;
   const std::shared_ptr<SpillBudget> budget_;  // May be null.
   SpillLedger* const budget_ledger_;           // budget_'s counters; null without one.
+  const bool frame_spill_files_;
 };
 
 // One "datafusion-XXXXXX" spill directory (DataFusion's TempDir). Destroying it removes it

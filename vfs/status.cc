@@ -84,6 +84,8 @@ std::string_view StatusCodeName(StatusCode code) {
       return "UNIMPLEMENTED";
     case C::kUnavailable:
       return "UNAVAILABLE";
+    case C::kDataLoss:
+      return "DATA_LOSS";
   }
   return "UNKNOWN";
 }

@@ -149,6 +149,7 @@ TEST(StatusCodeNameTest, SpellsEachCodeAsAbseilDoes) {
       {StatusCode::kOutOfRange, "OUT_OF_RANGE"},
       {StatusCode::kUnimplemented, "UNIMPLEMENTED"},
       {StatusCode::kUnavailable, "UNAVAILABLE"},
+      {StatusCode::kDataLoss, "DATA_LOSS"},
   };
   for (const auto& [code, name] : expected) EXPECT_EQ(StatusCodeName(code), name);
   // Abseil's numbers, so a code converts to absl::StatusCode by value.
@@ -156,6 +157,7 @@ TEST(StatusCodeNameTest, SpellsEachCodeAsAbseilDoes) {
   EXPECT_EQ(static_cast<int>(StatusCode::kResourceExhausted), 8);
   EXPECT_EQ(static_cast<int>(StatusCode::kFailedPrecondition), 9);
   EXPECT_EQ(static_cast<int>(StatusCode::kUnavailable), 14);
+  EXPECT_EQ(static_cast<int>(StatusCode::kDataLoss), 15);
 }
 
 TEST(StatusTest, EqualityComparesEveryField) {

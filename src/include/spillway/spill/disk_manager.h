@@ -96,7 +96,7 @@ class TempFileFactory {
 
 // What a DiskManager and a plan (PlanDiskManager) share: the local dirs, the limit and the
 // key its error names, what to do about a vanished spill directory, the layout and
-// failover beyond upstream, the quirks, the seed, the cleanup log and the budget. Embedded
+// failover beyond upstream, the quirks, the seed, the cleanup log, the budget and framing. Embedded
 // as `spill` in DiskManagerOptions and PlanDiskManagerOptions; a plan's first spill builds
 // its inner DiskManager from the plan's own.
 struct SpillOptions {
@@ -128,6 +128,11 @@ struct SpillOptions {
   // An executor-wide budget every write must also fit (spill_budget.h), shared with other
   // managers and plans; null (the default, as upstream) means none.
   std::shared_ptr<SpillBudget> budget;
+  // Beyond upstream: false (the default, as DataFusion, whose spill files carry no
+  // checksum) writes each SpillWriter::Write as it is; true writes it as one checksummed
+  // frame, which SpillReader (spill_reader.h) checks when the file is read back. A kCustom
+  // manager rejects true: its files are framed as the factory's manager says.
+  bool frame_spill_files = false;
 };
 
 struct DiskManagerOptions {
@@ -217,6 +222,7 @@ class DiskManagerBuilder {
   DiskManagerBuilder& WithSeed(uint64_t seed);
   DiskManagerBuilder& WithCleanupLog(std::shared_ptr<CleanupLog> log);
   DiskManagerBuilder& WithBudget(std::shared_ptr<SpillBudget> budget);
+  DiskManagerBuilder& WithFrameSpillFiles(bool frame);
 
   const DiskManagerOptions& options() const { return options_; }
   // NewDiskManager(fs, options()): a builder ends in the factory.

@@ -10,6 +10,11 @@
 //   the file, in both used_disk_space and the file's size.
 // The kWriteLeak and kNoRollback quirks replace this with the upstream behaviour.
 //
+// When the file's manager frames spill files (SpillOptions::frame_spill_files, off by
+// default), each Write appends one frame: a 20-byte header (magic, length, XXH3 hash of
+// the batch, hash of the header) and then `data`, so that SpillReader (spill_reader.h) can
+// tell the batches apart and check each. The header's bytes are counted as the data's.
+//
 // Thread safety: a SpillWriter may be used by one thread at a time; several writers on
 // copies of one SpillFile may write concurrently (their appends are not ordered).
 #ifndef SPILLWAY_SPILL_SPILL_WRITER_H_
@@ -28,9 +33,11 @@ class SpillWriter {
  public:
   explicit SpillWriter(SpillFile file) : file_(std::move(file)) {}
 
-  // Appends `data`. Writing zero bytes succeeds without touching the filesystem.
+  // Appends `data`; framed, appends one frame holding it. Writing zero bytes unframed
+  // succeeds without touching the filesystem; framed, it appends an empty batch's frame.
   // Errors: a limit error (nothing written), an errno Status from the append (what reached the
-  // file is counted).
+  // file is counted; a frame cut short is caught as a truncation when read back), framed
+  // only: kInvalidArgument for 4 GiB or more (nothing written).
   Status Write(std::string_view data);
 
   // Flushes the file to stable storage. Errors: an errno Status.

@@ -38,6 +38,7 @@ enum class StatusCode : int {
   kOutOfRange = 11,         // Past a valid range (EFBIG).
   kUnimplemented = 12,      // Not supported (ENOTSUP, EXDEV).
   kUnavailable = 14,        // Transient; retrying may succeed (EAGAIN, EINTR).
+  kDataLoss = 15,           // Data read back is not what was stored (a spill frame's checksum).
 };
 
 // Abseil's spelling of a code: "OK", "INVALID_ARGUMENT", "RESOURCE_EXHAUSTED", ...
