@@ -5,11 +5,15 @@
 //   printing "LABEL ok" or "LABEL failed CLASS.METHOD:LINE" (the probe's own frame that
 //   the IOException passed through), one line per label in the order of the writes.
 //
-//   java JavaProbe bench FILE N: N one-byte writes to FILE from one call site; prints
-//   "ns_per_write X".
+//   java JavaProbe bench FILE N: N one-byte writes to FILE from one call site through
+//   java.io, then N through a java.nio FileChannel (a deeper stack); prints
+//   "io_ns_per_write X nio_ns_per_write Y".
 import java.io.File;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 
 public final class JavaProbe {
@@ -51,13 +55,25 @@ public final class JavaProbe {
   }
 
   private static void bench(String file, int n) throws IOException {
+    long io;
     try (FileOutputStream out = new FileOutputStream(file)) {
       final long start = System.nanoTime();
       for (int i = 0; i < n; ++i) {
         out.write('x');
       }
-      System.out.println("ns_per_write " + (System.nanoTime() - start) / n);
+      io = (System.nanoTime() - start) / n;
     }
+    long nio;
+    try (FileChannel channel = new RandomAccessFile(file, "rw").getChannel()) {
+      final ByteBuffer one = ByteBuffer.allocateDirect(1);
+      final long start = System.nanoTime();
+      for (int i = 0; i < n; ++i) {
+        one.clear();
+        channel.write(one);
+      }
+      nio = (System.nanoTime() - start) / n;
+    }
+    System.out.println("io_ns_per_write " + io + " nio_ns_per_write " + nio);
   }
 
   public static void main(String[] args) throws IOException {
