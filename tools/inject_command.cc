@@ -22,7 +22,7 @@ namespace {
 struct InjectArgs {
   inject::Invocation invocation;
   std::string quota;
-  bool no_symbolize = false;  // Leave the trace's frames as the shim wrote them.
+  bool no_symbolize = false;    // Leave the trace's frames as the shim wrote them.
   bool no_java_frames = false;  // Sites in Java code keep native frames only.
   bool json = false;
 };

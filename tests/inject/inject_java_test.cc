@@ -72,8 +72,8 @@ class JavaSitesTest : public InjectTest {
     // The warm-up's files, out of scope, rewritten 20000 times: in tmpfs where there is one,
     // since ext4 flushes a file truncated and rewritten when it is closed.
     std::string warm = "/dev/shm/spillway-java-XXXXXX";
-    warm_ = access("/dev/shm", W_OK) == 0 && mkdtemp(warm.data()) != nullptr ? fs::path(warm)
-                                                                               : twin_;
+    warm_ =
+        access("/dev/shm", W_OK) == 0 && mkdtemp(warm.data()) != nullptr ? fs::path(warm) : twin_;
   }
   void TearDown() override {
     if (!warm_.empty() && warm_ != twin_) fs::remove_all(warm_);
@@ -85,9 +85,9 @@ class JavaSitesTest : public InjectTest {
   ProbeRun Run(const std::string& args, const std::string& jvm = "", int warm = 0,
                const std::string& env = "") {
     ProbeRun run;
-    const std::string probe = fmt::format("{} {} -cp {} JavaProbe {} {} {}", JAVA_BINARY, jvm,
-                                          JAVA_PROBE_CLASSES, ShellQuote(scope_.string()),
-                                          ShellQuote(warm_.string()), warm);
+    const std::string probe =
+        fmt::format("{} {} -cp {} JavaProbe {} {} {}", JAVA_BINARY, jvm, JAVA_PROBE_CLASSES,
+                    ShellQuote(scope_.string()), ShellQuote(warm_.string()), warm);
     const CommandResult r = RunShell(env + " " + Inject(args, probe));
     run.exit_code = r.exit_code;
     run.out = r.out;
@@ -162,9 +162,8 @@ TEST_F(JavaSitesTest, FramesLinesNameTheJniMethodThenTheClassesMethodsAndLines) 
     EXPECT_THAT(frames, testing::Contains("java:" + sites.at(label)));
     EXPECT_THAT(frames, testing::Not(testing::Contains("[anonymous]")));
     // Everything after the native frames is a Java frame.
-    EXPECT_TRUE(std::all_of(java, frames.end(), [](const std::string& f) {
-      return f.starts_with("java:");
-    }));
+    EXPECT_TRUE(std::all_of(java, frames.end(),
+                            [](const std::string& f) { return f.starts_with("java:"); }));
   }
 }
 

@@ -31,9 +31,6 @@ struct Invocation {
   // A file for the trace (one JSON line per in-scope call and per call site); empty: none.
   std::string trace;
   bool symbolize = true;  // Names the trace's frames with addr2line after the run.
-  // Sites of calls from Java code carry their Java frames (docs/inject.md); false: only
-  // native frames, as the shim's SPILLWAY_INJECT_JAVA_FRAMES=0 does.
-  bool java_frames = true;
   double timeout = 0;     // Seconds before the program's process group is ended; 0: none.
   // A user the state and trace files are handed to, for a program that switches to that
   // user (needs root); empty: none.
@@ -44,6 +41,9 @@ struct Invocation {
   // Files the program's stdout and stderr go to (created or truncated); empty: inherited.
   std::string stdout_path;
   std::string stderr_path;
+  // Sites of calls from Java code carry their Java frames (docs/inject.md); false: only
+  // native frames, as the shim's SPILLWAY_INJECT_JAVA_FRAMES=0 does.
+  bool java_frames = true;
 };
 
 // A fault the shim injected.
