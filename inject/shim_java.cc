@@ -40,6 +40,8 @@ uint64_t spw::JavaSite(const uintptr_t*, int, uint64_t) { return 0; }
 
 namespace {
 
+using spw::Mix;
+
 constexpr int kSiteFrames = 8;   // Frames of a site, the JDK's own not counted.
 constexpr int kMaxJava = 64;     // Java frames asked for.
 constexpr int kFrameText = 200;  // A Java frame's text, truncated.
@@ -70,13 +72,6 @@ using GetCreatedFn = jint (*)(JavaVM**, jsize, jsize*);
 GetCreatedFn g_get_created = nullptr;
 JavaVM* g_vm = nullptr;
 jvmtiEnv* g_jvmti = nullptr;
-
-uint64_t Mix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return x;
-}
 
 int FindJvm(struct dl_phdr_info* info, size_t, void* out) {
   const size_t n = strlen(info->dlpi_name);

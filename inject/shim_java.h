@@ -16,6 +16,14 @@ inline uint64_t Fnv(uint64_t h, const void* data, size_t n) {
   return h;
 }
 
+// A 64-bit mixer for the shim's hash tables' slots (not for ids: those are Fnv's).
+inline uint64_t Mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return x;
+}
+
 // Writes the native frames pcs[0..count) into the JSON array text line[0..len) as string
 // elements separated by commas (a run of anonymous frames as one), within `cap`; returns
 // the new length. In shim_sites.cc.

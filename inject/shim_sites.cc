@@ -47,6 +47,7 @@ namespace {
 
 using spw::Fnv;
 using spw::kFnvBasis;
+using spw::Mix;
 
 constexpr int kSiteFrames = 8;  // Frames of a site.
 constexpr int kMaxWalk = 48;    // Frames walked in all (the shim's and the C library's too).
@@ -91,13 +92,6 @@ struct Chain {
   uintptr_t pcs[kSiteFrames];
 };
 Chain* g_chains = nullptr;
-
-uint64_t Mix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return x;
-}
 
 constexpr char kAnonymous[] = "[anonymous]";
 
