@@ -83,10 +83,10 @@ class JavaSitesTest : public InjectTest {
   // `jvm` options, after `warm` rounds of every write out of scope, and pairs its writes
   // in the scope (in order) with its output lines (in the same order).
   ProbeRun Run(const std::string& args, const std::string& jvm = "", int warm = 0,
-               const std::string& env = "") {
+               const std::string& env = "", const std::string& classes = JAVA_PROBE_CLASSES) {
     ProbeRun run;
     const std::string probe =
-        fmt::format("{} {} -cp {} JavaProbe {} {} {}", JAVA_BINARY, jvm, JAVA_PROBE_CLASSES,
+        fmt::format("{} {} -cp {} JavaProbe {} {} {}", JAVA_BINARY, jvm, classes,
                     ShellQuote(scope_.string()), ShellQuote(warm_.string()), warm);
     const CommandResult r = RunShell(env + " " + Inject(args, probe));
     run.exit_code = r.exit_code;
@@ -165,6 +165,28 @@ TEST_F(JavaSitesTest, FramesLinesNameTheJniMethodThenTheClassesMethodsAndLines) 
     EXPECT_TRUE(std::all_of(java, frames.end(),
                             [](const std::string& f) { return f.starts_with("java:"); }));
   }
+}
+
+TEST_F(JavaSitesTest, WithoutALineTableAFrameIsNamedByItsBytecodeIndex) {
+  // The bytecode index of SpillA.header's FileOutputStream.write call, from javap.
+  const std::string javap = (fs::path(JAVA_BINARY).parent_path() / "javap").string();
+  const CommandResult code =
+      RunShell(javap + " -c -cp " + std::string(JAVA_PROBE_NO_LINES) + " SpillA");
+  ASSERT_EQ(code.exit_code, 0);
+  const size_t header = code.out.find("void header(");
+  ASSERT_NE(header, std::string::npos) << code.out;
+  const std::string disassembly = code.out.substr(header);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      disassembly, m, std::regex(R"((\d+): invokevirtual .*java/io/FileOutputStream\.write)")))
+      << disassembly;
+  const ProbeRun run = Run("", "", 0, "", JAVA_PROBE_NO_LINES);
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  ASSERT_EQ(run.frames.count(run.site.at("header1")), 1u);
+  EXPECT_THAT(run.frames.at(run.site.at("header1")),
+              testing::Contains("java:SpillA.header:bci=" + m[1].str()));
+  EXPECT_EQ(run.site.at("header1"), run.site.at("header2"));
+  EXPECT_NE(run.site.at("header1"), Run("").site.at("header1")) << "named by line there";
 }
 
 TEST_F(JavaSitesTest, ASiteRuleFailsExactlyThatJavaCall) {
