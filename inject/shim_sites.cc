@@ -19,6 +19,9 @@
 // slot happens to hold a stale copy of a learned one. SPILLWAY_INJECT_SITE_CACHE=0 turns
 // the caches off (every call unwinds), which the tests use to show the sites agree.
 //
+// A chain whose native frames end in JIT or interpreter code entered from a JNI method is
+// handed to shim_java.cc, which names the call by the thread's Java frames instead.
+//
 // No allocation on the call path: the caches are mapped when the shim loads; inserts are
 // lock-free (a slot is claimed with a compare-and-swap, filled, then published).
 #include <dlfcn.h>
@@ -37,9 +40,14 @@
 #include <atomic>
 
 #include "shim_core.h"
+#include "shim_java.h"
 #include "spillway/vfs/fault_rules.h"
 
 namespace {
+
+using spw::Fnv;
+using spw::kFnvBasis;
+using spw::Mix;
 
 constexpr int kSiteFrames = 8;  // Frames of a site.
 constexpr int kMaxWalk = 48;    // Frames walked in all (the shim's and the C library's too).
@@ -53,6 +61,7 @@ const struct link_map* g_shim_map = nullptr;
 const struct link_map* g_libc_map = nullptr;
 char g_exe[SPW_PATH_MAX];  // The main program's file (its link map has no name).
 bool g_cache_on = true;
+bool g_java = false;  // Sites of calls from Java code carry Java frames.
 
 // The frame-size cache: PC -> distance (bytes) from PC's slot to its caller's slot.
 constexpr size_t kSizeSlots = size_t{1} << 15;
@@ -67,28 +76,23 @@ FrameSize* g_sizes = nullptr;
 
 // The chain cache: a chain of return addresses -> its site id.
 constexpr size_t kChainSlots = size_t{1} << 14;
+// What a chain of return addresses says: its native site, and whether it enters Java
+// code from a JNI method (java_natives > 0: the native frames before the first JIT or
+// interpreter frame, whose unshifted hash is native_hash).
+struct Facts {
+  uint64_t site;
+  uint64_t native_hash;
+  int java_natives;
+};
 struct Chain {
   uint64_t key;  // Hash of the PCs; 0: free; kClaimed while being filled.
-  uint64_t site;
+  Facts facts;
+  int written;  // Its frames line is written (atomic).
   int count;
   uintptr_t pcs[kSiteFrames];
 };
 Chain* g_chains = nullptr;
 
-uint64_t Mix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return x;
-}
-
-// FNV-1a, 64-bit: the site id's hash. Fixed, so that ids agree between builds.
-uint64_t Fnv(uint64_t h, const void* data, size_t n) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
-  return h;
-}
-constexpr uint64_t kFnvBasis = 0xcbf29ce484222325ULL;
 constexpr char kAnonymous[] = "[anonymous]";
 
 // The module that holds code address pc (a return address: pc - 1 is in the call), or
@@ -144,76 +148,72 @@ void WriteFrames(uint64_t site, const uintptr_t* pcs, int count) {
   spillway::FormatFaultSite(site, id);
   size_t len =
       static_cast<size_t>(snprintf(line, sizeof(line), "{\"site\":\"%s\",\"frames\":[", id));
-  bool anonymous_before = false;
-  for (int i = 0; i < count; ++i) {
-    const struct link_map* map = ModuleOf(pcs[i]);
-    if (map == nullptr && anonymous_before) continue;
-    anonymous_before = map == nullptr;
-    char frame[SPW_PATH_MAX / 4 + 96];
-    if (map == nullptr) {
-      snprintf(frame, sizeof(frame), "%s", kAnonymous);
-    } else {
-      Dl_info info;
-      const bool named =
-          // NOLINTNEXTLINE(performance-no-int-to-ptr): an address read off the stack.
-          dladdr(reinterpret_cast<void*>(pcs[i] - 1), &info) != 0 && info.dli_sname != nullptr;
-      snprintf(frame, sizeof(frame), "%.*s+0x%lx%s%s", SPW_PATH_MAX / 4, ModuleName(map),
-               static_cast<unsigned long>(pcs[i] - map->l_addr), named ? " " : "",
-               named ? info.dli_sname : "");
-    }
-    len = spw_json_string(line, len, sizeof(line) - 8, frame);
-    if (i + 1 < count) line[len++] = ',';
-  }
-  if (line[len - 1] == ',') --len;
+  len = spw::AppendNativeFrames(line, len, sizeof(line) - 8, pcs, count);
   len += static_cast<size_t>(snprintf(line + len, sizeof(line) - len, "]}\n"));
   spw_trace_write(line, len);
 }
 
-// The site of a chain: its frames' (module, offset) hashed, anonymous runs as one token.
-uint64_t SiteOf(const uintptr_t* pcs, int count) {
+bool IsJvm(const struct link_map* map) {
+  const char* name = ModuleName(map);
+  const size_t n = strlen(name);
+  return n >= 10 && strcmp(name + n - 10, "/libjvm.so") == 0;
+}
+
+// The facts of a chain. Its site: its frames' (module, offset) hashed, anonymous runs as
+// one token. It enters Java code from a JNI method when its first anonymous frame follows
+// native frames none of which is in libjvm.so (a call the VM makes itself, loading a
+// class or collecting, has libjvm.so frames first).
+Facts FactsOf(const uintptr_t* pcs, int count) {
+  Facts facts = {0, 0, 0};
   uint64_t h = kFnvBasis;
   bool anonymous_before = false;
+  bool jvm = false;
   for (int i = 0; i < count; ++i) {
     const struct link_map* map = ModuleOf(pcs[i]);
     if (map == nullptr) {
+      if (i > 0 && !jvm && facts.java_natives == 0) {
+        facts.java_natives = i;
+        facts.native_hash = h;
+      }
       if (!anonymous_before) h = Fnv(h, kAnonymous, sizeof(kAnonymous));
       anonymous_before = true;
+      jvm = true;  // Only the first anonymous frame can end a JNI method's frames.
       continue;
     }
     anonymous_before = false;
+    jvm = jvm || IsJvm(map);
     const char* name = ModuleName(map);
     const uint64_t offset = pcs[i] - map->l_addr;
     h = Fnv(h, name, strlen(name) + 1);
     h = Fnv(h, &offset, sizeof(offset));
   }
-  return h >> 16;  // 48 bits: 12 hex digits.
+  facts.site = h >> 16;  // 48 bits: 12 hex digits.
+  return facts;
 }
 
-// The site of the chain pcs[0..count), from the chain cache or computed and cached (its
-// frames line written when it is new to this process).
-uint64_t SiteOfChain(const uintptr_t* pcs, int count) {
+// The facts of the chain pcs[0..count), from the chain cache or computed and cached.
+// *written is the chain's written flag, or nullptr when the cache has no room for it.
+Facts FactsOfChain(const uintptr_t* pcs, int count, int** written) {
   const uint64_t key = ChainKey(pcs, count);
+  *written = nullptr;
   for (size_t i = key & (kChainSlots - 1), n = 0; n < 64; i = (i + 1) & (kChainSlots - 1), ++n) {
     std::atomic_ref<uint64_t> slot(g_chains[i].key);
     uint64_t at = slot.load(std::memory_order_acquire);
     if (at == key && g_chains[i].count == count &&
         memcmp(g_chains[i].pcs, pcs, sizeof(uintptr_t) * static_cast<size_t>(count)) == 0) {
-      return g_chains[i].site;
+      *written = &g_chains[i].written;
+      return g_chains[i].facts;
     }
     if (at == 0 && slot.compare_exchange_strong(at, kClaimed)) {
-      const uint64_t site = SiteOf(pcs, count);
-      g_chains[i].site = site;
+      g_chains[i].facts = FactsOf(pcs, count);
       g_chains[i].count = count;
       memcpy(g_chains[i].pcs, pcs, sizeof(uintptr_t) * static_cast<size_t>(count));
       slot.store(key, std::memory_order_release);
-      if (spw_traced()) WriteFrames(site, pcs, count);
-      return site;
+      *written = &g_chains[i].written;
+      return g_chains[i].facts;
     }
   }
-  // The cache is full (or busy here): compute, and write the frames line once more.
-  const uint64_t site = SiteOf(pcs, count);
-  if (spw_traced()) WriteFrames(site, pcs, count);
-  return site;
+  return FactsOf(pcs, count);  // The cache is full (or busy here).
 }
 
 bool Skipped(uintptr_t pc) {
@@ -313,6 +313,7 @@ int spw_site_init(void) {
   g_exe[n > 0 ? n : 0] = '\0';
   const char* cache = getenv("SPILLWAY_INJECT_SITE_CACHE");
   g_cache_on = cache == nullptr || strcmp(cache, "0") != 0;
+  g_java = spw::JavaFramesInit();
   void* sizes = mmap(nullptr, sizeof(FrameSize) * kSizeSlots, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   void* chains = mmap(nullptr, sizeof(Chain) * kChainSlots, PROT_READ | PROT_WRITE,
@@ -339,5 +340,40 @@ uint64_t spw_site(void) {
     count = Walk(slot, pcs);
   }
   if (count < 0) count = Unwind(pcs);
-  return SiteOfChain(pcs, count);
+  int* written = nullptr;
+  const Facts facts = FactsOfChain(pcs, count, &written);
+  if (g_java && facts.java_natives > 0) {
+    const uint64_t site = spw::JavaSite(pcs, facts.java_natives, facts.native_hash);
+    if (site != 0) return site;
+  }
+  // The frames line once per chain (each time when the cache had no room for it).
+  if (spw_traced() && (written == nullptr || std::atomic_ref<int>(*written).exchange(1) == 0)) {
+    WriteFrames(facts.site, pcs, count);
+  }
+  return facts.site;
+}
+
+size_t spw::AppendNativeFrames(char* line, size_t len, size_t cap, const uintptr_t* pcs,
+                               int count) {
+  bool anonymous_before = false;
+  for (int i = 0; i < count; ++i) {
+    const struct link_map* map = ModuleOf(pcs[i]);
+    if (map == nullptr && anonymous_before) continue;
+    anonymous_before = map == nullptr;
+    char frame[SPW_PATH_MAX / 4 + 96];
+    if (map == nullptr) {
+      snprintf(frame, sizeof(frame), "%s", kAnonymous);
+    } else {
+      Dl_info info;
+      const bool named =
+          // NOLINTNEXTLINE(performance-no-int-to-ptr): an address read off the stack.
+          dladdr(reinterpret_cast<void*>(pcs[i] - 1), &info) != 0 && info.dli_sname != nullptr;
+      snprintf(frame, sizeof(frame), "%.*s+0x%lx%s%s", SPW_PATH_MAX / 4, ModuleName(map),
+               static_cast<unsigned long>(pcs[i] - map->l_addr), named ? " " : "",
+               named ? info.dli_sname : "");
+    }
+    if (i > 0 && len < cap) line[len++] = ',';
+    len = spw_json_string(line, len, cap, frame);
+  }
+  return len;
 }

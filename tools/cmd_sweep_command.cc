@@ -10,6 +10,7 @@
 #include <chrono>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -48,6 +49,7 @@ struct CmdSweepArgs {
   std::string compare = "stdout";
   std::string junit;
   bool json = false;
+  bool no_java_frames = false;  // Sites in Java code keep native frames only.
   program_sweep::CmdSweepOptions options;
 };
 
@@ -145,6 +147,9 @@ int Report(const program_sweep::CmdSweepResult& result, const std::string& junit
 
 int Run(CmdSweepArgs& args) {
   MakeOptions(args);
+  // The shim's switch, inherited by every `spillway inject` the sweep runs (as its
+  // --no-java-frames would set it), before any run starts.
+  if (args.no_java_frames) setenv("SPILLWAY_INJECT_JAVA_FRAMES", "0", 1);
   SweepProgress progress;
   args.options.on_progress = [&progress](uint64_t done, uint64_t total, uint64_t violations) {
     progress.Show(done, total, violations);
@@ -271,6 +276,8 @@ void AddRunOptions(CLI::App& sweep, CmdSweepArgs& args) {
   AddNeighbourOptions(sweep, args);
   sweep.add_option("--share-with", args.options.share_with,
                    "Passed to spillway inject: for a program that switches to USER");
+  sweep.add_flag("--no-java-frames", args.no_java_frames,
+                 "Passed to spillway inject: sites in Java code keep native frames only");
   sweep.add_option("CMD", args.options.command, "The program and its arguments, after --");
 }
 

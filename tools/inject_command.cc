@@ -22,7 +22,8 @@ namespace {
 struct InjectArgs {
   inject::Invocation invocation;
   std::string quota;
-  bool no_symbolize = false;  // Leave the trace's frames as the shim wrote them.
+  bool no_symbolize = false;    // Leave the trace's frames as the shim wrote them.
+  bool no_java_frames = false;  // Sites in Java code keep native frames only.
   bool json = false;
 };
 
@@ -57,6 +58,7 @@ int Inject(InjectArgs& args) {
     args.invocation.quota = *quota;
   }
   args.invocation.symbolize = !args.no_symbolize;
+  args.invocation.java_frames = !args.no_java_frames;
   const StatusOr<inject::Outcome> outcome = inject::Run(args.invocation);
   if (!outcome.ok()) throw UsageError(outcome.status().message());
   if (args.json) {
@@ -88,6 +90,8 @@ void AddInjectCommand(CLI::App& app, int& exit_code) {
                   "Write one JSON line per in-scope call, and one per call site, to FILE");
   sub->add_flag("--no-symbolize", args->no_symbolize,
                 "Leave the trace's frames unsymbolized (no addr2line after the run)");
+  sub->add_flag("--no-java-frames", args->no_java_frames,
+                "Sites of calls from Java code keep their native frames only (no JVMTI)");
   sub->add_flag("--json", args->json, "Print the summary as one JSON object on stdout");
   sub->add_option("--timeout", inv.timeout, "Stop the program after SECONDS (exit 124)")
       ->check(CLI::PositiveNumber);

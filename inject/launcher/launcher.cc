@@ -242,10 +242,11 @@ class IgnoreInterrupts final {
   struct sigaction quit_ {};
 };
 
-// The program's environment: this process's, with the shim first in LD_PRELOAD and the
-// state file's path in kStateEnv. Built before fork, so that the child only execs.
-std::vector<std::string> ProgramEnvironment(const std::string& shim,
-                                            const std::string& state_path) {
+// The program's environment: this process's, with the shim first in LD_PRELOAD, the
+// state file's path in kStateEnv, and SPILLWAY_INJECT_JAVA_FRAMES=0 without Java frames.
+// Built before fork, so that the child only execs.
+std::vector<std::string> ProgramEnvironment(const std::string& shim, const std::string& state_path,
+                                            bool java_frames) {
   const std::string preload_key = "LD_PRELOAD=";
   const std::string state_key = std::string(kStateEnv) + "=";
   std::string preload = preload_key + shim;
@@ -261,6 +262,7 @@ std::vector<std::string> ProgramEnvironment(const std::string& shim,
   }
   env.push_back(std::move(preload));
   env.push_back(state_key + state_path);
+  if (!java_frames) env.emplace_back("SPILLWAY_INJECT_JAVA_FRAMES=0");
   return env;
 }
 
@@ -322,7 +324,7 @@ void WaitForProgram(pid_t pid, double timeout, Outcome* outcome) {
 void RunProgram(const Invocation& inv, const std::string& shim, const std::string& state_path,
                 Outcome* outcome) {
   std::vector<std::string> args = inv.command;
-  std::vector<std::string> env = ProgramEnvironment(shim, state_path);
+  std::vector<std::string> env = ProgramEnvironment(shim, state_path, inv.java_frames);
   const std::vector<char*> argv = Pointers(args);
   const std::vector<char*> envp = Pointers(env);
   std::optional<IgnoreInterrupts> ignore;

@@ -46,6 +46,9 @@ struct Invocation {
   bool ignore_interrupts = true;
   // A file the program's stdin reads (a sweep's runs: /dev/null); empty: inherited.
   std::string stdin_path;
+  // Sites of calls from Java code carry their Java frames (docs/inject.md); false: only
+  // native frames, as the shim's SPILLWAY_INJECT_JAVA_FRAMES=0 does.
+  bool java_frames = true;
 };
 
 // A fault the shim injected.
