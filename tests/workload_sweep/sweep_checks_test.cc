@@ -111,7 +111,7 @@ std::unique_ptr<internal::WorkloadRun> RunOnce(const internal::Workload& workloa
                                                const SweepOptions& options,
                                                std::optional<int> error_number, uint64_t fault_op) {
   auto run = std::make_unique<internal::WorkloadRun>(
-      workload, options, internal::RunSpec{error_number, FaultMode::kTransient, fault_op});
+      workload, options, internal::WorkloadRunSpec{error_number, FaultMode::kTransient, fault_op});
   EXPECT_TRUE(run->Execute().ok());
   return run;
 }
