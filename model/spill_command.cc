@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "spill_model_internal.h"
@@ -156,6 +157,8 @@ std::string SpillCommand::ToText() const {
 std::optional<Violation> SpillCommand::Execute(const SpillModel& s0, SpillSut& sut) const {
   std::string message;
   const uint64_t calls_before = sut.runner->fs().total_calls();
+  const size_t faults_before = sut.runner->fs().injected().size();
+  const uint64_t log_before = sut.runner->cleanup_log()->failure_count();
   if (sut.runner->Step(line_, &message) != StepResult::kOk) {
     return Violation{InvariantKind::kMalformed, fmt::format("{}: {}", Quoted(line_), message)};
   }
@@ -178,11 +181,12 @@ std::optional<Violation> SpillCommand::Execute(const SpillModel& s0, SpillSut& s
       return v;
     }
   }
-  if (std::optional<Violation> v = CheckInvariants(s1, sut)) {
-    v->message = fmt::format("after {}: {}", Quoted(line_), v->message);
-    return v;
+  std::optional<Violation> v = CheckInvariants(s1, sut);
+  if (!v && std::holds_alternative<scenario::Drop>(line_.verb)) {
+    v = CheckDropReported(faults_before, log_before, sut);
   }
-  return std::nullopt;
+  if (v) v->message = fmt::format("after {}: {}", Quoted(line_), v->message);
+  return v;
 }
 
 void SpillCommand::Apply(SpillModel& s0) const {

@@ -37,6 +37,12 @@ constexpr std::pair<Quirk, InvariantKind> kQuirkInvariants[] = {
     {Quirk::kBudgetAfterAdd, InvariantKind::kBudget},
     {Quirk::kReapIgnoresLocks, InvariantKind::kReap},
     {Quirk::kSpilledCountsRefused, InvariantKind::kMetrics},
+    // A failed removal recorded nowhere: what it left is an unreported leftover at the end.
+    {Quirk::kDropIgnoresErrors, InvariantKind::kLeftover},
+    // A write or reap that met a fault and succeeded: the outcome the model predicts is the
+    // fault's error.
+    {Quirk::kWriteIgnoresErrors, InvariantKind::kOutcome},
+    {Quirk::kReapIgnoresErrors, InvariantKind::kOutcome},
 };
 
 }  // namespace
@@ -47,6 +53,8 @@ std::optional<InvariantKind> QuirkInvariant(Quirk q) {
   }
   return std::nullopt;
 }
+
+bool ScenarioShows(InvariantKind kind) { return kind != InvariantKind::kLeftover; }
 
 std::string QuirkLines(Quirks quirks) {
   std::string text;

@@ -107,6 +107,13 @@ std::optional<std::string> Outcome(int error_number);
 // a line's printed expectations, and again among the invariants.
 std::optional<Violation> CheckLiveDirs(const SpillModel& s, SpillSut& sut);
 
+// The "leftover" invariant as a drop runs: every fault injected since `faults_before` on a
+// removal (a remove, an rmdir, a directory's listing) is a CleanupLog record since
+// `log_before`, with its path and errno, since a drop cannot fail. Checked by Execute
+// after a `drop`.
+std::optional<Violation> CheckDropReported(size_t faults_before, uint64_t log_before,
+                                           SpillSut& sut);
+
 // ---------------------------------------------------------------------------------------
 // Names
 

@@ -353,6 +353,32 @@ std::optional<Violation> CheckInvariants(const SpillModel& s, SpillSut& sut) {
   return std::nullopt;
 }
 
+std::optional<Violation> CheckDropReported(size_t faults_before, uint64_t log_before,
+                                           SpillSut& sut) {
+  const std::vector<InjectedFault> faults = sut.runner->fs().injected();
+  const std::vector<Status> log = sut.runner->cleanup_log()->failures();
+  std::vector<bool> used(log.size(), false);
+  for (size_t f = faults_before; f < faults.size(); ++f) {
+    const InjectedFault& fault = faults[f];
+    if (fault.op != OpKind::kRemove && fault.op != OpKind::kRmdir && fault.op != OpKind::kList) {
+      continue;
+    }
+    ++sut.checks;
+    bool reported = false;
+    for (size_t i = log_before; i < log.size() && !reported; ++i) {
+      reported = !used[i] && log[i].path() == fault.path && log[i].IsErrno(fault.error_number);
+      used[i] = used[i] || reported;
+    }
+    if (!reported) {
+      return Violation{
+          InvariantKind::kLeftover,
+          fmt::format("{} on {} {} and no CleanupLog record reports it",
+                      ErrnoName(fault.error_number), OpKindName(fault.op), fault.path)};
+    }
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 // A spill directory on disk at the end of a run.

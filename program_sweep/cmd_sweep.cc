@@ -26,6 +26,7 @@
 
 #include "baseline.h"
 #include "inject_run.h"
+#include "mask.h"
 #include "neighbours.h"
 #include "run_plan.h"
 #include "run_spool.h"
@@ -46,6 +47,7 @@ struct Sweep {
   double timeout = 0;
   Baseline baseline;
   std::optional<std::regex> error_pattern;
+  std::vector<std::regex> masks;  // --mask, compiled.
   bool baseline_reported_error = false;
   std::map<std::string, int> attempts_by_site;  // AttemptsFor each site.
   // Sites that a run tried AttemptsFor times without reaching: their later runs get only
@@ -170,6 +172,7 @@ StatusOr<InjectOutcome> RunOnce(const Sweep& sweep, const std::string& label,
     ShowPaths(&alias, *scope, true);
     outcome.program_stdout = std::move(alias.program_stdout);
   }
+  outcome.program_stdout = MaskText(sweep.masks, std::move(outcome.program_stdout));
   return ran;
 }
 
@@ -411,6 +414,9 @@ Status Validate(const CmdSweepOptions& options, Sweep* sweep) {
                                                  options.error_pattern, e.what()));
     }
   }
+  StatusOr<std::vector<std::regex>> masks = CompileMasks(options.masks);
+  if (!masks.ok()) return masks.status();
+  sweep->masks = std::move(*masks);
   if (!options.out_dir.empty() && !fs::create_directories(options.out_dir, ec) && ec) {
     return Status::InvalidArgument(
         fmt::format("--out {}: cannot make it: {}", options.out_dir, ec.message()));
@@ -516,7 +522,7 @@ StatusOr<CmdSweepResult> RunCmdSweep(const CmdSweepOptions& options) {
         {&options, &baseline, sweep.timeout, sweep.error_pattern ? &*sweep.error_pattern : nullptr,
          sweep.baseline_reported_error, sweep.with_dir, sweep.under, sweep.work_dir,
          [&sweep](const std::string& label) { return MakeScope(sweep, label); },
-         [&sweep](const std::string& scope) { return CommandFor(sweep, scope); }});
+         [&sweep](const std::string& scope) { return CommandFor(sweep, scope); }, &sweep.masks});
     if (!neighbours.ok()) return neighbours.status();
     result.neighbours = std::move(*neighbours);
   }

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "inject_run.h"
+#include "mask.h"
 #include "spillway/inject/launcher.h"
 #include "verdict.h"
 
@@ -142,6 +143,9 @@ void JudgeRound(const NeighbourSetup& setup, int round, const std::string& scope
     outcome.program_stderr = ReadAll(instance.files_prefix + ".stderr");
     ShowPaths(&outcome, real, setup.with_dir);
     if (real != scope && setup.with_dir) ShowPaths(&outcome, scope, true);
+    if (setup.masks != nullptr) {
+      outcome.program_stdout = MaskText(*setup.masks, std::move(outcome.program_stdout));
+    }
     outcome.leftovers = left.leftovers;
     NeighbourRun run;
     run.round = round;

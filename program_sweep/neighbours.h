@@ -30,6 +30,8 @@ struct NeighbourSetup {
   std::function<StatusOr<std::string>(const std::string& label)> make_scope;
   // The command with {dir} replaced by `scope`.
   std::function<std::vector<std::string>(const std::string& scope)> command_for;
+  // --mask, compiled: applied to each instance's stdout as to a run's. Null: none.
+  const std::vector<std::regex>* masks = nullptr;
 };
 
 // Bad --neighbours or --neighbour-rounds (InvalidArgument, one line), before anything runs.

@@ -60,7 +60,7 @@ class DiskManager::Core final {
       for (size_t slot = 0; slot < n; ++slot) {
         StatusOr<std::shared_ptr<SpillDir>> dir =
             MakeSpillDir(fs_, options_.spill.local_dirs[slot], SpillDirKind::kLocalDir,
-                         accounting_->cleanup_log());
+                         accounting_->removal_log());
         if (dir.ok()) {
           made[slot] = std::move(*dir);
           continue;
@@ -185,7 +185,7 @@ class DiskManager::Core final {
     std::lock_guard<std::mutex> lock(mu_);
     if (dirs_->dirs[slot] == nullptr) {
       StatusOr<std::shared_ptr<SpillDir>> fresh = MakeSpillDir(
-          fs_, dirs_->parents[slot], SpillDirKind::kLocalDir, accounting_->cleanup_log());
+          fs_, dirs_->parents[slot], SpillDirKind::kLocalDir, accounting_->removal_log());
       if (!fresh.ok()) return fresh.status();
       dirs_->dirs[slot] = std::move(*fresh);
     }
@@ -205,7 +205,7 @@ class DiskManager::Core final {
   Status CreateOsTmpDirLocked() {
     const std::string parent = fs_->TempDir();
     StatusOr<std::shared_ptr<SpillDir>> dir =
-        MakeSpillDir(fs_, parent, SpillDirKind::kOsTmpDir, accounting_->cleanup_log());
+        MakeSpillDir(fs_, parent, SpillDirKind::kOsTmpDir, accounting_->removal_log());
     if (!dir.ok()) return dir.status();
     dirs_->dirs.push_back(std::move(*dir));
     dirs_->parents.push_back(parent);
@@ -224,7 +224,7 @@ class DiskManager::Core final {
         MakeSpillDir(fs_, dirs_->parents[slot],
                      options_.mode == DiskManagerMode::kDirectories ? SpillDirKind::kLocalDir
                                                                     : SpillDirKind::kOsTmpDir,
-                     accounting_->cleanup_log());
+                     accounting_->removal_log());
     if (!fresh.ok()) return fresh.status();
     dirs_->dirs[slot] = *fresh;
     return fresh;

@@ -24,6 +24,9 @@ constexpr std::array kQuirkNames = {
     QuirkEntry{Quirk::kBudgetAfterAdd, "budget_after_add"},
     QuirkEntry{Quirk::kReapIgnoresLocks, "reap_ignores_locks"},
     QuirkEntry{Quirk::kSpilledCountsRefused, "spilled_counts_refused"},
+    QuirkEntry{Quirk::kDropIgnoresErrors, "drop_ignores_errors"},
+    QuirkEntry{Quirk::kWriteIgnoresErrors, "write_ignores_errors"},
+    QuirkEntry{Quirk::kReapIgnoresErrors, "reap_ignores_errors"},
 };
 
 }  // namespace

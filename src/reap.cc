@@ -44,6 +44,7 @@ void ReapOne(FileSystem& fs, const std::string& path, const ReapOptions& options
   if (!options.dry_run) {
     // Removed while locked; the lock goes with the handle after the removal.
     if (Status removed = fs.RemoveTree(path); !removed.ok()) {
+      if (options.quirks.Has(Quirk::kReapIgnoresErrors)) return;  // Passed over, unreported.
       // ENOENT at the top: another reaper removed it between our lock and theirs ending.
       if (!(removed.IsErrno(ENOENT) && !fs.Exists(path))) Fail(report, removed);
       return;
@@ -69,7 +70,8 @@ ReapReport ReapOrphans(FileSystem& fs, const std::vector<std::string>& local_dir
     }
     StatusOr<std::vector<DirEntry>> entries = fs.ListDir(local_dir);
     if (!entries.ok()) {
-      if (!entries.status().IsErrno(ENOENT)) Fail(report, entries.status());
+      const bool ignored = options.quirks.Has(Quirk::kReapIgnoresErrors);
+      if (!entries.status().IsErrno(ENOENT) && !ignored) Fail(report, entries.status());
       continue;
     }
     for (const DirEntry& entry : *entries) {

@@ -18,6 +18,8 @@ SpillAccounting::SpillAccounting(uint64_t limit, std::string limit_config_key, Q
     : ledger_(limit, std::move(limit_config_key)),
       quirks_(quirks),
       cleanup_log_(std::move(cleanup_log)),
+      removal_log_(quirks.Has(Quirk::kDropIgnoresErrors) ? std::make_shared<CleanupLog>()
+                                                         : cleanup_log_),
       budget_(std::move(budget)),
       budget_ledger_(budget_ != nullptr ? &SpillBudget::Access::Ledger(*budget_) : nullptr),
       frame_spill_files_(frame_spill_files) {

@@ -31,7 +31,7 @@ SpillFile::State::~State() {
   // Every failure is recorded, ENOENT included: an ENOENT may be a tmp cleaner's doing or
   // an injected fault, and the manager cannot tell which, so nothing is dropped silently.
   if (Status removed = fs->RemoveFile(path); !removed.ok()) {
-    accounting->cleanup_log()->Record(removed);
+    accounting->removal_log()->Record(removed);
   }
   dir.reset();
   manager_dirs.reset();  // If this was the last holder, every spill directory goes now.

@@ -128,12 +128,16 @@ class SpillAccounting {
   Quirks quirks() const { return quirks_; }
   const std::shared_ptr<CleanupLog>& cleanup_log() const { return cleanup_log_; }
   bool frame_spill_files() const { return frame_spill_files_; }
+  // Where the drops of this manager's files and directories record a failed removal: the
+  // CleanupLog, or with kDropIgnoresErrors a log no one reads.
+  const std::shared_ptr<CleanupLog>& removal_log() const { return removal_log_; }
 
  private:
   SpillLedger ledger_;
   std::atomic<uint64_t> active_files_{0};
   const Quirks quirks_;
   const std::shared_ptr<CleanupLog> cleanup_log_;
+  const std::shared_ptr<CleanupLog> removal_log_;
   const std::shared_ptr<SpillBudget> budget_;  // May be null.
   SpillLedger* const budget_ledger_;           // budget_'s counters; null without one.
   const bool frame_spill_files_;

@@ -233,6 +233,11 @@ void AddRunOptions(CLI::App& sweep, CmdSweepArgs& args) {
                  "The scope is temporary space: anything left, the baseline's too, is a leak");
   sweep.add_option("--error-pattern", args.options.error_pattern,
                    "A run exiting 0 whose output matches REGEX (the baseline's not) failed");
+  sweep
+      .add_option("--mask", args.options.masks,
+                  "Replace each match of REGEX in every stdout by {masked} before comparing "
+                  "(repeatable)")
+      ->allow_extra_args(false);
   sweep.add_option("--jobs", args.options.jobs, "Runs in parallel (with {dir} only)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

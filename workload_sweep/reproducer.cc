@@ -41,8 +41,8 @@ std::string_view HowOften(FaultMode mode) {
 
 }  // namespace
 
-std::string ScenarioText(const WorkloadRun& run, const Finding& finding, const RunSpec& spec,
-                         const SweepOptions& options, int* act_line) {
+std::string ScenarioText(const WorkloadRun& run, const Finding& finding,
+                         const WorkloadRunSpec& spec, const SweepOptions& options, int* act_line) {
   const std::string_view fs_name = vocab::FsKindName(options.fs);
   std::string text;
   text += fmt::format("# Found by `spillway sweep-workload --fs {}{}`: {}\n", fs_name,

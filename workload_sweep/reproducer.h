@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "spillway/scenario/scenario.h"
-#include "spillway/workload_sweep/sweep.h"
 #include "spillway/vfs/status.h"
+#include "spillway/workload_sweep/sweep.h"
 #include "workload_run.h"
 
 namespace spillway::workload_sweep::internal {
@@ -18,8 +18,8 @@ Status WriteTextFile(const std::string& path, const std::string& text);
 
 // The scenario that reproduces `finding` of `run`: the lines it ran, with the finding's
 // expects (or note) after the act that showed it. Sets *act_line to that act's line.
-std::string ScenarioText(const WorkloadRun& run, const Finding& finding, const RunSpec& spec,
-                         const SweepOptions& options, int* act_line);
+std::string ScenarioText(const WorkloadRun& run, const Finding& finding,
+                         const WorkloadRunSpec& spec, const SweepOptions& options, int* act_line);
 
 // Replays `text` as `spillway run` would; returns its exit code and the first line it
 // printed to stderr.

@@ -28,13 +28,13 @@ namespace {
 using internal::Finding;
 using internal::LoadWorkload;
 using internal::Replay;
-using internal::RunSpec;
 using internal::ScenarioText;
 using internal::Workload;
 using internal::WorkloadRun;
+using internal::WorkloadRunSpec;
 using internal::WriteTextFile;
 
-std::string SpecTag(const RunSpec& spec) {
+std::string SpecTag(const WorkloadRunSpec& spec) {
   if (!spec.error_number) return "nofault";
   return fmt::format("{}-{}-op{}", ErrnoName(*spec.error_number), FaultModeName(spec.mode),
                      spec.fault_op);
@@ -67,7 +67,7 @@ class ViolationLog {
 
   // Counts `finding` of `run` against the violation it is, recording (and writing the
   // scenario of) one not seen before. Errors: the errno of a scenario file not written.
-  Status Add(const WorkloadRun& run, const Finding& finding, const RunSpec& spec) {
+  Status Add(const WorkloadRun& run, const Finding& finding, const WorkloadRunSpec& spec) {
     auto [it, inserted] = seen_.emplace(finding.key, result_->violations.size());
     if (!inserted) {
       ++result_->violations[it->second].runs;
@@ -99,7 +99,7 @@ class ViolationLog {
   }
 
  private:
-  Status Write(const std::string& text, const Finding& finding, const RunSpec& spec,
+  Status Write(const std::string& text, const Finding& finding, const WorkloadRunSpec& spec,
                SweepViolation& violation) {
     const std::string name =
         fmt::format("sweep-{:02}-{}-{}.scenario", result_->violations.size() + 1,
@@ -157,7 +157,7 @@ StatusOr<SweepResult> RunSweep(const SweepOptions& options) {
 
   SweepResult result;
   ViolationLog log(options, &result);
-  auto sweep_one = [&](const RunSpec& spec) -> Status {
+  auto sweep_one = [&](const WorkloadRunSpec& spec) -> Status {
     WorkloadRun run(*workload, options, spec);
     SPILLWAY_RETURN_IF_ERROR(run.Execute());
     ++result.runs;
@@ -174,11 +174,11 @@ StatusOr<SweepResult> RunSweep(const SweepOptions& options) {
   };
 
   // The run without a fault counts the operations K.
-  SPILLWAY_RETURN_IF_ERROR(sweep_one(RunSpec{}));
+  SPILLWAY_RETURN_IF_ERROR(sweep_one(WorkloadRunSpec{}));
   for (int error_number : options.errnos) {
     for (FaultMode mode : options.modes) {
       for (uint64_t op = 1; op <= result.operations_by_errno[error_number]; ++op) {
-        SPILLWAY_RETURN_IF_ERROR(sweep_one(RunSpec{error_number, mode, op}));
+        SPILLWAY_RETURN_IF_ERROR(sweep_one(WorkloadRunSpec{error_number, mode, op}));
       }
     }
   }

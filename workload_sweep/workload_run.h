@@ -15,16 +15,16 @@
 #include <vector>
 
 #include "spillway/scenario/scenario.h"
-#include "spillway/workload_sweep/sweep.h"
 #include "spillway/vfs/fault_injecting_file_system.h"
 #include "spillway/vfs/status.h"
+#include "spillway/workload_sweep/sweep.h"
 #include "workload.h"
 
 namespace spillway::workload_sweep::internal {
 
 // The fault one run injects: none, or `error_number` at operation `fault_op` (1-based) in
 // `mode`.
-struct RunSpec {
+struct WorkloadRunSpec {
   std::optional<int> error_number;  // nullopt: no fault.
   FaultMode mode = FaultMode::kTransient;
   uint64_t fault_op = 0;
@@ -52,7 +52,7 @@ struct Line {
 // it.
 class WorkloadRun final {
  public:
-  WorkloadRun(const Workload& workload, const SweepOptions& options, const RunSpec& spec)
+  WorkloadRun(const Workload& workload, const SweepOptions& options, const WorkloadRunSpec& spec)
       : workload_(workload), options_(options), spec_(spec) {}
 
   // Runs the quirks, the setup, the fault line and the acts, then drops what is left and
@@ -257,7 +257,7 @@ class WorkloadRun final {
 
   const Workload& workload_;
   const SweepOptions& options_;
-  const RunSpec spec_;
+  const WorkloadRunSpec spec_;
   std::unique_ptr<scenario::Runner> runner_;
   std::vector<Line> lines_;
   std::vector<Finding> findings_;

@@ -191,6 +191,38 @@ TEST_F(JudgeTest, ExitStatusAndStdoutGiveTheVerdict) {
   EXPECT_EQ(Judged(BySite()).verdicts, Verdicts({Verdict::kCleanError}));
 }
 
+// A shell's status: 128+N for a death by signal N (1 to 64, SIGRTMAX); 128 itself and
+// anything above 128+64 is an exit code. timeout(1)'s 124 is a hang only at the timeout,
+// and no other status is, however long the run took.
+TEST_F(JudgeTest, OnlyStatusesFrom129To192AreSignalsAndOnly124AtTheTimeoutIsAHang) {
+  struct Case {
+    int status;
+    std::optional<int> signal;
+    std::optional<int> exit_code;
+  };
+  for (const Case& c : {Case{128, std::nullopt, 128}, Case{129, 1, std::nullopt},
+                        Case{128 + 64, 64, std::nullopt}, Case{128 + 65, std::nullopt, 128 + 65}}) {
+    outcome_.status = c.status;
+    const RunResult judged = Judged(BySite());
+    EXPECT_EQ(judged.signal, c.signal) << c.status;
+    EXPECT_EQ(judged.exit_code, c.exit_code) << c.status;
+    EXPECT_EQ(judged.verdicts, Verdicts({c.signal ? Verdict::kCrash : Verdict::kCleanError}))
+        << c.status;
+  }
+  outcome_.seconds = 10;  // The timeout.
+  for (const int status : {123, 125, 128 + 9}) {
+    outcome_.status = status;
+    const RunResult judged = Judged(BySite());
+    EXPECT_NE(judged.verdicts, Verdicts({Verdict::kHang})) << status;
+    EXPECT_TRUE(judged.exit_code.has_value() || judged.signal.has_value()) << status;
+  }
+  outcome_.status = 124;
+  const RunResult hung = Judged(BySite());
+  EXPECT_EQ(hung.verdicts, Verdicts({Verdict::kHang}));
+  EXPECT_FALSE(hung.exit_code.has_value());
+  EXPECT_FALSE(hung.signal.has_value());
+}
+
 TEST_F(JudgeTest, OnlyALeakLeftoverMakesALeak) {
   outcome_.status = 1;
   outcome_.leftovers = {{{"{dir}/tmp", 3}, Kind::kBaseline},

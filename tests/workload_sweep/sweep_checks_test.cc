@@ -1,13 +1,16 @@
 // The sweep's checks that sweep_test.cc's emulated defects do not show: limit_not_enforced,
-// unexplained_error, fault_missed and runner, each on the smallest workload that trips it,
-// beside the input one step away that must not (a write that just fits, the last operation
-// a fault can hit). fault_missed and runner cannot happen in a whole sweep of correct code,
-// so they are shown on one run of a workload (workload_sweep/workload_run.h).
+// unexplained_error, false_success, unreported_fault (after a drop and after a reap), the
+// reap's unreported orphan, fault_missed and runner, each on the smallest workload that
+// trips it, beside the input one step away that must not (a write that just fits, the
+// last operation a fault can hit, the same sweep without the quirk). fault_missed and
+// runner cannot happen in a whole sweep of correct code, so they are shown on one run of a
+// workload (workload_sweep/workload_run.h).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cerrno>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,14 +29,14 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
 // The violations of `check` that a sweep of `workload` with `quirks` finds, failing every
-// operation with ENOSPC once.
+// operation with `error_number` (ENOSPC by default) once.
 std::vector<SweepViolation> ViolationsOf(Check check, const std::string& workload,
-                                    Quirks quirks = Quirks()) {
+                                         Quirks quirks = Quirks(), int error_number = ENOSPC) {
   SweepOptions options;
   options.workload = workload;
   options.out_dir = TestOutDir("sweep_checks_test_");
   options.quirks = quirks;
-  options.errnos = {ENOSPC};
+  options.errnos = {error_number};
   options.modes = {FaultMode::kTransient};
   const StatusOr<SweepResult> result = RunSweep(options);
   EXPECT_TRUE(result.ok()) << result.status().ToString();
@@ -85,7 +88,7 @@ write f 2
 drop f
 drop p
 )",
-                                                    Quirk::kNoRollback);
+                                                         Quirk::kNoRollback);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].act, "write f 2");
   EXPECT_THAT(found[0].message, HasSubstr("failed although no fault was injected during it and "
@@ -105,13 +108,90 @@ drop p
   EXPECT_THAT(found[0].message, HasSubstr("failed although no fault was injected during it:"));
 }
 
+// The violations of `check` that a sweep of `workload` with `quirk` finds, failing every
+// operation with `error_number` once, after checking that the same sweep without the quirk
+// finds none.
+std::vector<SweepViolation> CaughtOnlyWith(Quirk quirk, Check check, const std::string& workload,
+                                           int error_number) {
+  EXPECT_THAT(ViolationsOf(check, workload, Quirks(), error_number), IsEmpty())
+      << CheckName(check) << " without quirk " << quirk;
+  return ViolationsOf(check, workload, quirk, error_number);
+}
+
+// That `found` is not empty, and its first violation is at act `act` with each of `parts`
+// in its message.
+void ExpectFirstAt(const std::vector<SweepViolation>& found, const std::string& act,
+                   std::initializer_list<std::string> parts) {
+  ASSERT_FALSE(found.empty()) << act;
+  EXPECT_EQ(found[0].act, act);
+  for (const std::string& part : parts) EXPECT_THAT(found[0].message, HasSubstr(part));
+}
+
+// A spill file written and dropped, then its plan.
+constexpr char kDropWorkload[] = R"(dir /l
+plan p /l
+spill f p
+write f 4
+drop f
+drop p
+)";
+
+TEST(SweepChecksTest, FalseSuccessIsAWriteThatMetAFaultAndReportedSuccess) {
+  // The writer drops the append's result: the write that met ENOSPC succeeds.
+  const std::vector<SweepViolation> found =
+      CaughtOnlyWith(Quirk::kWriteIgnoresErrors, Check::kFalseSuccess, kDropWorkload, ENOSPC);
+  ASSERT_EQ(found.size(), 1u);
+  ExpectFirstAt(found, "write f 4", {"`write f 4` met ENOSPC on write ", "and reported success"});
+  EXPECT_TRUE(found[0].error_number.has_value());
+  EXPECT_THAT(ReadFile(found[0].scenario_path), HasSubstr("expect error ENOSPC"));
+  EXPECT_EQ(found[0].replay_exit, 1) << found[0].replay_message;
+}
+
+TEST(SweepChecksTest, UnreportedFaultIsADropsFailedRemovalThatNoCleanupLogRecordReports) {
+  // The file's drop ignores its failed unlink, as tempfile's NamedTempFile does.
+  const std::vector<SweepViolation> found =
+      CaughtOnlyWith(Quirk::kDropIgnoresErrors, Check::kUnreportedFault, kDropWorkload, EIO);
+  ExpectFirstAt(
+      found, "drop f",
+      {"`drop f` met EIO on remove /l/datafusion-", "and no CleanupLog record reports it"});
+}
+
+// A process crashes holding a spill file; the next one reaps its directory.
+constexpr char kReapWorkload[] = R"(dir /l
+plan c /l
+spill c1 c
+write c1 5
+crash
+reap /l
+)";
+
+TEST(SweepChecksTest, UnreportedFaultIsAReapsFailedRemovalThatItsReportDoesNotList) {
+  // The reaper ignores remove_dir_all's error: the EIO on the orphan's file is in no report.
+  const std::vector<SweepViolation> found =
+      CaughtOnlyWith(Quirk::kReapIgnoresErrors, Check::kUnreportedFault, kReapWorkload, EIO);
+  ExpectFirstAt(found, "reap /l", {"`reap /l` met EIO on ", "and its report does not list it"});
+}
+
+TEST(SweepChecksTest, ReapIsACrashedProcesssDirectoryLeftAndReportedNowhere) {
+  // The same runs as above, for what the failure left: the orphan's directory is still
+  // there, and nothing (neither its path nor its local dir's) says why.
+  const std::vector<SweepViolation> found =
+      CaughtOnlyWith(Quirk::kReapIgnoresErrors, Check::kReap, kReapWorkload, EIO);
+  ASSERT_FALSE(found.empty());
+  ExpectFirstAt(found, "reap /l",
+                {"`reap /l` left /l/datafusion-",
+                 "a spill directory of the crashed process, and reported nothing"});
+  EXPECT_THAT(ReadFile(found[0].scenario_path), HasSubstr("expect count /l/datafusion-* 0"));
+  EXPECT_EQ(found[0].replay_exit, 1) << found[0].replay_message;
+}
+
 // One run of `workload`, failing operation `fault_op` with `error_number` once (none:
 // without a fault).
 std::unique_ptr<internal::WorkloadRun> RunOnce(const internal::Workload& workload,
                                                const SweepOptions& options,
                                                std::optional<int> error_number, uint64_t fault_op) {
   auto run = std::make_unique<internal::WorkloadRun>(
-      workload, options, internal::RunSpec{error_number, FaultMode::kTransient, fault_op});
+      workload, options, internal::WorkloadRunSpec{error_number, FaultMode::kTransient, fault_op});
   EXPECT_TRUE(run->Execute().ok());
   return run;
 }

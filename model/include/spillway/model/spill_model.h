@@ -303,6 +303,11 @@ using vocab::InvariantKindName;
 // nullopt for a quirk the table does not name yet.
 std::optional<InvariantKind> QuirkInvariant(Quirk q);
 
+// Whether a scenario file can show a violation of `kind`: every kind but kLeftover, a path
+// left that no CleanupLog record reports, which the scenario language cannot read (a
+// reported one looks the same on disk). A replayed counterexample of it passes.
+bool ScenarioShows(InvariantKind kind);
+
 // A difference between the model and the system under test.
 struct Violation {
   InvariantKind kind = InvariantKind::kOutcome;  // The invariant broken.

@@ -74,8 +74,10 @@ struct CmdSweepOptions {
   int shard_index = 1;  // 1-based K of --shard K/N.
   int shard_count = 1;
   Depth depth = Depth::kFirst;
-  bool scratch = false;        // The scope is temporary space: every leftover is a leak.
-  std::string error_pattern;   // ECMAScript regex; empty: none.
+  bool scratch = false;       // The scope is temporary space: every leftover is a leak.
+  std::string error_pattern;  // ECMAScript regex; empty: none.
+  // ECMAScript regexes whose matches in every stdout become one placeholder (mask.h).
+  std::vector<std::string> masks;
   std::string baseline_file;   // Record the baseline here, or plan from the one recorded.
   bool compare_stdout = true;  // --compare stdout (false: none).
   std::string out_dir;         // Empty: keep no files of the runs.

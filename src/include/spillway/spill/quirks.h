@@ -66,6 +66,20 @@ enum class Quirk : uint32_t {
   // The spilled-bytes metric counts the bytes a write asked for before the limit check,
   // so bytes the limit refused (that never reached a file) count as spilled.
   kSpilledCountsRefused = 1u << 9,
+  // Errors swallowed on the way, the ways the ioerr discipline is most easily broken; each
+  // makes a lie the sweep's own check names (docs/sweep.md).
+  // tempfile's NamedTempFile and TempDir, under DataFusion's RefCountedTempFile: their drop
+  // ignores a failed removal (`let _ = remove_file(..)`), so a spill file or directory
+  // whose removal failed is recorded nowhere (the CleanupLog stays empty).
+  kDropIgnoresErrors = 1u << 10,
+  // A writer that drops the append's result (`let _ = file.write_all(buf)`): a write the
+  // filesystem failed reports success. The bytes that reached the file are counted, so
+  // only the outcome lies.
+  kWriteIgnoresErrors = 1u << 11,
+  // A reaper that passes over what it cannot do (`if let Ok(entries) = read_dir(dir)`,
+  // `let _ = remove_dir_all(path)`): a local dir it cannot list and a spill directory it
+  // cannot remove are reported nowhere, and the reap succeeds.
+  kReapIgnoresErrors = 1u << 12,
 };
 
 // A set of quirks. Thread safety: a value; safe to copy and read concurrently.
@@ -91,7 +105,8 @@ class Quirks {
 const std::vector<Quirk>& AllQuirks();
 // "write_leak", "no_rollback", "count_leak", "eager_dirs", "shared_limit",
 // "outer_accounting", "failover_leak", "budget_after_add", "reap_ignores_locks",
-// "spilled_counts_refused".
+// "spilled_counts_refused", "drop_ignores_errors", "write_ignores_errors",
+// "reap_ignores_errors".
 std::string_view QuirkName(Quirk q);
 std::optional<Quirk> QuirkFromName(std::string_view name);
 // Prints QuirkName(q), so that test frameworks show a quirk parameter by name.
