@@ -177,12 +177,15 @@ class FaultInjectingFileSystem::State {
       }
       const bool any = rule.spec.op_code == kFaultAnyOp;
       if (through_any != nullptr) *through_any = any;
+      // Copied: dropping the rule below may destroy it.
+      const FaultAction action = rule.spec.action;
+      const int error_number = rule.spec.error_number;
       // A spent rule can never fail a call again: drop it, so that calls do not keep
       // trying the rules of a long run.
       if (FaultRuleSpent(rule.spec, rule.counters)) DropRuleLocked(rules[i], any);
-      switch (rule.spec.action) {
+      switch (action) {
         case FaultAction::kFail:
-          return InjectLocked(kind, path, rule.spec.error_number);
+          return InjectLocked(kind, path, error_number);
         case FaultAction::kKill:
           injected_.push_back(InjectedFault{kind, path, 0, 0, FaultAction::kKill});
           killed_ = Status(StatusCode::kAborted,
