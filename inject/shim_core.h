@@ -117,6 +117,14 @@ SPW_HIDDEN void spw_damage_point(const struct spw_call* c, uint64_t length, uint
 SPW_HIDDEN void spw_end_damaged(const struct spw_call* c, int64_t offset, int bit,
                                 uint64_t lost_bytes);
 
+/* Ends an in-scope call whose outcome is `failed`, keeping errno. */
+#define SPW_END(c, failed)         \
+  do {                             \
+    int err_ = errno;              \
+    spw_end(&(c), (failed), err_); \
+    errno = err_;                  \
+  } while (0)
+
 /* Runs an in-scope call `expr` of op `op` on `path`, failing it as the rules say. `failed`
  * is an expression on `r`, the result. */
 #define SPW_IN_SCOPE(type, op, name, path, fail, expr, failed)  \

@@ -28,13 +28,6 @@
       return (fail);                                                  \
     }                                                                 \
   } while (0)
-/* Ends an in-scope call whose outcome is `failed`, keeping errno. */
-#define SPW_END(c, failed)         \
-  do {                             \
-    int err_ = errno;              \
-    spw_end(&(c), (failed), err_); \
-    errno = err_;                  \
-  } while (0)
 
 /* ---- The write family. ---- */
 
@@ -140,8 +133,8 @@ static int TrimVector(const struct VectorWrite* w, size_t allowed, struct iovec*
   *iov = trimmed;
   return 1;
 }
-static ssize_t DoVectorWrite(void* ctx, size_t allowed) {
-  struct VectorWrite* w = ctx;
+/* A vector write, damaged when `c` is not NULL. */
+static ssize_t VectorWriteWith(struct VectorWrite* w, struct spw_call* c, size_t allowed) {
   struct iovec trimmed[SPW_MAX_TRIMMED_IOV];
   const struct iovec* iov;
   int count;
@@ -149,20 +142,17 @@ static ssize_t DoVectorWrite(void* ctx, size_t allowed) {
     errno = ENOSPC;
     return -1;
   }
+  if (c != NULL)
+    return spw_damage_write(c, w->fd, w->kind == 0 ? -1 : w->offset, iov, count, allowed);
   if (w->kind == 0) return SPW_REAL(writev)(w->fd, iov, count);
   if (w->kind == 1) return SPW_REAL(pwritev64)(w->fd, iov, count, w->offset);
   return SPW_REAL(pwritev64v2)(w->fd, iov, count, w->offset, w->flags);
 }
+static ssize_t DoVectorWrite(void* ctx, size_t allowed) {
+  return VectorWriteWith(ctx, NULL, allowed);
+}
 static ssize_t DamageVectorWrite(void* ctx, struct spw_call* c, size_t allowed) {
-  struct VectorWrite* w = ctx;
-  struct iovec trimmed[SPW_MAX_TRIMMED_IOV];
-  const struct iovec* iov;
-  int count;
-  if (!TrimVector(w, allowed, trimmed, &iov, &count)) {
-    errno = ENOSPC;
-    return -1;
-  }
-  return spw_damage_write(c, w->fd, w->kind == 0 ? -1 : w->offset, iov, count, allowed);
+  return VectorWriteWith(ctx, c, allowed);
 }
 
 ssize_t writev(int fd, const struct iovec* iov, int iovcnt) {

@@ -17,14 +17,6 @@ int __overflow(FILE* f, int ch);
 int __uflow(FILE* f);
 ssize_t __getdelim(char** line, size_t* n, int delim, FILE* f);
 
-/* Ends an in-scope call whose outcome is `failed`, keeping errno. */
-#define SPW_END(c, failed)         \
-  do {                             \
-    int err_ = errno;              \
-    spw_end(&(c), (failed), err_); \
-    errno = err_;                  \
-  } while (0)
-
 static int StreamFd(FILE* f) { return f == NULL ? -1 : f->_fileno; }
 static void SetStreamError(FILE* f) { f->_flags |= _IO_ERR_SEEN; }
 /* Drops a stream's buffered output, as a failed flush loses it. */
