@@ -145,7 +145,7 @@ TEST(FaultRulesTest, ADecisionCarriesTheDelayAndADrawFixedBySeedRuleAndCount) {
   EXPECT_NE(seven[0], seven[1]);  // Each call its own.
   EXPECT_EQ(seven[1], FaultDamageDraw(7, 0, 2));
   // The byte and bit lie within the bytes the call moved, and cover them.
-  std::vector<bool> seen(3 * 8, false);
+  std::vector<bool> seen(size_t{3} * 8, false);
   for (uint64_t acted = 1; acted <= 400; ++acted) {
     uint64_t index = 0;
     int bit = -1;
