@@ -14,7 +14,7 @@
 namespace spillway::inject {
 
 inline constexpr char kStateEnv[] = "SPILLWAY_INJECT_STATE";
-inline constexpr uint32_t kStateMagic = 0x334a5053;  // "SPJ3": rule actions
+inline constexpr uint32_t kStateMagic = 0x344a5053;  // "SPJ4": damage, delay=
 inline constexpr int kMaxScopes = 8;
 inline constexpr int kMaxRules = 32;
 inline constexpr int kMaxFaultRecords = 256;
@@ -28,6 +28,11 @@ struct FaultRecord {
   int32_t error_number = 0;  // kFail's errno; 0 for other actions.
   int32_t pid = 0;
   char path[kRecordPathCapacity] = {};  // Truncated.
+  // kCorrupt: the file offset of the flipped byte and its bit (-1: none, no bytes moved);
+  // kLost: the offset of the bytes dropped and how many.
+  int64_t offset = -1;
+  int32_t bit = -1;
+  uint64_t lost_bytes = 0;
 };
 
 struct SharedState {

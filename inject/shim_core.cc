@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -129,15 +130,28 @@ void OpenTrace() {
   g_trace_fd = static_cast<int>(high >= 0 ? high : fd);
 }
 
-// One trace line; `action`, for an injected call only, names what the rule did.
-void WriteTraceLine(const spw_call* c, int failed, int error_number, const FaultAction* action) {
-  char line[SPW_PATH_MAX + 256];
-  size_t len = static_cast<size_t>(
-      snprintf(line, sizeof(line),
-               "{\"seq\":%llu,\"pid\":%d,\"tid\":%d,\"op\":\"%s\",\"call\":\"%s\",\"path\":",
-               static_cast<unsigned long long>(c->seq), getpid(), gettid(),
-               spillway::FaultOpName(static_cast<spillway::FaultOp>(c->op)), c->call));
-  len = spw_json_string(line, len, sizeof(line) - 128, c->path);
+// What a damaged call's trace line and record add: see spw_end_damaged.
+struct DamageFacts {
+  int64_t offset = -1;
+  int bit = -1;
+  uint64_t lost_bytes = 0;
+};
+
+// One trace line; `action`, for an injected call only, names what the rule did. Every line
+// has the call's end in CLOCK_MONOTONIC nanoseconds ("t_ns"), and a delayed call its delay.
+void WriteTraceLine(const spw_call* c, int failed, int error_number, const FaultAction* action,
+                    const DamageFacts* damage = nullptr) {
+  char line[SPW_PATH_MAX + 384];
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const auto t_ns = static_cast<unsigned long long>(now.tv_sec) * 1000000000ULL +
+                    static_cast<unsigned long long>(now.tv_nsec);
+  size_t len = static_cast<size_t>(snprintf(
+      line, sizeof(line),
+      "{\"seq\":%llu,\"t_ns\":%llu,\"pid\":%d,\"tid\":%d,\"op\":\"%s\",\"call\":\"%s\",\"path\":",
+      static_cast<unsigned long long>(c->seq), t_ns, getpid(), gettid(),
+      spillway::FaultOpName(static_cast<spillway::FaultOp>(c->op)), c->call));
+  len = spw_json_string(line, len, sizeof(line) - 256, c->path);
   const char* name = failed && error_number != 0 ? spillway::ErrnoSymbol(error_number) : nullptr;
   char site[spillway::kFaultSiteDigits + 1];
   spillway::FormatFaultSite(c->site, site);
@@ -150,11 +164,25 @@ void WriteTraceLine(const spw_call* c, int failed, int error_number, const Fault
     len += static_cast<size_t>(snprintf(line + len, sizeof(line) - len, ",\"action\":\"%.*s\"",
                                         static_cast<int>(word.size()), word.data()));
   }
+  if (damage != nullptr && *action == FaultAction::kLost) {
+    len += static_cast<size_t>(snprintf(line + len, sizeof(line) - len,
+                                        ",\"offset\":%lld,\"lost_bytes\":%llu",
+                                        static_cast<long long>(damage->offset),
+                                        static_cast<unsigned long long>(damage->lost_bytes)));
+  } else if (damage != nullptr && damage->bit >= 0) {
+    len +=
+        static_cast<size_t>(snprintf(line + len, sizeof(line) - len, ",\"offset\":%lld,\"bit\":%d",
+                                     static_cast<long long>(damage->offset), damage->bit));
+  }
+  if (c->delay_ms != 0) {
+    len += static_cast<size_t>(
+        snprintf(line + len, sizeof(line) - len, ",\"delay_ms\":%u", c->delay_ms));
+  }
   len += static_cast<size_t>(snprintf(line + len, sizeof(line) - len, ",\"site\":\"%s\"}\n", site));
   spw_trace_write(line, len);
 }
 
-void RecordFault(const spw_call* c, const FaultDecision& decision) {
+void RecordFault(const spw_call* c, const FaultDecision& decision, const DamageFacts& damage = {}) {
   const uint64_t n = std::atomic_ref<uint64_t>(g_state->fault_count).fetch_add(1);
   if (n >= spillway::inject::kMaxFaultRecords) return;
   spillway::inject::FaultRecord& record = g_state->faults[n];
@@ -162,6 +190,9 @@ void RecordFault(const spw_call* c, const FaultDecision& decision) {
   record.action = decision.action;
   record.error_number = decision.error_number;
   record.pid = getpid();
+  record.offset = damage.offset;
+  record.bit = damage.bit;
+  record.lost_bytes = damage.lost_bytes;
   snprintf(record.path, sizeof(record.path), "%s", c->path);
 }
 
@@ -363,10 +394,23 @@ int spw_begin(spw_call* c) {
   spw_guard = 1;
   c->site = g_sites ? spw_site() : 0;
   const FaultDecision decision = Decide(c);
+  if (decision.delay_ms != 0) {
+    // A slow disk: the call waits, then the rule's action. Outside the decision lock.
+    c->delay_ms = decision.delay_ms;
+    timespec wait{static_cast<time_t>(decision.delay_ms / 1000),
+                  static_cast<long>(decision.delay_ms % 1000) * 1000000L};
+    while (Sys(SYS_nanosleep, reinterpret_cast<long>(&wait), reinterpret_cast<long>(&wait)) ==
+           -EINTR) {
+    }
+  }
   int error_number = 0;
-  if (decision.fired()) {
+  const bool damages =
+      decision.action == FaultAction::kCorrupt || decision.action == FaultAction::kLost;
+  if (decision.fired() && decision.action != FaultAction::kOk && !damages) {
     RecordFault(c, decision);
     if (Traced()) WriteTraceLine(c, 1, decision.error_number, &decision.action);
+  }
+  if (decision.fired()) {
     switch (decision.action) {
       case FaultAction::kFail:
         ApplyWorldFact(c, decision.error_number);
@@ -377,10 +421,34 @@ int spw_begin(spw_call* c) {
         // it. The record and the trace line are in shared memory and the trace file.
         Sys(SYS_kill, getpid(), SIGKILL);
         break;
+      case FaultAction::kCorrupt:
+      case FaultAction::kLost:
+        // The wrapper makes the call, damages its bytes and reports (spw_end_damaged).
+        c->damage = decision.action == FaultAction::kCorrupt ? SPW_DAMAGE_CORRUPT : SPW_DAMAGE_LOST;
+        c->draw = decision.draw;
+        break;
+      case FaultAction::kOk:  // Only the delay; the call is traced by spw_end.
+        break;
     }
   }
   spw_guard = 0;
   return error_number;
+}
+
+void spw_damage_point(const spw_call* c, uint64_t length, uint64_t* index, int* bit) {
+  spillway::FaultDamagePoint(c->draw, length, index, bit);
+}
+
+void spw_end_damaged(const spw_call* c, int64_t offset, int bit, uint64_t lost_bytes) {
+  const int saved_errno = errno;
+  spw_guard = 1;
+  FaultDecision decision;
+  decision.action = c->damage == SPW_DAMAGE_LOST ? FaultAction::kLost : FaultAction::kCorrupt;
+  const DamageFacts facts{offset, bit, lost_bytes};
+  RecordFault(c, decision, facts);
+  if (Traced()) WriteTraceLine(c, 0, 0, &decision.action, &facts);
+  spw_guard = 0;
+  errno = saved_errno;
 }
 
 void spw_end(const spw_call* c, int failed, int error_number) {

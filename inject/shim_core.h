@@ -86,34 +86,60 @@ SPW_HIDDEN void spw_track(int fd, const char* path, int is_dir);
 SPW_HIDDEN void spw_dup(int from, int to);
 SPW_HIDDEN void spw_untrack(int fd);
 
-/* One in-scope call. spw_begin counts it, decides it and returns the errno to inject (0:
- * none); an injected fault is traced there. Otherwise the wrapper makes the real call and
- * reports its outcome with spw_end (which preserves errno). */
+/* What a corrupt or lost rule asks of a call that spw_begin lets through (spw_call's
+ * damage): the wrapper alters the bytes and reports with spw_end_damaged. */
+enum { SPW_DAMAGE_NONE, SPW_DAMAGE_CORRUPT, SPW_DAMAGE_LOST };
+
+/* One in-scope call. spw_begin counts it, decides it (waiting first for a rule's delay=)
+ * and returns the errno to inject (0: none); an injected fault is traced there. Otherwise
+ * the wrapper makes the real call and reports its outcome with spw_end (which preserves
+ * errno), or, when spw_begin set `damage`, damages the call's bytes (shim_damage.c) and
+ * reports with spw_end_damaged. A wrapper that moves no bytes (ftruncate, fflush) ignores
+ * `damage`: the call goes through untouched. */
 struct spw_call {
   int op;
   const char* call;
   const char* path;
   uint64_t seq;
-  uint64_t site; /* Set by spw_begin while sites are recorded (tracing, or a site= rule). */
+  uint64_t site;     /* Set by spw_begin while sites are recorded (tracing, or a site= rule). */
+  int damage;        /* SPW_DAMAGE_*, set by spw_begin. */
+  uint64_t draw;     /* For SPW_DAMAGE_CORRUPT: picks the byte and bit (spw_damage_point). */
+  uint32_t delay_ms; /* The delay spw_begin waited, for the trace. */
 };
 SPW_HIDDEN int spw_begin(struct spw_call* c);
 SPW_HIDDEN void spw_end(const struct spw_call* c, int failed, int error_number);
+/* The byte (below `length`, > 0) and bit a corrupting call flips (FaultDamagePoint). */
+SPW_HIDDEN void spw_damage_point(const struct spw_call* c, uint64_t length, uint64_t* index,
+                                 int* bit);
+/* Records and traces a damaged call as injected: the file offset of the flipped byte and
+ * its bit (-1: none flipped, the call moved no bytes), or the bytes a lost write dropped
+ * at `offset`. Preserves errno. */
+SPW_HIDDEN void spw_end_damaged(const struct spw_call* c, int64_t offset, int bit,
+                                uint64_t lost_bytes);
+
+/* Ends an in-scope call whose outcome is `failed`, keeping errno. */
+#define SPW_END(c, failed)         \
+  do {                             \
+    int err_ = errno;              \
+    spw_end(&(c), (failed), err_); \
+    errno = err_;                  \
+  } while (0)
 
 /* Runs an in-scope call `expr` of op `op` on `path`, failing it as the rules say. `failed`
  * is an expression on `r`, the result. */
-#define SPW_IN_SCOPE(type, op, name, path, fail, expr, failed) \
-  do {                                                         \
-    struct spw_call c_ = {(op), (name), (path), 0, 0};         \
-    int e_ = spw_begin(&c_);                                   \
-    if (e_ != 0) {                                             \
-      errno = e_;                                              \
-      return (fail);                                           \
-    }                                                          \
-    type r = (expr);                                           \
-    int err_ = errno;                                          \
-    spw_end(&c_, (failed), err_);                              \
-    errno = err_;                                              \
-    return r;                                                  \
+#define SPW_IN_SCOPE(type, op, name, path, fail, expr, failed)  \
+  do {                                                          \
+    struct spw_call c_ = {(op), (name), (path), 0, 0, 0, 0, 0}; \
+    int e_ = spw_begin(&c_);                                    \
+    if (e_ != 0) {                                              \
+      errno = e_;                                               \
+      return (fail);                                            \
+    }                                                           \
+    type r = (expr);                                            \
+    int err_ = errno;                                           \
+    spw_end(&c_, (failed), err_);                               \
+    errno = err_;                                               \
+    return r;                                                   \
   } while (0)
 
 /* The quota. spw_quota_reserve returns how many of `len` bytes written at `offset` (-1:

@@ -32,7 +32,7 @@ static int OpenInScope(const char* name, int dirfd, const char* path, int flags,
                        const char* resolved) {
   const int creates = (flags & O_TMPFILE) == O_TMPFILE ||
                       ((flags & O_CREAT) && ((flags & O_EXCL) || !Exists(resolved)));
-  struct spw_call c = {creates ? SPW_CREATE : SPW_OPEN, name, resolved, 0, 0};
+  struct spw_call c = {creates ? SPW_CREATE : SPW_OPEN, name, resolved, 0, 0, 0, 0, 0};
   const int e = spw_begin(&c);
   if (e != 0) {
     errno = e;
@@ -129,7 +129,7 @@ static void Refill(const char* template, char* resolved) {
   int fn params {                                                             \
     char resolved[SPW_PATH_MAX];                                              \
     if (!spw_resolve(AT_FDCWD, template, resolved)) return SPW_REAL(fn) args; \
-    struct spw_call c = {SPW_CREATE, #fn, resolved, 0, 0};                    \
+    struct spw_call c = {SPW_CREATE, #fn, resolved, 0, 0, 0, 0, 0};           \
     const int e = spw_begin(&c);                                              \
     if (e != 0) {                                                             \
       errno = e;                                                              \
@@ -158,7 +158,7 @@ SPW_DECLARE_REAL(mkdtemp);
 char* mkdtemp(char* template) {
   char resolved[SPW_PATH_MAX];
   if (!spw_resolve(AT_FDCWD, template, resolved)) return SPW_REAL(mkdtemp)(template);
-  struct spw_call c = {SPW_MKDIR, "mkdtemp", resolved, 0, 0};
+  struct spw_call c = {SPW_MKDIR, "mkdtemp", resolved, 0, 0, 0, 0, 0};
   const int e = spw_begin(&c);
   if (e != 0) {
     errno = e;
@@ -173,25 +173,25 @@ char* mkdtemp(char* template) {
 }
 
 /* tmpfile(3) creates its unnamed file in P_tmpdir. */
-#define SPW_TMPFILE_WRAPPER(fn)                            \
-  SPW_DECLARE_REAL(fn);                                    \
-  FILE* fn(void) {                                         \
-    char resolved[SPW_PATH_MAX];                           \
-    if (!spw_resolve(AT_FDCWD, P_tmpdir "/", resolved)) {  \
-      return SPW_REAL(fn)();                               \
-    }                                                      \
-    struct spw_call c = {SPW_CREATE, #fn, resolved, 0, 0}; \
-    const int e = spw_begin(&c);                           \
-    if (e != 0) {                                          \
-      errno = e;                                           \
-      return NULL;                                         \
-    }                                                      \
-    FILE* f = SPW_REAL(fn)();                              \
-    const int err = errno;                                 \
-    if (f != NULL) spw_track(fileno(f), resolved, 0);      \
-    spw_end(&c, f == NULL, err);                           \
-    errno = err;                                           \
-    return f;                                              \
+#define SPW_TMPFILE_WRAPPER(fn)                                     \
+  SPW_DECLARE_REAL(fn);                                             \
+  FILE* fn(void) {                                                  \
+    char resolved[SPW_PATH_MAX];                                    \
+    if (!spw_resolve(AT_FDCWD, P_tmpdir "/", resolved)) {           \
+      return SPW_REAL(fn)();                                        \
+    }                                                               \
+    struct spw_call c = {SPW_CREATE, #fn, resolved, 0, 0, 0, 0, 0}; \
+    const int e = spw_begin(&c);                                    \
+    if (e != 0) {                                                   \
+      errno = e;                                                    \
+      return NULL;                                                  \
+    }                                                               \
+    FILE* f = SPW_REAL(fn)();                                       \
+    const int err = errno;                                          \
+    if (f != NULL) spw_track(fileno(f), resolved, 0);               \
+    spw_end(&c, f == NULL, err);                                    \
+    errno = err;                                                    \
+    return f;                                                       \
   }
 SPW_TMPFILE_WRAPPER(tmpfile)
 SPW_TMPFILE_WRAPPER(tmpfile64)
@@ -200,7 +200,7 @@ SPW_TMPFILE_WRAPPER(tmpfile64)
 static FILE* FopenInScope(const char* name, const char* mode, const char* resolved,
                           FILE* (*open)(void* ctx), void* ctx) {
   const int creates = mode[0] != 'r' && !Exists(resolved);
-  struct spw_call c = {creates ? SPW_CREATE : SPW_OPEN, name, resolved, 0, 0};
+  struct spw_call c = {creates ? SPW_CREATE : SPW_OPEN, name, resolved, 0, 0, 0, 0, 0};
   const int e = spw_begin(&c);
   if (e != 0) {
     errno = e;
@@ -276,7 +276,7 @@ SPW_DECLARE_REAL(opendir);
 DIR* opendir(const char* path) {
   char resolved[SPW_PATH_MAX];
   if (!spw_resolve(AT_FDCWD, path, resolved)) return SPW_REAL(opendir)(path);
-  struct spw_call c = {SPW_LIST, "opendir", resolved, 0, 0};
+  struct spw_call c = {SPW_LIST, "opendir", resolved, 0, 0, 0, 0, 0};
   const int e = spw_begin(&c);
   if (e != 0) {
     errno = e;
@@ -298,25 +298,25 @@ DIR* fdopendir(int fd) {
 }
 
 /* readdir reports an error as NULL with errno changed; NULL with errno kept is the end. */
-#define SPW_READDIR_WRAPPER(type, fn)                           \
-  SPW_DECLARE_REAL(fn);                                         \
-  type* fn(DIR* d) {                                            \
-    const int fd = dirfd(d);                                    \
-    if (!spw_fd_in_scope(fd)) return SPW_REAL(fn)(d);           \
-    struct spw_call c = {SPW_LIST, #fn, spw_fd_path(fd), 0, 0}; \
-    const int saved = errno;                                    \
-    const int e = spw_begin(&c);                                \
-    if (e != 0) {                                               \
-      errno = e;                                                \
-      return NULL;                                              \
-    }                                                           \
-    errno = 0;                                                  \
-    type* r = SPW_REAL(fn)(d);                                  \
-    const int failed = r == NULL && errno != 0;                 \
-    const int err = failed ? errno : saved;                     \
-    spw_end(&c, failed, err);                                   \
-    errno = err;                                                \
-    return r;                                                   \
+#define SPW_READDIR_WRAPPER(type, fn)                                    \
+  SPW_DECLARE_REAL(fn);                                                  \
+  type* fn(DIR* d) {                                                     \
+    const int fd = dirfd(d);                                             \
+    if (!spw_fd_in_scope(fd)) return SPW_REAL(fn)(d);                    \
+    struct spw_call c = {SPW_LIST, #fn, spw_fd_path(fd), 0, 0, 0, 0, 0}; \
+    const int saved = errno;                                             \
+    const int e = spw_begin(&c);                                         \
+    if (e != 0) {                                                        \
+      errno = e;                                                         \
+      return NULL;                                                       \
+    }                                                                    \
+    errno = 0;                                                           \
+    type* r = SPW_REAL(fn)(d);                                           \
+    const int failed = r == NULL && errno != 0;                          \
+    const int err = failed ? errno : saved;                              \
+    spw_end(&c, failed, err);                                            \
+    errno = err;                                                         \
+    return r;                                                            \
   }
 SPW_READDIR_WRAPPER(struct dirent, readdir)
 SPW_READDIR_WRAPPER(struct dirent64, readdir64)
@@ -353,7 +353,7 @@ static void ReleaseRemoved(const struct stat* st) {
 /* unlink, unlinkat and remove: `is_dir` picks rmdir as the op. */
 static int RemoveInScope(const char* name, int is_dir, const char* resolved, int (*doit)(void* ctx),
                          void* ctx) {
-  struct spw_call c = {is_dir ? SPW_RMDIR : SPW_REMOVE, name, resolved, 0, 0};
+  struct spw_call c = {is_dir ? SPW_RMDIR : SPW_REMOVE, name, resolved, 0, 0, 0, 0, 0};
   const int e = spw_begin(&c);
   if (e != 0) {
     errno = e;
@@ -472,7 +472,7 @@ static void ReleaseIfLastClose(int fd) {
 SPW_DECLARE_REAL(close);
 int close(int fd) {
   if (!spw_fd_in_scope(fd)) return SPW_REAL(close)(fd);
-  struct spw_call c = {SPW_CLOSE, "close", spw_fd_path(fd), 0, 0};
+  struct spw_call c = {SPW_CLOSE, "close", spw_fd_path(fd), 0, 0, 0, 0, 0};
   const int e = spw_begin(&c);
   if (spw_quota_on()) ReleaseIfLastClose(fd);
   spw_untrack(fd);

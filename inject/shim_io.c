@@ -1,6 +1,7 @@
-/* The shim's wrappers for data: the write and read families, their stdio forms, and the
- * calls that grow a file (ftruncate, fallocate, posix_fallocate, copy_file_range,
- * sendfile). Each passes straight through unless its fd is in scope (shim_core.h). */
+/* The shim's wrappers for data: the write and read families (their stdio forms are in
+ * shim_stdio.c), and the calls that grow a file (ftruncate, fallocate, posix_fallocate,
+ * copy_file_range, sendfile). Each passes straight through unless its fd is in scope (shim_core.h).
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -14,44 +15,29 @@
 #include <unistd.h>
 
 #include "shim_core.h"
-
-/* glibc's stdio entry points used by its inline getc/putc; not in its public headers. */
-int __overflow(FILE* f, int ch);
-int __uflow(FILE* f);
-ssize_t __getdelim(char** line, size_t* n, int delim, FILE* f);
+#include "shim_damage.h"
 
 /* Starts an in-scope call on `fd`; returns `fail` with errno from the wrapper when a rule
  * fails it. */
-#define SPW_BEGIN(c, op, name, fd, fail)                     \
-  struct spw_call c = {(op), (name), spw_fd_path(fd), 0, 0}; \
-  do {                                                       \
-    int e_ = spw_begin(&c);                                  \
-    if (e_ != 0) {                                           \
-      errno = e_;                                            \
-      return (fail);                                         \
-    }                                                        \
+#define SPW_BEGIN(c, op, name, fd, fail)                              \
+  struct spw_call c = {(op), (name), spw_fd_path(fd), 0, 0, 0, 0, 0}; \
+  do {                                                                \
+    int e_ = spw_begin(&c);                                           \
+    if (e_ != 0) {                                                    \
+      errno = e_;                                                     \
+      return (fail);                                                  \
+    }                                                                 \
   } while (0)
-/* Ends an in-scope call whose outcome is `failed`, keeping errno. */
-#define SPW_END(c, failed)         \
-  do {                             \
-    int err_ = errno;              \
-    spw_end(&(c), (failed), err_); \
-    errno = err_;                  \
-  } while (0)
-
-static int StreamFd(FILE* f) { return f == NULL ? -1 : f->_fileno; }
-static void SetStreamError(FILE* f) { f->_flags |= _IO_ERR_SEEN; }
-/* Drops a stream's buffered output, as a failed flush loses it. */
-static void DropPending(FILE* f) { f->_IO_write_ptr = f->_IO_write_base; }
-static int HasPending(FILE* f) { return f->_IO_write_ptr > f->_IO_write_base; }
 
 /* ---- The write family. ---- */
 
 /* A write of `len` bytes at `offset` (-1: the fd's position) on an in-scope fd, made by
- * `doit` with at most `allowed` bytes. Applies the rules, then the quota. */
+ * `doit` with at most `allowed` bytes, or by `hurt` when a corrupt or lost rule damages
+ * it. Applies the rules, then the quota. */
 typedef ssize_t (*WriteFn)(void* ctx, size_t allowed);
+typedef ssize_t (*DamageFn)(void* ctx, struct spw_call* c, size_t allowed);
 static ssize_t WriteInScope(const char* name, int fd, off_t offset, size_t len, WriteFn doit,
-                            void* ctx) {
+                            DamageFn hurt, void* ctx) {
   SPW_BEGIN(c, SPW_WRITE, name, fd, -1);
   uint64_t reserved = 0;
   size_t allowed = len;
@@ -63,10 +49,11 @@ static ssize_t WriteInScope(const char* name, int fd, off_t offset, size_t len, 
       return -1;
     }
   }
-  const ssize_t r = doit(ctx, allowed);
+  const int damaged = c.damage != SPW_DAMAGE_NONE;
+  const ssize_t r = damaged ? hurt(ctx, &c, allowed) : doit(ctx, allowed);
   int err = errno;
   spw_quota_settle(reserved, allowed, r);
-  spw_end(&c, r < 0, err);
+  if (!damaged || r < 0) spw_end(&c, r < 0, err);
   errno = err;
   return r;
 }
@@ -85,23 +72,28 @@ static ssize_t DoPlainWrite(void* ctx, size_t allowed) {
   if (!w->positioned) return SPW_REAL(write)(w->fd, w->buf, allowed);
   return SPW_REAL(pwrite64)(w->fd, w->buf, allowed, w->offset);
 }
+static ssize_t DamagePlainWrite(void* ctx, struct spw_call* c, size_t allowed) {
+  struct PlainWrite* w = ctx;
+  const struct iovec iov = {(void*)w->buf, allowed};
+  return spw_damage_write(c, w->fd, w->positioned ? w->offset : -1, &iov, 1, allowed);
+}
 
 ssize_t write(int fd, const void* buf, size_t n) {
   if (!spw_fd_in_scope(fd)) return SPW_REAL(write)(fd, buf, n);
   struct PlainWrite w = {fd, buf, 0, 0};
-  return WriteInScope("write", fd, -1, n, DoPlainWrite, &w);
+  return WriteInScope("write", fd, -1, n, DoPlainWrite, DamagePlainWrite, &w);
 }
 
 ssize_t pwrite(int fd, const void* buf, size_t n, off_t offset) {
   if (!spw_fd_in_scope(fd)) return SPW_REAL(pwrite)(fd, buf, n, offset);
   struct PlainWrite w = {fd, buf, offset, 1};
-  return WriteInScope("pwrite", fd, offset, n, DoPlainWrite, &w);
+  return WriteInScope("pwrite", fd, offset, n, DoPlainWrite, DamagePlainWrite, &w);
 }
 
 ssize_t pwrite64(int fd, const void* buf, size_t n, off_t offset) {
   if (!spw_fd_in_scope(fd)) return SPW_REAL(pwrite64)(fd, buf, n, offset);
   struct PlainWrite w = {fd, buf, offset, 1};
-  return WriteInScope("pwrite64", fd, offset, n, DoPlainWrite, &w);
+  return WriteInScope("pwrite64", fd, offset, n, DoPlainWrite, DamagePlainWrite, &w);
 }
 
 /* Vector writes: the quota trims the vector to the bytes allowed. */
@@ -124,57 +116,78 @@ static size_t IovTotal(const struct iovec* iov, int iovcnt) {
   for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
   return total;
 }
-static ssize_t DoVectorWrite(void* ctx, size_t allowed) {
-  struct VectorWrite* w = ctx;
-  struct iovec trimmed[SPW_MAX_TRIMMED_IOV];
-  const struct iovec* iov = w->iov;
-  int count = w->iovcnt;
-  if (allowed < IovTotal(w->iov, w->iovcnt)) {
-    if (w->iovcnt > SPW_MAX_TRIMMED_IOV) {
-      errno = ENOSPC;
-      return -1;
-    }
-    count = 0;
-    for (size_t left = allowed; count < w->iovcnt && left > 0; ++count) {
-      trimmed[count] = w->iov[count];
-      if (trimmed[count].iov_len > left) trimmed[count].iov_len = left;
-      left -= trimmed[count].iov_len;
-    }
-    iov = trimmed;
+/* The vector trimmed to its first `allowed` bytes, in *trimmed when it must be cut; false
+ * when the vector is too long to trim. */
+static int TrimVector(const struct VectorWrite* w, size_t allowed, struct iovec* trimmed,
+                      const struct iovec** iov, int* count) {
+  *iov = w->iov;
+  *count = w->iovcnt;
+  if (allowed >= IovTotal(w->iov, w->iovcnt)) return 1;
+  if (w->iovcnt > SPW_MAX_TRIMMED_IOV) return 0;
+  *count = 0;
+  for (size_t left = allowed; *count < w->iovcnt && left > 0; ++*count) {
+    trimmed[*count] = w->iov[*count];
+    if (trimmed[*count].iov_len > left) trimmed[*count].iov_len = left;
+    left -= trimmed[*count].iov_len;
   }
+  *iov = trimmed;
+  return 1;
+}
+/* A vector write, damaged when `c` is not NULL. */
+static ssize_t VectorWriteWith(struct VectorWrite* w, struct spw_call* c, size_t allowed) {
+  struct iovec trimmed[SPW_MAX_TRIMMED_IOV];
+  const struct iovec* iov;
+  int count;
+  if (!TrimVector(w, allowed, trimmed, &iov, &count)) {
+    errno = ENOSPC;
+    return -1;
+  }
+  if (c != NULL)
+    return spw_damage_write(c, w->fd, w->kind == 0 ? -1 : w->offset, iov, count, allowed);
   if (w->kind == 0) return SPW_REAL(writev)(w->fd, iov, count);
   if (w->kind == 1) return SPW_REAL(pwritev64)(w->fd, iov, count, w->offset);
   return SPW_REAL(pwritev64v2)(w->fd, iov, count, w->offset, w->flags);
+}
+static ssize_t DoVectorWrite(void* ctx, size_t allowed) {
+  return VectorWriteWith(ctx, NULL, allowed);
+}
+static ssize_t DamageVectorWrite(void* ctx, struct spw_call* c, size_t allowed) {
+  return VectorWriteWith(ctx, c, allowed);
 }
 
 ssize_t writev(int fd, const struct iovec* iov, int iovcnt) {
   if (!spw_fd_in_scope(fd)) return SPW_REAL(writev)(fd, iov, iovcnt);
   struct VectorWrite w = {fd, iov, iovcnt, -1, 0, 0};
-  return WriteInScope("writev", fd, -1, IovTotal(iov, iovcnt), DoVectorWrite, &w);
+  return WriteInScope("writev", fd, -1, IovTotal(iov, iovcnt), DoVectorWrite, DamageVectorWrite,
+                      &w);
 }
 
 ssize_t pwritev(int fd, const struct iovec* iov, int iovcnt, off_t offset) {
   if (!spw_fd_in_scope(fd)) return SPW_REAL(pwritev)(fd, iov, iovcnt, offset);
   struct VectorWrite w = {fd, iov, iovcnt, offset, 0, 1};
-  return WriteInScope("pwritev", fd, offset, IovTotal(iov, iovcnt), DoVectorWrite, &w);
+  return WriteInScope("pwritev", fd, offset, IovTotal(iov, iovcnt), DoVectorWrite,
+                      DamageVectorWrite, &w);
 }
 
 ssize_t pwritev64(int fd, const struct iovec* iov, int iovcnt, off_t offset) {
   if (!spw_fd_in_scope(fd)) return SPW_REAL(pwritev64)(fd, iov, iovcnt, offset);
   struct VectorWrite w = {fd, iov, iovcnt, offset, 0, 1};
-  return WriteInScope("pwritev64", fd, offset, IovTotal(iov, iovcnt), DoVectorWrite, &w);
+  return WriteInScope("pwritev64", fd, offset, IovTotal(iov, iovcnt), DoVectorWrite,
+                      DamageVectorWrite, &w);
 }
 
 ssize_t pwritev2(int fd, const struct iovec* iov, int iovcnt, off_t offset, int flags) {
   if (!spw_fd_in_scope(fd)) return SPW_REAL(pwritev2)(fd, iov, iovcnt, offset, flags);
   struct VectorWrite w = {fd, iov, iovcnt, offset, flags, 2};
-  return WriteInScope("pwritev2", fd, offset, IovTotal(iov, iovcnt), DoVectorWrite, &w);
+  return WriteInScope("pwritev2", fd, offset, IovTotal(iov, iovcnt), DoVectorWrite,
+                      DamageVectorWrite, &w);
 }
 
 ssize_t pwritev64v2(int fd, const struct iovec* iov, int iovcnt, off_t offset, int flags) {
   if (!spw_fd_in_scope(fd)) return SPW_REAL(pwritev64v2)(fd, iov, iovcnt, offset, flags);
   struct VectorWrite w = {fd, iov, iovcnt, offset, flags, 2};
-  return WriteInScope("pwritev64v2", fd, offset, IovTotal(iov, iovcnt), DoVectorWrite, &w);
+  return WriteInScope("pwritev64v2", fd, offset, IovTotal(iov, iovcnt), DoVectorWrite,
+                      DamageVectorWrite, &w);
 }
 
 /* ---- Calls that grow a file. ---- */
@@ -215,7 +228,7 @@ static int TruncateInScope(const char* name, int fd, off_t length, int (*real)(i
     if (r == 0 && spw_quota_on()) spw_quota_release((uint64_t)(size - length));
     return r;
   }
-  struct spw_call c = {SPW_WRITE, name, spw_fd_path(fd), 0, 0};
+  struct spw_call c = {SPW_WRITE, name, spw_fd_path(fd), 0, 0, 0, 0, 0};
   uint64_t reserved;
   const int e = GrowthInScope(&c, fd, length, &reserved);
   if (e != 0) {
@@ -247,7 +260,7 @@ SPW_DECLARE_REAL(posix_fallocate64);
 static int AllocateInScope(const char* name, int fd, int mode, off_t offset, off_t len,
                            int returns_errno) {
   if (mode & ~FALLOC_FL_KEEP_SIZE) return SPW_REAL(fallocate64)(fd, mode, offset, len);
-  struct spw_call c = {SPW_WRITE, name, spw_fd_path(fd), 0, 0};
+  struct spw_call c = {SPW_WRITE, name, spw_fd_path(fd), 0, 0, 0, 0, 0};
   uint64_t reserved;
   const int e = GrowthInScope(&c, fd, offset + len, &reserved);
   if (e != 0) {
@@ -305,12 +318,21 @@ static ssize_t DoCopy(void* ctx, size_t allowed) {
   if (k->sendfile) return SPW_REAL(sendfile64)(k->out_fd, k->in_fd, k->in_off, allowed);
   return SPW_REAL(copy_file_range)(k->in_fd, k->in_off, k->out_fd, k->out_off, allowed, k->flags);
 }
+static ssize_t DamageCopy(void* ctx, struct spw_call* c, size_t allowed) {
+  struct CopyCall* k = ctx;
+  return spw_damage_copy(c, k->in_fd, k->in_off, k->out_fd, k->out_off, allowed, 1);
+}
 static ssize_t CopyInScope(const char* name, struct CopyCall* k, size_t len) {
   if (spw_fd_in_scope(k->out_fd)) {
     const off_t offset = k->out_off != NULL ? *k->out_off : -1;
-    return WriteInScope(name, k->out_fd, offset, len, DoCopy, k);
+    return WriteInScope(name, k->out_fd, offset, len, DoCopy, DamageCopy, k);
   }
   SPW_BEGIN(c, SPW_READ, name, k->in_fd, -1);
+  if (c.damage != SPW_DAMAGE_NONE) {
+    const ssize_t r = spw_damage_copy(&c, k->in_fd, k->in_off, k->out_fd, k->out_off, len, 0);
+    if (r < 0) SPW_END(c, 1);
+    return r;
+  }
   const ssize_t r = DoCopy(k, len);
   SPW_END(c, r < 0);
   return r;
@@ -343,181 +365,32 @@ ssize_t sendfile64(int out_fd, int in_fd, off_t* offset, size_t count) {
 
 /* ---- The read family. ---- */
 
-#define SPW_READ_WRAPPER(fn, params, args)              \
-  SPW_DECLARE_REAL(fn);                                 \
-  ssize_t fn params {                                   \
-    if (!spw_fd_in_scope(fd)) return SPW_REAL(fn) args; \
-    SPW_BEGIN(c, SPW_READ, #fn, fd, -1);                \
-    const ssize_t r = SPW_REAL(fn) args;                \
-    SPW_END(c, r < 0);                                  \
-    return r;                                           \
+/* A read into `iov` (count `cnt`) from file offset `at` (-1: the fd's position). A corrupt
+ * rule flips a bit of the bytes it read. */
+#define SPW_READ_WRAPPER(fn, params, args, iov, cnt, at)                                         \
+  SPW_DECLARE_REAL(fn);                                                                          \
+  ssize_t fn params {                                                                            \
+    if (!spw_fd_in_scope(fd)) return SPW_REAL(fn) args;                                          \
+    SPW_BEGIN(c, SPW_READ, #fn, fd, -1);                                                         \
+    const off_t at_ = c.damage == SPW_DAMAGE_NONE ? -1 : (at) >= 0 ? (at) : spw_fd_position(fd); \
+    const ssize_t r = SPW_REAL(fn) args;                                                         \
+    if (c.damage != SPW_DAMAGE_NONE && r >= 0) {                                                 \
+      spw_damage_read(&c, at_, (iov), (cnt), (size_t)r);                                         \
+      return r;                                                                                  \
+    }                                                                                            \
+    SPW_END(c, r < 0);                                                                           \
+    return r;                                                                                    \
   }
 
-SPW_READ_WRAPPER(read, (int fd, void* buf, size_t n), (fd, buf, n))
-SPW_READ_WRAPPER(pread, (int fd, void* buf, size_t n, off_t o), (fd, buf, n, o))
-SPW_READ_WRAPPER(pread64, (int fd, void* buf, size_t n, off_t o), (fd, buf, n, o))
-SPW_READ_WRAPPER(readv, (int fd, const struct iovec* v, int k), (fd, v, k))
-SPW_READ_WRAPPER(preadv, (int fd, const struct iovec* v, int k, off_t o), (fd, v, k, o))
-SPW_READ_WRAPPER(preadv64, (int fd, const struct iovec* v, int k, off_t o), (fd, v, k, o))
-SPW_READ_WRAPPER(preadv2, (int fd, const struct iovec* v, int k, off_t o, int f), (fd, v, k, o, f))
+SPW_READ_WRAPPER(read, (int fd, void* buf, size_t n), (fd, buf, n), SPW_ONE_IOV(buf, n), 1, -1)
+SPW_READ_WRAPPER(pread, (int fd, void* buf, size_t n, off_t o), (fd, buf, n, o),
+                 SPW_ONE_IOV(buf, n), 1, o)
+SPW_READ_WRAPPER(pread64, (int fd, void* buf, size_t n, off_t o), (fd, buf, n, o),
+                 SPW_ONE_IOV(buf, n), 1, o)
+SPW_READ_WRAPPER(readv, (int fd, const struct iovec* v, int k), (fd, v, k), v, k, -1)
+SPW_READ_WRAPPER(preadv, (int fd, const struct iovec* v, int k, off_t o), (fd, v, k, o), v, k, o)
+SPW_READ_WRAPPER(preadv64, (int fd, const struct iovec* v, int k, off_t o), (fd, v, k, o), v, k, o)
+SPW_READ_WRAPPER(preadv2, (int fd, const struct iovec* v, int k, off_t o, int f), (fd, v, k, o, f),
+                 v, k, o)
 SPW_READ_WRAPPER(preadv64v2, (int fd, const struct iovec* v, int k, off_t o, int f),
-                 (fd, v, k, o, f))
-
-/* ---- stdio. A failed call sets the stream's error indicator, as a real failure would. ---- */
-
-/* How many of `len` bytes a stdio write may add under the quota. */
-static size_t StdioQuota(FILE* f, size_t len) {
-  if (!spw_quota_on() || len == 0) return len;
-  uint64_t reserved;
-  return spw_quota_reserve(StreamFd(f), ftello(f), len, &reserved);
-}
-
-/* Ends a stdio write that the quota cut short: the stream reports ENOSPC. */
-static void StdioQuotaFault(struct spw_call* c, FILE* f) {
-  SetStreamError(f);
-  spw_quota_fault(c);
-  errno = ENOSPC;
-}
-
-#define SPW_STREAM_BEGIN(c, op, name, f, fail)                        \
-  struct spw_call c = {(op), (name), spw_fd_path(StreamFd(f)), 0, 0}; \
-  do {                                                                \
-    int e_ = spw_begin(&c);                                           \
-    if (e_ != 0) {                                                    \
-      SetStreamError(f);                                              \
-      errno = e_;                                                     \
-      return (fail);                                                  \
-    }                                                                 \
-  } while (0)
-
-/* A write the quota cuts stores the items that fit and reports ENOSPC. */
-#define SPW_FWRITE_WRAPPER(fn)                                             \
-  SPW_DECLARE_REAL(fn);                                                    \
-  size_t fn(const void* p, size_t size, size_t n, FILE* f) {               \
-    if (!spw_fd_in_scope(StreamFd(f))) return SPW_REAL(fn)(p, size, n, f); \
-    SPW_STREAM_BEGIN(c, SPW_WRITE, #fn, f, 0);                             \
-    const size_t items = size == 0 ? n : StdioQuota(f, size * n) / size;   \
-    const size_t r = items == 0 ? 0 : SPW_REAL(fn)(p, size, items, f);     \
-    if (items < n && r == items) {                                         \
-      StdioQuotaFault(&c, f);                                              \
-      return r;                                                            \
-    }                                                                      \
-    SPW_END(c, r < n);                                                     \
-    return r;                                                              \
-  }
-SPW_FWRITE_WRAPPER(fwrite)
-SPW_FWRITE_WRAPPER(fwrite_unlocked)
-
-/* Output calls whose result is EOF (or negative) on failure. */
-#define SPW_PUT_WRAPPER(ret, fn, params, args, stream, len, fail)     \
-  SPW_DECLARE_REAL(fn);                                               \
-  ret fn params {                                                     \
-    if (!spw_fd_in_scope(StreamFd(stream))) return SPW_REAL(fn) args; \
-    SPW_STREAM_BEGIN(c, SPW_WRITE, #fn, stream, fail);                \
-    if (StdioQuota(stream, (len)) < (len)) {                          \
-      StdioQuotaFault(&c, stream);                                    \
-      return (fail);                                                  \
-    }                                                                 \
-    const ret r = SPW_REAL(fn) args;                                  \
-    SPW_END(c, r == (fail));                                          \
-    return r;                                                         \
-  }
-SPW_PUT_WRAPPER(int, fputs, (const char* s, FILE* f), (s, f), f, strlen(s), EOF)
-SPW_PUT_WRAPPER(int, fputs_unlocked, (const char* s, FILE* f), (s, f), f, strlen(s), EOF)
-SPW_PUT_WRAPPER(int, fputc, (int ch, FILE* f), (ch, f), f, 1, EOF)
-SPW_PUT_WRAPPER(int, fputc_unlocked, (int ch, FILE* f), (ch, f), f, 1, EOF)
-SPW_PUT_WRAPPER(int, putc, (int ch, FILE* f), (ch, f), f, 1, EOF)
-SPW_PUT_WRAPPER(int, putc_unlocked, (int ch, FILE* f), (ch, f), f, 1, EOF)
-SPW_PUT_WRAPPER(int, __overflow, (FILE * f, int ch), (f, ch), f, 1, EOF)
-
-SPW_DECLARE_REAL(vfprintf);
-int vfprintf(FILE* f, const char* format, va_list ap) {
-  if (!spw_fd_in_scope(StreamFd(f))) return SPW_REAL(vfprintf)(f, format, ap);
-  SPW_STREAM_BEGIN(c, SPW_WRITE, "vfprintf", f, -1);
-  const int r = SPW_REAL(vfprintf)(f, format, ap);
-  SPW_END(c, r < 0);
-  return r;
-}
-
-int fprintf(FILE* f, const char* format, ...) {
-  va_list ap;
-  va_start(ap, format);
-  int r;
-  if (!spw_fd_in_scope(StreamFd(f))) {
-    r = SPW_REAL(vfprintf)(f, format, ap);
-  } else {
-    struct spw_call c = {SPW_WRITE, "fprintf", spw_fd_path(StreamFd(f)), 0, 0};
-    const int e = spw_begin(&c);
-    if (e != 0) {
-      SetStreamError(f);
-      errno = e;
-      r = -1;
-    } else {
-      r = SPW_REAL(vfprintf)(f, format, ap);
-      SPW_END(c, r < 0);
-    }
-  }
-  va_end(ap);
-  return r;
-}
-
-#define SPW_FLUSH_WRAPPER(fn)                                               \
-  SPW_DECLARE_REAL(fn);                                                     \
-  int fn(FILE* f) {                                                         \
-    if (f == NULL || !spw_fd_in_scope(StreamFd(f))) return SPW_REAL(fn)(f); \
-    struct spw_call c = {SPW_WRITE, #fn, spw_fd_path(StreamFd(f)), 0, 0};   \
-    const int e = spw_begin(&c);                                            \
-    if (e != 0) {                                                           \
-      DropPending(f);                                                       \
-      SetStreamError(f);                                                    \
-      errno = e;                                                            \
-      return EOF;                                                           \
-    }                                                                       \
-    const int r = SPW_REAL(fn)(f);                                          \
-    SPW_END(c, r == EOF);                                                   \
-    return r;                                                               \
-  }
-SPW_FLUSH_WRAPPER(fflush)
-SPW_FLUSH_WRAPPER(fflush_unlocked)
-
-/* fclose is one call: a write when output is still buffered, else a close. Either way the
- * stream is freed and its fd closed, as fclose(3) does even when it fails. */
-SPW_DECLARE_REAL(fclose);
-int fclose(FILE* f) {
-  const int fd = StreamFd(f);
-  if (!spw_fd_in_scope(fd)) return SPW_REAL(fclose)(f);
-  struct spw_call c = {HasPending(f) ? SPW_WRITE : SPW_CLOSE, "fclose", spw_fd_path(fd), 0, 0};
-  const int e = spw_begin(&c);
-  if (e != 0 && c.op == SPW_WRITE) DropPending(f);
-  spw_untrack(fd);
-  const int r = SPW_REAL(fclose)(f);
-  if (e != 0) {
-    errno = e;
-    return EOF;
-  }
-  SPW_END(c, r == EOF);
-  return r;
-}
-
-/* Input calls. */
-#define SPW_GET_WRAPPER(ret, fn, params, args, stream, fail)          \
-  SPW_DECLARE_REAL(fn);                                               \
-  ret fn params {                                                     \
-    if (!spw_fd_in_scope(StreamFd(stream))) return SPW_REAL(fn) args; \
-    SPW_STREAM_BEGIN(c, SPW_READ, #fn, stream, fail);                 \
-    ret const r = SPW_REAL(fn) args;                                  \
-    SPW_END(c, r == (fail) && ferror_unlocked(stream));               \
-    return r;                                                         \
-  }
-SPW_GET_WRAPPER(size_t, fread, (void* p, size_t s, size_t n, FILE* f), (p, s, n, f), f, 0)
-SPW_GET_WRAPPER(size_t, fread_unlocked, (void* p, size_t s, size_t n, FILE* f), (p, s, n, f), f, 0)
-SPW_GET_WRAPPER(char*, fgets, (char* s, int n, FILE* f), (s, n, f), f, NULL)
-SPW_GET_WRAPPER(char*, fgets_unlocked, (char* s, int n, FILE* f), (s, n, f), f, NULL)
-SPW_GET_WRAPPER(int, fgetc, (FILE * f), (f), f, EOF)
-SPW_GET_WRAPPER(int, fgetc_unlocked, (FILE * f), (f), f, EOF)
-SPW_GET_WRAPPER(int, getc, (FILE * f), (f), f, EOF)
-SPW_GET_WRAPPER(int, getc_unlocked, (FILE * f), (f), f, EOF)
-SPW_GET_WRAPPER(int, __uflow, (FILE * f), (f), f, EOF)
-SPW_GET_WRAPPER(ssize_t, getline, (char** l, size_t* n, FILE* f), (l, n, f), f, -1)
-SPW_GET_WRAPPER(ssize_t, getdelim, (char** l, size_t* n, int d, FILE* f), (l, n, d, f), f, -1)
-SPW_GET_WRAPPER(ssize_t, __getdelim, (char** l, size_t* n, int d, FILE* f), (l, n, d, f), f, -1)
+                 (fd, v, k, o, f), v, k, o)

@@ -367,9 +367,13 @@ std::optional<std::string> Transition(const scenario::SetLimit& v, SpillModel& s
 
 std::optional<std::string> Transition(const scenario::Fault& v, SpillModel& s, Affected* a) {
   const FaultRule& rule = v.rule;
-  // The model predicts rules on one kind of call, on every path, failing from the
-  // first matching call on.
-  if (!rule.op.has_value() || rule.error_number == 0 || rule.after != 0 ||
+  // The model predicts rules on one kind of call, on every path, acting from the first
+  // matching call on. A corrupt, lost or ok rule takes its calls and lets them succeed:
+  // the model tracks sizes, not contents, and a damaged Append stores as many bytes (a
+  // delay changes no outcome), so it holds such a rule as one of errno 0.
+  const bool succeeds = rule.action == FaultAction::kCorrupt || rule.action == FaultAction::kLost ||
+                        rule.action == FaultAction::kOk;
+  if (!rule.op.has_value() || (rule.error_number == 0 && !succeeds) || rule.after != 0 ||
       !rule.path_glob.empty()) {
     return std::nullopt;
   }

@@ -162,7 +162,11 @@ std::vector<std::string> PrintArgs(const Drop& v) { return {v.name}; }
 std::vector<std::string> PrintArgs(const SetLimit& v) { return {v.plan, FormatSize(v.size)}; }
 std::vector<std::string> PrintArgs(const Fault& v) {
   const FaultRule& rule = v.rule;
-  std::vector<std::string> out = {internal::FaultOpName(rule.op), ErrnoName(rule.error_number)};
+  // An errno fails the call; any other action is named by its word (corrupt, lost, ok).
+  std::vector<std::string> out = {internal::FaultOpName(rule.op),
+                                  rule.action == FaultAction::kFail
+                                      ? ErrnoName(rule.error_number)
+                                      : std::string(FaultActionName(rule.action))};
   if (rule.after != 0) out.push_back(fmt::format("after={}", rule.after));
   if (!rule.times.has_value()) {
     out.push_back(fmt::format("times={}", internal::kForeverWord));
@@ -170,6 +174,7 @@ std::vector<std::string> PrintArgs(const Fault& v) {
     out.push_back(fmt::format("times={}", *rule.times));
   }
   if (!rule.path_glob.empty()) out.push_back(fmt::format("path={}", rule.path_glob));
+  if (rule.delay_ms != 0) out.push_back(fmt::format("delay={}", rule.delay_ms));
   return out;
 }
 std::vector<std::string> PrintArgs(const ShortWrite& v) { return {v.file, FormatSize(v.bytes)}; }
@@ -215,7 +220,8 @@ bool Fault::operator==(const Fault& other) const {
   const FaultRule& a = rule;
   const FaultRule& b = other.rule;
   return a.op == b.op && a.error_number == b.error_number && a.after == b.after &&
-         a.times == b.times && a.path_glob == b.path_glob;
+         a.times == b.times && a.path_glob == b.path_glob && a.action == b.action &&
+         a.delay_ms == b.delay_ms;
 }
 
 std::string Command::ToString() const {

@@ -288,12 +288,21 @@ std::string ParseFaultOption(std::string_view word, FaultRule* rule,
   if (!SplitOption(word, &key, &value)) {
     return fmt::format("unexpected word {}; usage: {}", Quote(word), Fault::kUsage);
   }
-  if (key != "after" && key != "times" && key != "path") {
-    return fmt::format("unknown option {} for fault (after=, times=, path=)", Quote(word));
+  if (key != "after" && key != "times" && key != "path" && key != "delay") {
+    return fmt::format("unknown option {} for fault (after=, times=, path=, delay=)", Quote(word));
   }
   if (!written->insert(key).second) return fmt::format("{}= given twice", key);
   if (key == "after") return ParseCount(value, &rule->after);
   if (key == "times") return ParseTimes(value, &rule->times);
+  if (key == "delay") {
+    uint64_t ms = 0;
+    // Past the maximum (an hour), CheckFaultRule refuses it with the same words.
+    if (ParseCount(value, &ms).empty() && ms > 0 && ms <= std::numeric_limits<uint32_t>::max()) {
+      rule->delay_ms = static_cast<uint32_t>(ms);
+      return {};
+    }
+    return fmt::format("delay={}: not a count of milliseconds from 1 to 3600000", value);
+  }
   return ParsePath(value, &rule->path_glob);
 }
 
@@ -410,9 +419,22 @@ std::string ParseArgs(const Words& args, Fault* v) {
   if (!internal::FaultOpFromName(args[0], &rule.op)) {
     return fmt::format("unknown fault OP {}: {}", Quote(args[0]), FaultOpWords());
   }
-  const std::optional<int> error_number = ErrnoFromName(args[1]);
-  if (!error_number.has_value()) return fmt::format("unknown errno name {}", Quote(args[1]));
-  rule.error_number = *error_number;
+  // An errno, or the word of an action that lies instead of failing (kill is the
+  // process's, which a scenario's crash command stands for).
+  bool named_action = false;
+  for (const FaultAction action : {FaultAction::kCorrupt, FaultAction::kLost, FaultAction::kOk}) {
+    if (args[1] == FaultActionName(action)) {
+      rule.action = action;
+      named_action = true;
+    }
+  }
+  if (!named_action) {
+    const std::optional<int> error_number = ErrnoFromName(args[1]);
+    if (!error_number.has_value()) {
+      return fmt::format("unknown errno name {} (or corrupt, lost, ok)", Quote(args[1]));
+    }
+    rule.error_number = *error_number;
+  }
   std::set<std::string_view> written;
   for (size_t i = 2; i < args.size(); ++i) {
     if (std::string err = ParseFaultOption(args[i], &rule, &written); !err.empty()) return err;

@@ -270,7 +270,7 @@ struct Runner::Impl {
     return StepResult::kOk;
   }
   StepResult Act(const Fault& c, Status*, std::string* message) {
-    if (c.rule.error_number == 0) {
+    if (c.rule.error_number == 0 && c.rule.action == FaultAction::kFail) {
       *message = "a fault needs a non-zero errno";
       return StepResult::kMalformed;
     }

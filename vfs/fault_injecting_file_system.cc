@@ -4,9 +4,11 @@
 #include <array>
 #include <cassert>
 #include <cerrno>
+#include <chrono>
 #include <deque>
 #include <mutex>
 #include <random>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 
@@ -31,7 +33,13 @@ bool IsOnePath(std::string_view glob) {
 // file wrapper it hands out.
 class FaultInjectingFileSystem::State {
  public:
-  explicit State(uint64_t seed) : rng_(seed) {}
+  explicit State(uint64_t seed) : seed_(seed), rng_(seed) {}
+
+  // What Check asks the caller to do to a call it lets through: kFail when nothing.
+  struct Damage {
+    FaultAction action = FaultAction::kFail;
+    uint64_t draw = 0;  // For kCorrupt: FaultDamagePoint's draw.
+  };
 
   void AddRule(const FaultRule& rule) {
     assert(rule.path_glob.size() < kFaultGlobCapacity);
@@ -46,7 +54,8 @@ class FaultInjectingFileSystem::State {
     rule.path_glob.copy(spec.path_glob, kFaultGlobCapacity - 1);
     spec.site = rule.site;
     spec.then_any_site = rule.then_any_site;
-    auto live = std::make_shared<LiveRule>(LiveRule{spec, {}});
+    spec.delay_ms = rule.delay_ms;
+    auto live = std::make_shared<LiveRule>(LiveRule{spec, {}, rules_added_++});
     if (FaultRuleSpent(live->spec, live->counters)) return;  // times == 0: fails nothing.
     std::lock_guard<std::mutex> lock(mu_);
     for (size_t k = 0; k < rules_by_kind_.size(); ++k) {
@@ -161,8 +170,27 @@ class FaultInjectingFileSystem::State {
 
   // Counts a call of `kind` on `path` and decides its fate: OK lets it through, anything
   // else is the error to return instead of calling the target. *through_any (if given) is
-  // set when a rule or random fault for every kind ("any") chose the error.
-  Status Check(OpKind kind, const std::string& path, bool* through_any = nullptr) {
+  // set when a rule or random fault for every kind ("any") chose the error. delay= waits
+  // outside the lock. *damage (if given): what a corrupt or lost rule asks of the call.
+  Status Check(OpKind kind, const std::string& path, bool* through_any = nullptr,
+               Damage* damage = nullptr) {
+    uint32_t delay_ms = 0;
+    Damage decided;
+    Status status = CheckLocked(kind, path, through_any, &delay_ms, &decided);
+    if (delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    if (damage != nullptr) *damage = decided;
+    return status;
+  }
+
+  // Records what the caller did for a corrupt or lost rule.
+  void RecordDamage(InjectedFault fault) {
+    std::lock_guard<std::mutex> lock(mu_);
+    injected_.push_back(std::move(fault));
+  }
+
+ private:
+  Status CheckLocked(OpKind kind, const std::string& path, bool* through_any, uint32_t* delay_ms,
+                     Damage* damage) {
     std::lock_guard<std::mutex> lock(mu_);
     if (killed_.has_value()) return *killed_;  // A dead process makes no calls.
     ++calls_[Index(kind)];
@@ -180,6 +208,8 @@ class FaultInjectingFileSystem::State {
       // Copied: dropping the rule below may destroy it.
       const FaultAction action = rule.spec.action;
       const int error_number = rule.spec.error_number;
+      *delay_ms = rule.spec.delay_ms;
+      const uint64_t draw = FaultDamageDraw(seed_, rule.index, rule.counters.failed);
       // A spent rule can never fail a call again: drop it, so that calls do not keep
       // trying the rules of a long run.
       if (FaultRuleSpent(rule.spec, rule.counters)) DropRuleLocked(rules[i], any);
@@ -191,6 +221,12 @@ class FaultInjectingFileSystem::State {
           killed_ = Status(StatusCode::kAborted,
                            std::string("killed at ") + std::string(OpKindName(kind)) + " " + path);
           return *killed_;
+        case FaultAction::kCorrupt:
+        case FaultAction::kLost:
+          *damage = Damage{action, draw};
+          return OkStatus();
+        case FaultAction::kOk:
+          return OkStatus();
       }
     }
     if (through_any != nullptr) *through_any = !random_op_.has_value();
@@ -204,6 +240,7 @@ class FaultInjectingFileSystem::State {
     return OkStatus();
   }
 
+ public:
   // For an Append of `size` bytes to `path`: consumes the first pending short write whose
   // glob matches and returns how many bytes it lets through; nullopt when none matches.
   std::optional<uint64_t> TakeShortWrite(const std::string& path, uint64_t size) {
@@ -245,6 +282,7 @@ class FaultInjectingFileSystem::State {
   struct LiveRule {
     FaultRuleSpec spec;
     FaultRuleCounters counters;
+    size_t index = 0;  // The order added, for FaultDamageDraw.
   };
   // Pending short writes below this many are not checked for gone files.
   static constexpr size_t kShortWritesChecked = 64;
@@ -275,6 +313,8 @@ class FaultInjectingFileSystem::State {
   // decides them.
   std::array<std::vector<std::shared_ptr<LiveRule>>, kOpKindCount> rules_by_kind_;
   uint64_t rule_draws_ = 0;  // FaultRule has no probability; never advanced.
+  size_t rules_added_ = 0;
+  const uint64_t seed_;  // Also draws the corrupt rules' bytes and bits.
   std::optional<OpKind> random_op_;
   int random_error_ = 0;
   uint32_t random_one_in_ = 0;  // 0: no random faults.
@@ -306,8 +346,10 @@ class FaultInjectingFileSystem::File final : public WritableFile {
   const std::string& path() const override { return target_->path(); }
 
   AppendResult Append(std::string_view data) override {
-    Status fault = state_->Check(OpKind::kWrite, path());
+    State::Damage damage;
+    Status fault = state_->Check(OpKind::kWrite, path(), nullptr, &damage);
     if (!fault.ok()) return AppendResult{0, std::move(fault)};
+    if (damage.action != FaultAction::kFail) return AppendDamaged(data, damage);
     const std::optional<uint64_t> allowed = state_->TakeShortWrite(path(), data.size());
     if (!allowed.has_value()) return target_->Append(data);
 
@@ -320,6 +362,17 @@ class FaultInjectingFileSystem::File final : public WritableFile {
     }
     state_->RecordShortWrite(path(), stored);
     return AppendResult{stored, Status::FromErrno(EIO, "write", path())};
+  }
+
+  // A corrupt or lost Append stores the damaged data and reports full success.
+  AppendResult AppendDamaged(std::string_view data, const State::Damage& damage) {
+    StatusOr<uint64_t> size = target_->Size();
+    if (!size.ok()) return AppendResult{0, size.status()};
+    InjectedFault record{OpKind::kWrite, path()};
+    AppendResult result =
+        target_->Append(DamageData(data, damage.action, damage.draw, *size, &record));
+    if (result.status.ok()) state_->RecordDamage(std::move(record));
+    return result;
   }
 
   Status Sync() override {
@@ -389,6 +442,7 @@ Status FaultInjectingFileSystem::AddRuleText(std::string_view text) {
   rule.path_glob = spec.path_glob;
   rule.site = spec.site;
   rule.then_any_site = spec.then_any_site;
+  rule.delay_ms = spec.delay_ms;
   return TryAddRule(rule);
 }
 
@@ -487,8 +541,14 @@ StatusOr<std::unique_ptr<WritableFile>> FaultInjectingFileSystem::OpenForAppend(
 }
 
 StatusOr<std::string> FaultInjectingFileSystem::ReadFile(const std::string& path) {
-  SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kRead, path));
-  return target().ReadFile(path);
+  State::Damage damage;
+  SPILLWAY_RETURN_IF_ERROR(state_->Check(OpKind::kRead, path, nullptr, &damage));
+  StatusOr<std::string> data = target().ReadFile(path);
+  if (damage.action != FaultAction::kCorrupt || !data.ok()) return data;
+  InjectedFault record{OpKind::kRead, path};
+  *data = DamageData(*data, FaultAction::kCorrupt, damage.draw, 0, &record);
+  state_->RecordDamage(std::move(record));
+  return data;
 }
 
 StatusOr<std::vector<DirEntry>> FaultInjectingFileSystem::ListDir(const std::string& path) {

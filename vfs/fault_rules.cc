@@ -90,7 +90,7 @@ bool ParseProbability(std::string_view value, double* out) {
 }
 
 constexpr char kOptionList[] =
-    "': options are site=, nth=, after=, times=, then=, path=, probability=";
+    "': options are site=, nth=, after=, times=, then=, path=, probability=, delay=";
 
 // Applies one `key=value` option to *rule; false with *error set when it is bad.
 // *after_given says whether after= or nth= came before.
@@ -140,6 +140,13 @@ bool ParseOption(std::string_view word, FaultRuleSpec* rule, bool* after_given, 
   } else if (key == "probability") {
     if (ParseProbability(value, &rule->probability)) return true;
     SetError(error, cap, "probability=", value, ": not a number from 0 to 1");
+  } else if (key == "delay") {
+    uint64_t ms = 0;
+    if (ParseCount(value, &ms) && ms > 0 && ms <= kFaultMaxDelayMs) {
+      rule->delay_ms = static_cast<uint32_t>(ms);
+      return true;
+    }
+    SetError(error, cap, "delay=", value, ": not a count of milliseconds from 1 to 3600000");
   } else {
     SetError(error, cap, "unknown option '", word, kOptionList);
   }
@@ -237,7 +244,7 @@ bool ParseFaultRule(std::string_view text, FaultRuleSpec* rule, char* error,
     }
   } else if ((rule->error_number = ErrnoNumberFromName(what)) == 0) {
     SetError(error, error_capacity, "unknown errno '", what,
-             "' (an errno name: ENOSPC, EIO, ...; or an action: kill)");
+             "' (an errno name: ENOSPC, EIO, ...; or an action: kill, corrupt, lost, ok)");
     return false;
   } else if (!FaultOpCanReturn(rule->op_code, rule->error_number)) {
     char allowed[512];
@@ -264,6 +271,11 @@ bool ParseFaultRule(std::string_view text, FaultRuleSpec* rule, char* error,
   if (rule->then_any_site && rule->site == kFaultNoSite) {
     SetError(error, error_capacity, "", "then=any",
              " needs site=ID (a rule without one counts every site's calls already)");
+    return false;
+  }
+  if (rule->action == FaultAction::kOk && rule->delay_ms == 0) {
+    SetError(error, error_capacity, "", "ok",
+             " needs delay=MS: a rule that only lets the call through does nothing else");
     return false;
   }
   if (rule->action == FaultAction::kKill && (rule->forever || rule->times != 1)) {
@@ -311,10 +323,25 @@ FaultDecision DecideFault(const FaultRuleSpec* rules, FaultRuleCounters* counter
                           uint64_t* draws, FaultAnyFilter any_matches) {
   for (size_t i = 0; i < count; ++i) {
     if (DecideFaultRule(rules[i], &counters[i], op_code, path, site, seed, draws, any_matches)) {
-      return FaultDecision{static_cast<int>(i), rules[i].action, rules[i].error_number};
+      const FaultRuleSpec& rule = rules[i];
+      // The counter of acted calls includes this one; concurrent calls may read a later
+      // count, which only reorders their draws.
+      const uint64_t acted =
+          std::atomic_ref<uint64_t>(counters[i].failed).load(std::memory_order_relaxed);
+      return FaultDecision{static_cast<int>(i), rule.action, rule.error_number, rule.delay_ms,
+                           FaultDamageDraw(seed, i, acted)};
     }
   }
   return FaultDecision{};
+}
+
+uint64_t FaultDamageDraw(uint64_t seed, size_t rule, uint64_t acted) {
+  return Mix(seed ^ Mix(static_cast<uint64_t>(rule) << 40 ^ acted ^ 0x5157a11c0dea7ULL));
+}
+
+void FaultDamagePoint(uint64_t draw, uint64_t length, uint64_t* index, int* bit) {
+  *index = (draw >> 3) % length;
+  *bit = static_cast<int>(draw & 7U);
 }
 
 bool FaultRuleSpent(const FaultRuleSpec& rule, const FaultRuleCounters& counters) {

@@ -130,17 +130,31 @@ bool OpKindCanReturn(std::optional<OpKind> kind, int error_number) {
 Status CheckFaultRule(const FaultRule& rule) {
   const std::string op(rule.op.has_value() ? OpKindName(*rule.op) : kFaultAnyName);
   const std::string action(FaultActionName(rule.action));
+  if (rule.delay_ms > kFaultMaxDelayMs) {
+    return Status::InvalidArgument("delay=" + std::to_string(rule.delay_ms) +
+                                   ": not a count of milliseconds from 1 to 3600000");
+  }
+  if (rule.action != FaultAction::kFail && rule.error_number != 0) {
+    return Status::InvalidArgument(action + " takes no errno: a rule does one thing to a call");
+  }
   switch (rule.action) {
     case FaultAction::kFail:
       break;
     case FaultAction::kKill:
-      if (rule.error_number != 0) {
-        return Status::InvalidArgument(action + " takes no errno: the process dies at the call");
-      }
       if (rule.times != 1) {
         return Status::InvalidArgument(
             action + " takes no times other than 1: the process it kills makes no later call");
       }
+      return OkStatus();
+    case FaultAction::kCorrupt:
+    case FaultAction::kLost: {
+      const bool data_op = rule.op == OpKind::kWrite ||
+                           (rule.action == FaultAction::kCorrupt && rule.op == OpKind::kRead);
+      if (!data_op) return Status::InvalidArgument(action + " cannot be applied to " + op);
+      return OkStatus();
+    }
+    case FaultAction::kOk:
+      if (rule.delay_ms == 0) return Status::InvalidArgument("ok needs delay=MS");
       return OkStatus();
   }
   if (rule.error_number != 0 && OpKindCanReturn(rule.op, rule.error_number)) return OkStatus();
@@ -159,6 +173,24 @@ std::optional<OpKind> OpKindFromName(std::string_view name) {
     if (OpKindName(info.kind) == name) return info.kind;
   }
   return std::nullopt;
+}
+
+std::string DamageData(std::string_view data, FaultAction action, uint64_t draw, uint64_t offset,
+                       InjectedFault* record) {
+  record->action = action;
+  if (action == FaultAction::kLost) {
+    record->lost_bytes = data.size();
+    return std::string(data.size(), '\0');
+  }
+  std::string damaged(data);
+  record->offset = offset;
+  if (!damaged.empty()) {
+    uint64_t index = 0;
+    FaultDamagePoint(draw, damaged.size(), &index, &record->bit);
+    damaged[index] = static_cast<char>(damaged[index] ^ (1 << record->bit));
+    record->offset += index;
+  }
+  return damaged;
 }
 
 }  // namespace spillway

@@ -4,6 +4,8 @@
 #define SPILLWAY_VFS_OP_KIND_INTERNAL_H_
 
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "spillway/vfs/fault_injecting_file_system.h"
 #include "spillway/vfs/fault_rules.h"
@@ -16,6 +18,12 @@ std::optional<OpKind> OpKindOfFaultOp(FaultOp op);
 // The engine operation a kind is (OpKindOfFaultOp's inverse); nullopt for size and chmod,
 // which no rule text names.
 std::optional<FaultOp> FaultOpOfOpKind(OpKind kind);
+
+// `data` as a kCorrupt or kLost rule leaves it, for the bytes at file offset `offset`:
+// one bit flipped (at FaultDamagePoint of `draw`; none for no data), or all zeros (lost:
+// an append's range is past the old end). Sets record->offset and bit, or lost_bytes.
+std::string DamageData(std::string_view data, FaultAction action, uint64_t draw, uint64_t offset,
+                       InjectedFault* record);
 
 }  // namespace spillway
 

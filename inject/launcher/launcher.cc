@@ -380,7 +380,8 @@ void ReadOutcome(const SharedState& state, const std::vector<Entries>& before, O
     const char* error = f.error_number != 0 ? ErrnoSymbol(f.error_number) : nullptr;
     outcome->faults.push_back({FaultOpName(static_cast<FaultOp>(f.op)), error ? error : "",
                                std::string(f.path, strnlen(f.path, sizeof(f.path))), f.pid,
-                               std::string(FaultActionName(f.action))});
+                               std::string(FaultActionName(f.action)), f.offset, f.bit,
+                               f.lost_bytes});
   }
   for (uint32_t i = 0; i < state.scope_count; ++i) {
     for (const auto& [rel, size] : Snapshot(state.scopes[i])) {
@@ -451,6 +452,12 @@ nlohmann::json SummaryJson(const Outcome& outcome) {
     nlohmann::json fault = {
         {"op", f.op}, {"action", f.action}, {"errno", nullptr}, {"path", f.path}, {"pid", f.pid}};
     if (!f.error.empty()) fault["errno"] = f.error;
+    // The damage a corrupt or lost rule did: where, and which bit or how many bytes.
+    if (f.action == "corrupt" || f.action == "lost") {
+      fault["offset"] = f.offset >= 0 ? nlohmann::json(f.offset) : nlohmann::json(nullptr);
+    }
+    if (f.action == "corrupt") fault["bit"] = f.bit;
+    if (f.action == "lost") fault["lost_bytes"] = f.lost_bytes;
     faults.push_back(std::move(fault));
   }
   nlohmann::json leftovers = nlohmann::json::array();

@@ -57,6 +57,12 @@ TEST(ScenarioParserTest, PrintsCommandsInTheirShortestForm) {
   EXPECT_EQ(MustParseOne("fault write EIO").ToString(), "fault write EIO");
   EXPECT_EQ(MustParseOne("fault any EACCES times=forever after=3 path=/x/*").ToString(),
             "fault any EACCES after=3 times=forever path=/x/*");
+  EXPECT_EQ(MustParseOne("fault write corrupt delay=20 times=2").ToString(),
+            "fault write corrupt times=2 delay=20");
+  EXPECT_EQ(MustParseOne("fault write lost").ToString(), "fault write lost");
+  EXPECT_EQ(MustParseOne("fault mkdir ok delay=1").ToString(), "fault mkdir ok delay=1");
+  EXPECT_EQ(MustParseOne("fault write EIO delay=3600000").ToString(),
+            "fault write EIO delay=3600000");
   EXPECT_EQ(MustParseOne("expect   count  /a/*   2 # c").ToString(), "expect count /a/* 2");
   EXPECT_EQ(MustParseOne("expect error LIMIT").ToString(), "expect error LIMIT");
   EXPECT_EQ(MustParseOne("quirk no_rollback").ToString(), "quirk no_rollback");

@@ -242,6 +242,26 @@ TEST(ScenarioParserTest, FaultOpsOptionsAndErrnos) {
   });
 }
 
+TEST(ScenarioParserTest, AFaultMayLieOrWaitInsteadOfFailing) {
+  const FaultRule corrupt = MustParseAs<Fault>("fault write corrupt times=2 delay=20").rule;
+  EXPECT_EQ(corrupt.action, FaultAction::kCorrupt);
+  EXPECT_EQ(corrupt.error_number, 0);
+  EXPECT_EQ(corrupt.times, std::optional<uint64_t>(2));
+  EXPECT_EQ(corrupt.delay_ms, 20u);
+  EXPECT_EQ(MustParseAs<Fault>("fault write lost").rule.action, FaultAction::kLost);
+  EXPECT_EQ(MustParseAs<Fault>("fault any ok delay=5").rule.action, FaultAction::kOk);
+  EXPECT_EQ(MustParseAs<Fault>("fault write EIO delay=5").rule.delay_ms, 5u);
+  ExpectMalformed({
+      {"fault mkdir corrupt", "cannot be applied to mkdir"},
+      {"fault create lost", "cannot be applied to create"},
+      {"fault write lost EIO", "unexpected word"},
+      {"fault write ok", "ok needs delay=MS"},
+      {"fault write EIO delay=0", "from 1 to 3600000"},
+      {"fault write EIO delay=3600001", "from 1 to 3600000"},
+      {"fault write corrupt delay=5 delay=6", "twice"},
+  });
+}
+
 TEST(ScenarioParserTest, AFaultLinuxCannotProduceIsMalformedAndNamesTheAllowedErrnos) {
   EXPECT_EQ(MustParseAs<Fault>("fault remove EACCES").rule.error_number, EACCES);
   EXPECT_EQ(MustParseAs<Fault>("fault mkdir EEXIST").rule.error_number, EEXIST);

@@ -129,6 +129,28 @@ void PrintTo(const Script& script, std::ostream* os) { *os << script.name; }
 
 const Script kScripts[] = {
     {"TheDocumentedExampleHolds", kDocumentedExample},
+    {"ALostOrCorruptWriteSucceedsKeepsTheSizeAndTakesItsCallsFromLaterRules",
+     "dir /l\n"
+     "plan p /l\n"
+     "spill f p\n"
+     "fault write lost\n"
+     "write f 8\n"
+     "expect ok\n"
+     "expect size f 8\n"
+     "expect used p 8\n"
+     "fault write corrupt times=2 delay=5\n"
+     "fault write EIO\n"
+     "write f 4\n"
+     "expect ok\n"
+     "write f 4\n"
+     "expect ok\n"
+     "write f 1\n"
+     "expect error EIO\n"
+     "fault mkdir ok delay=5\n"
+     "plan q /l\n"
+     "spill g q\n"
+     "expect ok\n"
+     "expect size f 16\n"},
     {"AFreshFileSystemHoldsAnEmptyTmpAndNothingElse",
      "dir /x\n"
      "expect exists /tmp\n"

@@ -97,6 +97,67 @@ TEST(FaultRulesTest, AKillRuleDecidesItsCallWithTheKillAction) {
   EXPECT_EQ(decide(FaultOp::kWrite).action, FaultAction::kFail);
 }
 
+TEST(FaultRulesTest, ParsesCorruptLostOkAndDelayWhereTheyApply) {
+  EXPECT_EQ(Parse("read corrupt").action, FaultAction::kCorrupt);
+  EXPECT_EQ(Parse("write corrupt times=forever").action, FaultAction::kCorrupt);
+  const FaultRuleSpec lost = Parse("write lost nth=2 path=/s/* site=9f3a1c0b77e2");
+  EXPECT_EQ(lost.action, FaultAction::kLost);
+  EXPECT_EQ(lost.error_number, 0);
+  EXPECT_EQ(lost.after, 1u);
+  const FaultRuleSpec slow = Parse("mkdir ok delay=250");
+  EXPECT_EQ(slow.action, FaultAction::kOk);
+  EXPECT_EQ(slow.delay_ms, 250u);
+  EXPECT_EQ(Parse("write ENOSPC delay=3600000").delay_ms, kFaultMaxDelayMs);
+  EXPECT_EQ(Parse("read corrupt delay=1 probability=0.5").delay_ms, 1u);
+  EXPECT_EQ(Parse("write EIO").delay_ms, 0u);
+  for (const char* wrong :
+       {"open corrupt", "any corrupt", "sync corrupt", "read lost", "any lost", "create lost"}) {
+    EXPECT_NE(ParseError(wrong).find("cannot be applied to"), std::string::npos) << wrong;
+  }
+  for (const char* both : {"read corrupt EIO", "write EIO lost", "write lost corrupt"}) {
+    EXPECT_NE(ParseError(both).find("together"), std::string::npos) << both;
+  }
+  for (const char* delay : {"write EIO delay=0", "write EIO delay=3600001",
+                            "read ok delay=", "read ok delay=1.5", "read ok delay=-3"}) {
+    EXPECT_NE(ParseError(delay).find("from 1 to 3600000"), std::string::npos) << delay;
+  }
+  EXPECT_NE(ParseError("read ok").find("ok needs delay=MS"), std::string::npos);
+}
+
+TEST(FaultRulesTest, ADecisionCarriesTheDelayAndADrawFixedBySeedRuleAndCount) {
+  const FaultRuleSpec rules[] = {Parse("read corrupt times=forever delay=5")};
+  const auto draws_for = [&](uint64_t seed) {
+    FaultRuleCounters counters[1];
+    uint64_t draws = 0;
+    std::vector<uint64_t> out;
+    for (int i = 0; i < 3; ++i) {
+      const FaultDecision d = DecideFault(rules, counters, 1, static_cast<uint8_t>(FaultOp::kRead),
+                                          "/f", kFaultNoSite, seed, &draws);
+      EXPECT_EQ(d.action, FaultAction::kCorrupt);
+      EXPECT_EQ(d.delay_ms, 5u);
+      out.push_back(d.draw);
+    }
+    return out;
+  };
+  const std::vector<uint64_t> seven = draws_for(7);
+  EXPECT_EQ(draws_for(7), seven);  // The same on every run.
+  EXPECT_NE(draws_for(8), seven);
+  EXPECT_NE(seven[0], seven[1]);  // Each call its own.
+  EXPECT_EQ(seven[1], FaultDamageDraw(7, 0, 2));
+  // The byte and bit lie within the bytes the call moved, and cover them.
+  std::vector<bool> seen(size_t{3} * 8, false);
+  for (uint64_t acted = 1; acted <= 400; ++acted) {
+    uint64_t index = 0;
+    int bit = -1;
+    FaultDamagePoint(FaultDamageDraw(1, 0, acted), 3, &index, &bit);
+    ASSERT_LT(index, 3u);
+    ASSERT_GE(bit, 0);
+    ASSERT_LT(bit, 8);
+    seen[index * 8 + static_cast<size_t>(bit)] = true;
+  }
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), true), 24);
+}
+
 TEST(FaultRulesTest, ParsesSiteAndNth) {
   const FaultRuleSpec rule = Parse("write ENOSPC site=9f3a1c0b77e2 nth=3 times=forever");
   EXPECT_EQ(rule.site, 0x9f3a1c0b77e2u);

@@ -26,7 +26,8 @@ namespace spillway::model {
 class ModelRules {
  public:
   // Adds a rule that fails the next `times` calls of kind `op` (nullopt: every call)
-  // with `error_number`, once the rules already due for `op` have failed theirs. A rule
+  // with `error_number` (0: lets them succeed, as a corrupt, lost or ok rule does), once
+  // the rules already due for `op` have failed theirs. A rule
   // no call can reach (times=0, or behind a rule that fails every call) is not kept.
   void Add(OpKind op, int error_number, std::optional<uint64_t> times);
 

@@ -157,7 +157,7 @@ struct SetLimit {
 struct Fault {
   static constexpr std::string_view kWord = "fault";
   static constexpr std::string_view kUsage =
-      "fault OP ERRNO [after=N] [times=K|forever] [path=GLOB]";
+      "fault OP ERRNO|corrupt|lost|ok [after=N] [times=K|forever] [path=GLOB] [delay=MS]";
   static constexpr bool kIsExpect = false;
   FaultRule rule;  // "any" is op == nullopt.
   bool operator==(const Fault& other) const;

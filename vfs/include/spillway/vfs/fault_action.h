@@ -19,6 +19,15 @@ enum class FaultAction : uint8_t {
   // The calling process gets SIGKILL just before the call, which never happens: the OOM
   // killer, a preempted container, kill -9. Only that process dies. Once per rule.
   kKill,
+  // The call succeeds and lies about the data: a read returns its bytes with one bit
+  // flipped, a write stores the data with one bit flipped. The byte and bit come from the
+  // run's seed (FaultDamagePoint). `read` and `write` only.
+  kCorrupt,
+  // A write reports full success and stores nothing: the range keeps what it had, and the
+  // part past the old end reads back as zeros (the file still grows). `write` only.
+  kLost,
+  // The call goes through untouched: only for a rule with delay=, which waits first.
+  kOk,
 };
 
 // The word of a rule that names the action ("kill"); "fail" for kFail, whose rules name
@@ -29,6 +38,12 @@ constexpr std::string_view FaultActionName(FaultAction action) {
       return "fail";
     case FaultAction::kKill:
       return "kill";
+    case FaultAction::kCorrupt:
+      return "corrupt";
+    case FaultAction::kLost:
+      return "lost";
+    case FaultAction::kOk:
+      return "ok";
   }
   return {};
 }

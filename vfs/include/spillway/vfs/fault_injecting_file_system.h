@@ -123,14 +123,22 @@ struct FaultRule {
   // (fault_rules.h). REQUIRES: a site.
   bool then_any_site = false;
   // What happens to the call: it fails with `error_number` (kFail), or the process dies
-  // at it (kKill, see the file comment).
+  // at it (kKill, see the file comment), or it succeeds and lies: kCorrupt (an Append
+  // stores, a ReadFile returns, the data with one bit flipped), kLost (an Append stores
+  // zeros in place of the data: the file grows, the bytes never landed); kOk lets it
+  // through.
   FaultAction action = FaultAction::kFail;
+  // The call waits this long first (a slow disk); 0: no wait. At most kFaultMaxDelayMs
+  // (3,600,000); REQUIRES: non-zero for kOk.
+  uint32_t delay_ms = 0;
   friend bool operator==(const FaultRule&, const FaultRule&) = default;
 };
 
 // OK when Linux can produce the rule: a kFail rule's errno is one a call of rule.op can
 // fail with (otherwise InvalidArgument names those it can), a kKill rule has no errno and
-// fails once (times == 1: the process it kills makes no later call).
+// fails once (times == 1: the process it kills makes no later call), kCorrupt names read
+// or write, kLost write, kOk has a delay, every other action no errno, and delay_ms is at
+// most kFaultMaxDelayMs.
 Status CheckFaultRule(const FaultRule& rule);
 
 struct InjectedFault {
@@ -140,6 +148,12 @@ struct InjectedFault {
   // For a short write: the bytes stored before the error; 0 otherwise.
   uint64_t bytes_stored = 0;
   FaultAction action = FaultAction::kFail;
+  // For kCorrupt: the file offset of the flipped byte and the bit (0..7) flipped; -1 when
+  // nothing was flipped (a read or write of no bytes).
+  uint64_t offset = 0;
+  int bit = -1;
+  // For kLost: the bytes reported written and never stored.
+  uint64_t lost_bytes = 0;
   friend bool operator==(const InjectedFault&, const InjectedFault&) = default;
 };
 

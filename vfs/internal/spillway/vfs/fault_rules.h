@@ -69,7 +69,12 @@ constexpr uint32_t FaultActionOps(FaultAction action) {
   switch (action) {
     case FaultAction::kFail:  // Which errnos, FaultOpCanReturn says.
     case FaultAction::kKill:
+    case FaultAction::kOk:
       return kFaultAllOps;
+    case FaultAction::kCorrupt:
+      return 1U << static_cast<int>(FaultOp::kRead) | 1U << static_cast<int>(FaultOp::kWrite);
+    case FaultAction::kLost:
+      return 1U << static_cast<int>(FaultOp::kWrite);
   }
   return 0;
 }
@@ -123,6 +128,7 @@ struct FaultRuleSpec {
   uint8_t op_code = kFaultAnyOp;
   FaultAction action = FaultAction::kFail;
   int32_t error_number = 0;  // kFail's errno; 0 for every other action.
+  uint32_t delay_ms = 0;     // delay=MS: the call waits this long first (0: no wait).
   uint64_t site = kFaultNoSite;
   uint64_t after = 0;
   uint64_t times = 1;
@@ -141,11 +147,12 @@ struct FaultRuleCounters {
 };
 
 // Parses `OP ERRNO|ACTION [site=ID] [nth=K] [after=N] [times=K|forever] [then=site|any]
-// [path=GLOB] [probability=P]` (words separated by spaces): ERRNO fails the call
+// [path=GLOB] [probability=P] [delay=MS]` (words separated by spaces): ERRNO fails the call
 // (FaultAction::kFail), ACTION is another action's name (FaultActionName). `nth=K` (K >= 1)
 // is `after=K-1`; giving both is an error, as are nth=0, a site that is not 12 lowercase
 // hex digits, `then=any` without `site=`, an action on an op it does not apply to
-// (FaultActionAllows), an errno beside an action, and `kill` with times= other than 1. On success
+// (FaultActionAllows), an errno beside an action, `kill` with times= other than 1, delay=
+// outside 1..kFaultMaxDelayMs, and `ok` without delay=. On success
 // returns true and fills *rule. On failure returns false and writes a one-line reason into `error`
 // (NUL-terminated, truncated to `error_capacity`); an errno the op cannot return is an error naming
 // the allowed ones.
@@ -157,8 +164,21 @@ struct FaultDecision {
   int rule = -1;
   FaultAction action = FaultAction::kFail;
   int error_number = 0;
+  uint32_t delay_ms = 0;  // The rule's delay=: how long the call waits before the action.
+  // For kCorrupt: the number FaultDamagePoint picks the byte and bit from, drawn from the
+  // seed, the rule and how many calls it acted on before, so a run is the same every time.
+  uint64_t draw = 0;
   bool fired() const { return rule >= 0; }
 };
+
+// The maximum of delay=MS: an hour, a stalled disk.
+inline constexpr uint32_t kFaultMaxDelayMs = 3'600'000;
+
+// The draw of the `acted`-th call (from 1) that rule `rule` acts on under `seed`.
+uint64_t FaultDamageDraw(uint64_t seed, size_t rule, uint64_t acted);
+// The byte (an index below `length`) and bit (0..7) of `length` bytes that a corrupting
+// call with `draw` flips. REQUIRES: length > 0.
+void FaultDamagePoint(uint64_t draw, uint64_t length, uint64_t* index, int* bit);
 
 // Decides one call of op `op_code` on `path`, made from call site `site` (kFaultNoSite:
 // none), against `count` rules, in order: each rule whose op, glob and site match counts

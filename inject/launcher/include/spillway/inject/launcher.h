@@ -27,7 +27,7 @@ struct Invocation {
   // Fault rules in the rule language (docs/inject.md), tried in order.
   std::vector<std::string> faults;
   uint64_t quota = 0;  // Bytes the scopes may hold (ENOSPC past it); 0: no quota.
-  uint64_t seed = 0;   // Seeds the rules' probability= draws.
+  uint64_t seed = 0;   // Seeds the rules' probability= draws and corrupt's bytes and bits.
   // A file for the trace (one JSON line per in-scope call and per call site); empty: none.
   std::string trace;
   bool symbolize = true;  // Names the trace's frames with addr2line after the run.
@@ -53,11 +53,18 @@ struct Invocation {
 
 // A fault the shim injected.
 struct InjectedFault {
-  std::string op;               // The operation's name ("create", "write", ...).
-  std::string error;            // The errno's symbol ("ENOSPC"); empty for every action but fail.
-  std::string path;             // Truncated to the shim's record size.
-  int pid = 0;                  // The process that made the call.
-  std::string action = "fail";  // What the rule did: "fail" (with `error`) or "kill".
+  std::string op;     // The operation's name ("create", "write", ...).
+  std::string error;  // The errno's symbol ("ENOSPC"); empty for every action but fail.
+  std::string path;   // Truncated to the shim's record size.
+  int pid = 0;        // The process that made the call.
+  // What the rule did: "fail" (with `error`), "kill", "corrupt", "lost" or "ok".
+  std::string action = "fail";
+  // corrupt: the file offset of the flipped byte (the stream's, for stdio) and its bit, -1
+  // when no byte was (a read of 0 bytes, or an offset unknown: a pipe); lost: where the
+  // dropped bytes were to go, and how many.
+  int64_t offset = -1;
+  int bit = -1;
+  uint64_t lost_bytes = 0;
 };
 
 // An entry of a scope that was not there before the run.
