@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,8 @@ struct CmdSweepArgs {
   int shard_count = 0;  // --shard-count, with JOB_COMPLETION_INDEX.
   std::string depth;
   std::string compare = "stdout";
+  std::vector<std::string> modes;  // --mode's names; empty: the default modes.
+  std::optional<std::string> restart;
   std::string junit;
   bool json = false;
   program_sweep::CmdSweepOptions options;
@@ -57,10 +60,31 @@ std::vector<std::string> DepthNames() {
   return {names.begin(), names.end()};
 }
 
+// The modes --mode names, each once ("both": transient and persistent); the names are
+// checked already.
+std::vector<program_sweep::FaultMode> ModesFromNames(const std::vector<std::string>& names) {
+  using program_sweep::FaultMode;
+  std::vector<FaultMode> modes;
+  auto add = [&modes](FaultMode mode) {
+    if (std::find(modes.begin(), modes.end(), mode) == modes.end()) modes.push_back(mode);
+  };
+  for (const std::string& name : names) {
+    if (name == kBothModes) {
+      add(FaultMode::kTransient);
+      add(FaultMode::kPersistent);
+    } else if (const auto mode = vocab::ParseName<program_sweep::FaultModeName>(name)) {
+      add(*mode);
+    }
+  }
+  return modes;
+}
+
 // Fills the options from the words. Throws UsageError.
 void MakeOptions(CmdSweepArgs& args) {
   program_sweep::CmdSweepOptions& options = args.options;
   options.under = args.under;
+  if (!args.modes.empty()) options.modes = ModesFromNames(args.modes);
+  options.restart = args.restart;
   options.errnos = ErrnosFromNames(args.errnos);
   for (const std::string& name : args.ops) {
     uint8_t code = 0;
@@ -191,9 +215,24 @@ void AddPlanOptions(CLI::App& sweep, CmdSweepArgs& args) {
       ->delimiter(',')
       ->allow_extra_args(false)
       ->default_str("any");
-  AddModeOption(sweep, args.options.modes, program_sweep::FaultModeName,
-                "transient: the call fails once; persistent: it and every later call of its "
-                "operation fail");
+  std::vector<std::string> modes;
+  for (std::string_view name : vocab::AllNames<program_sweep::FaultModeName>()) {
+    modes.emplace_back(name);
+  }
+  modes.emplace_back(kBothModes);
+  std::string shown;
+  for (program_sweep::FaultMode mode : args.options.modes) {
+    shown += (shown.empty() ? "" : ",") + std::string(program_sweep::FaultModeName(mode));
+  }
+  sweep
+      .add_option("--mode", args.modes,
+                  "Modes (a comma list). transient: the call fails once; persistent: it and "
+                  "every later call of its operation fail (both: these two); kill: the process "
+                  "gets SIGKILL just before the call, once per planned call, and is restarted")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->check(CLI::IsMember(modes))
+      ->default_str(shown);
   sweep
       .add_option("--depth", args.depth,
                   "Which calls of each site: each site's first; its "
@@ -248,6 +287,9 @@ void AddRunOptions(CLI::App& sweep, CmdSweepArgs& args) {
   sweep.add_flag("--trace-all", args.options.trace_all,
                  "Trace every run, also those planned by site (slower; by default their "
                  "rules' counters judge them)");
+  sweep.add_option("--restart", args.restart,
+                   "After a kill run, run this shell command without faults in the killed run's "
+                   "scope ({dir} replaced) instead of CMD (default: CMD)");
   sweep.add_option("--share-with", args.options.share_with,
                    "Passed to spillway inject: for a program that switches to USER");
   sweep.add_option("CMD", args.options.command, "The program and its arguments, after --");
