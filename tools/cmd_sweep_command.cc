@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,7 +47,7 @@ struct CmdSweepArgs {
   std::string depth;
   std::string compare = "stdout";
   std::vector<std::string> modes;  // --mode's names; empty: the default modes.
-  std::optional<std::string> restart;
+  std::string restart;  // --restart's command, when given (even empty).
   std::string junit;
   bool json = false;
   program_sweep::CmdSweepOptions options;
@@ -84,7 +83,6 @@ void MakeOptions(CmdSweepArgs& args) {
   program_sweep::CmdSweepOptions& options = args.options;
   options.under = args.under;
   if (!args.modes.empty()) options.modes = ModesFromNames(args.modes);
-  options.restart = args.restart;
   options.errnos = ErrnosFromNames(args.errnos);
   for (const std::string& name : args.ops) {
     uint8_t code = 0;
@@ -340,8 +338,9 @@ void AddSweepCommand(CLI::App& app, int& exit_code) {
     if (!result.ok()) throw UsageError(result.status().message());
     exit_code = Report(*result, merge_args->junit, merge_args->json);
   });
-  sweep->callback([merge, args, &exit_code] {
+  sweep->callback([sweep, merge, args, &exit_code] {
     if (merge->parsed()) return;
+    if (sweep->count("--restart") > 0) args->options.restart = args->restart;
     if (args->options.command.empty()) throw UsageError(kNoCommandNote);
     if (args->under.empty()) throw UsageError("--under is required");
     exit_code = Run(*args);

@@ -58,8 +58,8 @@ TEST(CmdSweepVerdictTest, EachBaselineLeftoverExcusesOneLeftoverOfItsPattern) {
 }
 
 TEST(CmdSweepVerdictTest, AnEntryIsLeftByFaultOnlyWhenItsOwnRemovalOrOneInsideItFailed) {
-  const inject::InjectedFault unlink_f = {"remove", "EIO", "{dir}/d/f"};
-  const inject::InjectedFault rmdir_d = {"rmdir", "EIO", "{dir}/d"};
+  const inject::InjectedFault unlink_f = {"remove", "fail", "EIO", "{dir}/d/f"};
+  const inject::InjectedFault rmdir_d = {"rmdir", "fail", "EIO", "{dir}/d"};
   // Its own removal failed: the file, and the directory by its rmdir.
   EXPECT_EQ(Classify({}, {unlink_f}, {"{dir}/d/f"}), std::vector<Kind>{Kind::kLeftByFault});
   EXPECT_EQ(Classify({}, {rmdir_d}, {"{dir}/d"}), std::vector<Kind>{Kind::kLeftByFault});
@@ -69,12 +69,12 @@ TEST(CmdSweepVerdictTest, AnEntryIsLeftByFaultOnlyWhenItsOwnRemovalOrOneInsideIt
   // The failed removal was of the directory holding it: a file in it is still a leak.
   EXPECT_EQ(Classify({}, {rmdir_d}, {"{dir}/d/f"}), std::vector<Kind>{Kind::kLeak});
   // A name that only begins like the entry is not inside it.
-  EXPECT_EQ(Classify({}, {{"remove", "EIO", "{dir}/dx/f"}}, {"{dir}/d"}),
+  EXPECT_EQ(Classify({}, {{"remove", "fail", "EIO", "{dir}/dx/f"}}, {"{dir}/d"}),
             std::vector<Kind>{Kind::kLeak});
   // A failure other than a removal's excuses nothing.
-  EXPECT_EQ(Classify({}, {{"write", "EIO", "{dir}/d/f"}}, {"{dir}/d/f"}),
+  EXPECT_EQ(Classify({}, {{"write", "fail", "EIO", "{dir}/d/f"}}, {"{dir}/d/f"}),
             std::vector<Kind>{Kind::kLeak});
-  EXPECT_EQ(Classify({}, {{"close", "EIO", "{dir}/d/f"}}, {"{dir}/d", "{dir}/d/f"}),
+  EXPECT_EQ(Classify({}, {{"close", "fail", "EIO", "{dir}/d/f"}}, {"{dir}/d", "{dir}/d/f"}),
             (std::vector<Kind>{Kind::kLeak, Kind::kLeak}));
 }
 
