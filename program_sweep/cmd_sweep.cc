@@ -295,6 +295,28 @@ std::vector<Leftover> StillThere(const std::vector<Leftover>& left) {
   return there;
 }
 
+// What Judge and JudgeKill read of a run of `spec` in the scope `real`.
+JudgeInput InputFor(const Sweep& sweep, const RunSpec& spec, const InjectOutcome& outcome,
+                    const std::string& real) {
+  return {&spec,
+          &outcome,
+          &sweep.baseline,
+          sweep.options->compare_stdout,
+          sweep.error_pattern ? &*sweep.error_pattern : nullptr,
+          sweep.baseline_reported_error,
+          real,
+          sweep.with_dir};
+}
+
+// A restart the launcher refused (a --restart command it cannot start), as a program that
+// could not start: exit 127, the reason on stderr.
+InjectOutcome Refused(const Status& status) {
+  InjectOutcome refused;
+  refused.status = 127;
+  refused.program_stderr = status.message();
+  return refused;
+}
+
 // A kill run: the command killed at its planned call in a fresh scope; when its rule fired,
 // the restart in that same scope, and then what the killed run left that is still there.
 RunResult KillAttempt(const Sweep& sweep, const RunSpec& spec, bool traced) {
@@ -317,14 +339,7 @@ RunResult KillAttempt(const Sweep& sweep, const RunSpec& spec, bool traced) {
   const std::vector<Leftover> left = killed->leftovers;  // Absolute paths.
   ShowIn(sweep, *scope, &*killed);
   ClassifyLeftovers(BaselineLeftovers(sweep), killed->faults, &killed->leftovers);
-  const JudgeInput input{&spec,
-                         &*killed,
-                         &sweep.baseline,
-                         sweep.options->compare_stdout,
-                         sweep.error_pattern ? &*sweep.error_pattern : nullptr,
-                         sweep.baseline_reported_error,
-                         scope->real,
-                         sweep.with_dir};
+  const JudgeInput input = InputFor(sweep, spec, *killed, scope->real);
   if (!Divergence(input).empty()) {
     DropScope(sweep, scope->given, left);
     Judge(input, &result);
@@ -334,12 +349,7 @@ RunResult KillAttempt(const Sweep& sweep, const RunSpec& spec, bool traced) {
   const std::string restart_label = label + "-restart";
   StatusOr<InjectOutcome> restarted = RunIn(sweep, *scope, RestartWords(*sweep.options),
                                             restart_label, {}, sweep.timeout, Tracing::kNone);
-  if (!restarted.ok()) {  // The launcher refused it: as a program that could not start.
-    InjectOutcome refused;
-    refused.status = 127;
-    refused.program_stderr = restarted.status().message();
-    restarted = std::move(refused);
-  }
+  if (!restarted.ok()) restarted = Refused(restarted.status());
   RestartInput restart{&*restarted, nullptr, StillThere(left)};
   DropScope(sweep, scope->given, restarted->leftovers);
   DropScope(sweep, scope->given, left);
@@ -376,10 +386,7 @@ RunResult RunAttempt(const Sweep& sweep, const RunSpec& spec, bool traced) {
     return result;
   }
   ClassifyLeftovers(BaselineLeftovers(sweep), outcome->faults, &outcome->leftovers);
-  Judge({&spec, &*outcome, &sweep.baseline, sweep.options->compare_stdout,
-         sweep.error_pattern ? &*sweep.error_pattern : nullptr, sweep.baseline_reported_error,
-         scope, sweep.with_dir},
-        &result);
+  Judge(InputFor(sweep, spec, *outcome, scope), &result);
   KeepFiles(sweep, label, &result);
   DropFiles(sweep, label);
   return result;

@@ -23,13 +23,13 @@ constexpr uint64_t kFileSize = 4096;  // kill_probe.c's FILE_SIZE.
 
 class KillSweepTest : public InjectTest {
  protected:
-  // `spillway sweep --under SCOPE --json --mode kill ARGS -- PROGRAM {dir}`: its exit status
-  // into *exit_code, its JSON (null when it printed none).
-  json SweepKill(const std::string& args, const std::string& program, int* exit_code) const {
+  // `spillway sweep --under SCOPE --json --mode kill ARGS -- PROGRAM {dir}`, expected to
+  // exit `expected_exit`: its JSON (null when it printed none).
+  json SweepKill(const std::string& args, const std::string& program, int expected_exit) const {
     const CommandResult run =
         RunShell(std::string(SPILLWAY_BINARY) + " sweep --under " + ShellQuote(scope_) +
                  " --json --mode kill " + args + " -- " + program + " '{dir}'");
-    *exit_code = run.exit_code;
+    EXPECT_EQ(run.exit_code, expected_exit) << args << " " << program;
     json result = json::parse(run.out, nullptr, false);
     return result.is_discarded() ? json(nullptr) : result;
   }
@@ -60,11 +60,9 @@ std::vector<uint64_t> SpillFileSizes(const fs::path& dir) {
 // A program that never looks for stale files: each kill after its first create leaves
 // them, and they are still there after the restart, each named and sized.
 TEST_F(KillSweepTest, FilesTheRestartNeverTakesBackAreOrphans) {
-  int exit_code = -1;
   const fs::path junit = root_ / "junit.xml";
-  const json result = SweepKill("--junit " + ShellQuote(junit.string()), KILL_ORPHAN, &exit_code);
+  const json result = SweepKill("--junit " + ShellQuote(junit.string()), KILL_ORPHAN, 1);
   ASSERT_TRUE(result.is_object());
-  EXPECT_EQ(exit_code, 1);
   // Killed at the first unlink: both files, whole, are left to the restart, which makes
   // and removes two of its own and leaves those.
   const json at_remove = RunAt(result, "remove", "{dir}/spill-");
@@ -112,10 +110,8 @@ TEST_F(KillSweepTest, FilesTheRestartNeverTakesBackAreOrphans) {
 // A program that removes stale files of its own name pattern at start takes back what
 // every killed run left.
 TEST_F(KillSweepTest, ARestartThatRemovesStaleFilesReclaimsThem) {
-  int exit_code = -1;
-  const json result = SweepKill("", KILL_RECLAIM, &exit_code);
+  const json result = SweepKill("", KILL_RECLAIM, 0);
   ASSERT_TRUE(result.is_object());
-  EXPECT_EQ(exit_code, 0);
   const json at_remove = RunAt(result, "remove", "{dir}/spill-");
   EXPECT_EQ(Verdicts(at_remove), std::vector<std::string>{"reclaimed"});
   EXPECT_TRUE(at_remove["orphans"].empty());
@@ -129,10 +125,8 @@ TEST_F(KillSweepTest, ARestartThatRemovesStaleFilesReclaimsThem) {
 // A program that refuses to start while a stale lock exists: every run killed while it
 // held the lock breaks the next one.
 TEST_F(KillSweepTest, AStaleLockThatStopsTheRestartIsRestartFailed) {
-  int exit_code = -1;
-  const json result = SweepKill("", KILL_LOCK, &exit_code);
+  const json result = SweepKill("", KILL_LOCK, 1);
   ASSERT_TRUE(result.is_object());
-  EXPECT_EQ(exit_code, 1);
   const json at_create = RunAt(result, "create", "{dir}/spill-");
   EXPECT_EQ(Verdicts(at_create), (std::vector<std::string>{"restart_failed", "orphan"}));
   EXPECT_EQ(at_create["restart"]["exit"], 3);
@@ -147,9 +141,9 @@ TEST_F(KillSweepTest, AStaleLockThatStopsTheRestartIsRestartFailed) {
 
 // --restart runs another command as the restart: one that clears the lock first starts.
 TEST_F(KillSweepTest, RestartRunsItsOwnCommandInTheKilledRunsScope) {
-  int exit_code = -1;
   const std::string restart = std::string("rm -f {dir}/probe.lock && ") + KILL_LOCK + " {dir}";
-  const json result = SweepKill("--restart " + ShellQuote(restart), KILL_LOCK, &exit_code);
+  // Still exit 1: the lock is gone, the spill files stay.
+  const json result = SweepKill("--restart " + ShellQuote(restart), KILL_LOCK, 1);
   ASSERT_TRUE(result.is_object());
   EXPECT_EQ(result["summary"]["by_verdict"]["restart_failed"], 0);
   const json at_remove = RunAt(result, "remove", "{dir}/spill-");
