@@ -317,6 +317,9 @@ void AddSweepCommand(CLI::App& app, int& exit_code) {
   sweep->footer(
       "Usage: spillway sweep --under DIR [OPTIONS] -- CMD [ARG]...\n"
       "       spillway sweep merge REPORT.json... [--junit FILE] [--json]\n"
+      "A kill run (--mode kill) is restarted without faults in the killed run's scope: orphan\n"
+      "(an entry it left is still there after the restart), reclaimed (the restart took\n"
+      "everything back), restart_failed (the restart did not exit 0 with the expected output).\n"
       "The reference workload's sweep is spillway sweep-workload (docs/sweep.md).");
   CLI::App* merge =
       sweep->add_subcommand("merge", "Join the JSON reports of a sweep's shards into one result");
