@@ -47,7 +47,7 @@ struct CmdSweepArgs {
   std::string depth;
   std::string compare = "stdout";
   std::vector<std::string> modes;  // --mode's names; empty: the default modes.
-  std::string restart;  // --restart's command, when given (even empty).
+  std::string restart;             // --restart's command, when given (even empty).
   std::string junit;
   bool json = false;
   program_sweep::CmdSweepOptions options;
