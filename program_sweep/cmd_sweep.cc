@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "baseline.h"
+#include "command_line.h"
 #include "inject_run.h"
 #include "mask.h"
 #include "neighbours.h"
@@ -49,6 +50,7 @@ struct Sweep {
   std::optional<std::regex> error_pattern;
   std::vector<std::regex> masks;  // --mask, compiled.
   bool baseline_reported_error = false;
+  std::string restart_stdout;  // --restart's run without faults: what a restart prints.
   std::map<std::string, int> attempts_by_site;  // AttemptsFor each site.
   // Sites that a run tried AttemptsFor times without reaching: their later runs get only
   // 1 + --retries tries (the site is rarer than its baseline runs made it look).
@@ -56,80 +58,36 @@ struct Sweep {
   mutable std::set<std::string> unreached_sites;
 };
 
-bool HasDirWord(const std::vector<std::string>& command) {
-  return std::any_of(command.begin(), command.end(), [](const std::string& arg) {
-    return arg.find(kDirWord) != std::string::npos;
-  });
-}
-
-// Each piece of `arg` around {dir}, transformed by `piece`, joined by `dir`.
-std::string ReplaceDir(const std::string& arg, const std::string& dir,
-                       std::string (*piece)(std::string_view)) {
-  std::string out;
-  size_t start = 0;
-  for (size_t at = arg.find(kDirWord); at != std::string::npos; at = arg.find(kDirWord, start)) {
-    if (at > start) out += piece(std::string_view(arg).substr(start, at - start));
-    out += dir;
-    start = at + kDirWord.size();
-  }
-  if (start < arg.size() || arg.empty()) out += piece(std::string_view(arg).substr(start));
-  return out;
-}
-
-std::string Verbatim(std::string_view text) { return std::string(text); }
-
-std::vector<std::string> CommandFor(const Sweep& sweep, const std::string& scope) {
-  std::vector<std::string> command;
-  for (const std::string& arg : sweep.options->command) {
-    command.push_back(ReplaceDir(arg, scope, Verbatim));
-  }
-  return command;
-}
-
-std::string Reproducer(const Sweep& sweep, const RunSpec& spec) {
-  const CmdSweepOptions& options = *sweep.options;
-  std::string line;
-  std::string scope = ShellWord(sweep.under);
-  if (sweep.with_dir) {
-    line = fmt::format("d=$(mktemp -d -p {}) && ", ShellWord(sweep.under));
-    scope = "\"$d\"";
-  }
-  line += fmt::format("{} inject --under {} --fault {} --timeout {:g}",
-                      ShellWord(options.spillway_binary), scope, ShellWord(FaultRuleFor(spec)),
-                      sweep.timeout);
-  if (!options.share_with.empty()) {
-    line += " --share-with ";
-    line += ShellWord(options.share_with);
-  }
-  line += " --";
-  // Appended a piece at a time: GCC 12 warns (-Wrestrict, a false positive) on `" " + word`.
-  for (const std::string& arg : options.command) {
-    line += ' ';
-    line += sweep.with_dir ? ReplaceDir(arg, "\"$d\"", ShellWord) : ShellWord(arg);
-  }
-  return line;
-}
+// Where a run is made: its scope as the command names it, and resolved.
+struct Scope {
+  std::string given;
+  std::string real;
+};
 
 // A fresh scope for one run: a new directory in `under` with {dir}, else `under` itself.
-StatusOr<std::string> MakeScope(const Sweep& sweep, const std::string& label) {
-  if (!sweep.with_dir) return sweep.under;
-  std::string path = sweep.under + "/" + label + "-XXXXXX";
-  if (mkdtemp(path.data()) == nullptr) {
-    return Status::InvalidArgument(
-        fmt::format("cannot make a scope directory in {}: {}", sweep.under, std::strerror(errno)));
+StatusOr<Scope> MakeScope(const Sweep& sweep, const std::string& label) {
+  Scope scope{sweep.under, {}};
+  if (sweep.with_dir) {
+    scope.given = sweep.under + "/" + label + "-XXXXXX";
+    if (mkdtemp(scope.given.data()) == nullptr) {
+      return Status::InvalidArgument(fmt::format("cannot make a scope directory in {}: {}",
+                                                 sweep.under, std::strerror(errno)));
+    }
   }
-  return path;
+  char resolved[PATH_MAX];
+  scope.real = realpath(scope.given.c_str(), resolved) != nullptr ? resolved : scope.given;
+  return scope;
 }
 
 // Removes what the run left (all of its scope with {dir}; else the entries that were not
 // there before it), so that every run starts from the same state.
-void DropScope(const Sweep& sweep, const std::string& scope, const InjectOutcome& raw) {
+void DropScope(const Sweep& sweep, const std::string& scope, const std::vector<Leftover>& left) {
   std::error_code ec;
   if (sweep.with_dir) {
     fs::remove_all(scope, ec);
     return;
   }
-  for (auto it = raw.leftovers.rbegin(); it != raw.leftovers.rend(); ++it) {
+  for (auto it = left.rbegin(); it != left.rend(); ++it) {
     fs::remove_all(it->path, ec);
   }
 }
@@ -138,41 +96,46 @@ void DropScope(const Sweep& sweep, const std::string& scope, const InjectOutcome
 // baseline's, which the report shows).
 enum class Tracing : uint8_t { kNone, kCalls, kSymbolized };
 
-// Runs the command once through the launcher with `faults` in a fresh scope; the outcome's
-// paths are shown relative to the scope (`*real`, resolved; its trace is read so).
-StatusOr<InjectOutcome> RunOnce(const Sweep& sweep, const std::string& label,
-                                const std::vector<std::string>& faults, double timeout,
-                                Tracing tracing, std::string* real_scope) {
-  StatusOr<std::string> scope = MakeScope(sweep, label);
-  if (!scope.ok()) return scope.status();
-  char resolved[PATH_MAX];
-  const std::string real = realpath(scope->c_str(), resolved) != nullptr ? resolved : *scope;
-  *real_scope = real;
-  const InjectInvocation invocation{real,
-                                    CommandFor(sweep, *scope),
-                                    faults,
-                                    timeout,
-                                    sweep.work_dir + "/" + label,
-                                    sweep.options->share_with,
-                                    tracing != Tracing::kNone,
-                                    tracing == Tracing::kSymbolized};
-  StatusOr<InjectOutcome> ran = RunInject(invocation);
-  if (!ran.ok()) {
-    std::error_code ec;
-    if (sweep.with_dir) fs::remove_all(*scope, ec);
-    return ran.status();
-  }
-  InjectOutcome& outcome = *ran;
-  DropScope(sweep, *scope, outcome);
-  ShowPaths(&outcome, real, sweep.with_dir);
-  if (real != *scope && sweep.with_dir) {
+// Runs `words` ({dir} replaced) once through the launcher with `faults` in `scope`, and
+// leaves what it left there.
+StatusOr<InjectOutcome> RunIn(const Sweep& sweep, const Scope& scope,
+                              const std::vector<std::string>& words, const std::string& label,
+                              const std::vector<std::string>& faults, double timeout,
+                              Tracing tracing) {
+  return RunInject({scope.real, CommandFor(words, scope.given), faults, timeout,
+                    sweep.work_dir + "/" + label, sweep.options->share_with,
+                    tracing != Tracing::kNone, tracing == Tracing::kSymbolized});
+}
+
+// Shows the outcome's paths relative to the scope (its trace is read so).
+void ShowIn(const Sweep& sweep, const Scope& scope, InjectOutcome* outcome) {
+  ShowPaths(outcome, scope.real, sweep.with_dir);
+  if (scope.real != scope.given && sweep.with_dir) {
     // The command saw the unresolved path; show it as {dir} in its output too.
     InjectOutcome alias;
-    alias.program_stdout = std::move(outcome.program_stdout);
-    ShowPaths(&alias, *scope, true);
-    outcome.program_stdout = std::move(alias.program_stdout);
+    alias.program_stdout = std::move(outcome->program_stdout);
+    ShowPaths(&alias, scope.given, true);
+    outcome->program_stdout = std::move(alias.program_stdout);
   }
-  outcome.program_stdout = MaskText(sweep.masks, std::move(outcome.program_stdout));
+  outcome->program_stdout = MaskText(sweep.masks, std::move(outcome->program_stdout));
+}
+
+// Runs `words` once with `faults` in a fresh scope, removes what it left, and shows the
+// outcome's paths relative to the scope (`*real_scope`, resolved).
+StatusOr<InjectOutcome> RunOnce(const Sweep& sweep, const std::vector<std::string>& words,
+                                const std::string& label, const std::vector<std::string>& faults,
+                                double timeout, Tracing tracing, std::string* real_scope) {
+  StatusOr<Scope> scope = MakeScope(sweep, label);
+  if (!scope.ok()) return scope.status();
+  *real_scope = scope->real;
+  StatusOr<InjectOutcome> ran = RunIn(sweep, *scope, words, label, faults, timeout, tracing);
+  if (!ran.ok()) {
+    std::error_code ec;
+    if (sweep.with_dir) fs::remove_all(scope->given, ec);
+    return ran.status();
+  }
+  DropScope(sweep, scope->given, ran->leftovers);
+  ShowIn(sweep, *scope, &*ran);
   return ran;
 }
 
@@ -185,7 +148,7 @@ Status RunBaselineOnce(const Sweep& sweep, int number, Baseline* baseline) {
   const double limit = options.timeout > 0 ? options.timeout : kBaselineTimeoutSeconds;
   const std::string label = number == 1 ? "baseline" : fmt::format("baseline-{}", number);
   StatusOr<InjectOutcome> outcome =
-      RunOnce(sweep, label, {}, limit, Tracing::kSymbolized, &baseline->scope);
+      RunOnce(sweep, options.command, label, {}, limit, Tracing::kSymbolized, &baseline->scope);
   if (!outcome.ok()) {
     return Status::InvalidArgument(
         fmt::format("the command did not run: {}", outcome.status().message()));
@@ -227,6 +190,29 @@ Status RunBaselines(const Sweep& sweep, Baseline* baseline) {
   return OkStatus();
 }
 
+// With --restart, kill runs and stdout compared: the restart command once without faults in
+// a fresh scope, for the output a restart must print. Errors: it did not run or exit 0.
+Status RunRestartBaseline(Sweep* sweep) {
+  const CmdSweepOptions& options = *sweep->options;
+  const bool kills = std::find(options.modes.begin(), options.modes.end(), FaultMode::kKill) !=
+                     options.modes.end();
+  if (!options.restart || !options.compare_stdout || !kills) return OkStatus();
+  std::string scope;
+  StatusOr<InjectOutcome> outcome = RunOnce(*sweep, RestartWords(*sweep->options), "restart", {},
+                                            sweep->timeout, Tracing::kNone, &scope);
+  if (!outcome.ok()) {
+    return Status::InvalidArgument(
+        fmt::format("the --restart command did not run: {}", outcome.status().message()));
+  }
+  if (outcome->status != 0) {
+    return Status::InvalidArgument(
+        fmt::format("the --restart command without faults exited {}, not 0 (its stderr: {})",
+                    outcome->status, FirstLine(outcome->program_stderr)));
+  }
+  sweep->restart_stdout = std::move(outcome->program_stdout);
+  return OkStatus();
+}
+
 // The baseline: run (--baselines times), or read from --baseline FILE when that exists
 // (and recorded there when it does not).
 Status RunBaseline(Sweep* sweep) {
@@ -255,7 +241,7 @@ Status RunBaseline(Sweep* sweep) {
   for (const SiteInfo& site : baseline.sites) {
     sweep->attempts_by_site[site.id] = AttemptsFor(site, baseline.runs, options.retries);
   }
-  return OkStatus();
+  return RunRestartBaseline(sweep);
 }
 
 std::string RunLabel(const RunSpec& spec) {
@@ -289,29 +275,124 @@ bool TracedFromStart(const Sweep& sweep, const RunSpec& spec) {
   return sweep.options->trace_all || !spec.by_site;
 }
 
-RunResult RunAttempt(const Sweep& sweep, const RunSpec& spec, bool traced) {
+void DropFiles(const Sweep& sweep, const std::string& label) {
+  for (const char* suffix : {".stdout", ".stderr", ".trace"}) {
+    unlink((sweep.work_dir + "/" + label + suffix).c_str());
+  }
+}
+
+const std::vector<Leftover>& BaselineLeftovers(const Sweep& sweep) {
+  static const std::vector<Leftover> kNone;
+  return sweep.options->scratch ? kNone : sweep.baseline.leftovers;
+}
+
+// Each of `left` (absolute paths) that still exists, with its size now (0 for anything
+// but a regular file).
+std::vector<Leftover> StillThere(const std::vector<Leftover>& left) {
+  std::vector<Leftover> there;
+  for (const Leftover& entry : left) {
+    struct stat st {};
+    if (lstat(entry.path.c_str(), &st) != 0) continue;
+    const uint64_t size = S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0;
+    there.push_back({{entry.path, size}, Leftover::Kind::kLeak});
+  }
+  return there;
+}
+
+// What Judge and JudgeKill read of a run of `spec` in the scope `real`.
+JudgeInput InputFor(const Sweep& sweep, const RunSpec& spec, const InjectOutcome& outcome,
+                    const std::string& real) {
+  return {&spec,
+          &outcome,
+          &sweep.baseline,
+          sweep.options->compare_stdout,
+          sweep.error_pattern ? &*sweep.error_pattern : nullptr,
+          sweep.baseline_reported_error,
+          real,
+          sweep.with_dir};
+}
+
+// A restart the launcher refused (a --restart command it cannot start), as a program that
+// could not start: exit 127, the reason on stderr.
+InjectOutcome Refused(const Status& status) {
+  InjectOutcome refused;
+  refused.status = 127;
+  refused.program_stderr = status.message();
+  return refused;
+}
+
+// A kill run: the command killed at its planned call in a fresh scope; when its rule fired,
+// the restart in that same scope, and then what the killed run left that is still there.
+RunResult KillAttempt(const Sweep& sweep, const RunSpec& spec, bool traced) {
   RunResult result;
   result.spec = spec;
-  result.reproducer = Reproducer(sweep, spec);
+  result.reproducer = Reproducer({sweep.options, sweep.under, sweep.with_dir, sweep.timeout}, spec);
+  const std::string label = RunLabel(spec);
+  StatusOr<Scope> scope = MakeScope(sweep, label);
+  StatusOr<InjectOutcome> killed =
+      scope.ok() ? RunIn(sweep, *scope, sweep.options->command, label, {FaultRuleFor(spec)},
+                         sweep.timeout, traced ? Tracing::kCalls : Tracing::kNone)
+                 : StatusOr<InjectOutcome>(scope.status());
+  if (!killed.ok()) {
+    std::error_code ec;
+    if (scope.ok() && sweep.with_dir) fs::remove_all(scope->given, ec);
+    result.diverged_at = killed.status().message();
+    result.verdicts.push_back(Verdict::kDiverged);
+    return result;
+  }
+  const std::vector<Leftover> left = killed->leftovers;  // Absolute paths.
+  ShowIn(sweep, *scope, &*killed);
+  ClassifyLeftovers(BaselineLeftovers(sweep), killed->faults, &killed->leftovers);
+  const JudgeInput input = InputFor(sweep, spec, *killed, scope->real);
+  if (!Divergence(input).empty()) {
+    DropScope(sweep, scope->given, left);
+    Judge(input, &result);
+    DropFiles(sweep, label);
+    return result;
+  }
+  const std::string restart_label = label + "-restart";
+  StatusOr<InjectOutcome> restarted = RunIn(sweep, *scope, RestartWords(*sweep.options),
+                                            restart_label, {}, sweep.timeout, Tracing::kNone);
+  if (!restarted.ok()) restarted = Refused(restarted.status());
+  RestartInput restart{&*restarted, nullptr, StillThere(left)};
+  DropScope(sweep, scope->given, restarted->leftovers);
+  DropScope(sweep, scope->given, left);
+  ShowIn(sweep, *scope, &*restarted);
+  ClassifyLeftovers(BaselineLeftovers(sweep), {}, &restarted->leftovers);
+  for (Leftover& entry : restart.remaining) {
+    entry.path = ShowPath(entry.path, scope->real, sweep.with_dir);
+  }
+  ClassifyLeftovers(BaselineLeftovers(sweep), {}, &restart.remaining);
+  if (sweep.options->compare_stdout) {
+    restart.expected_stdout =
+        sweep.options->restart ? &sweep.restart_stdout : &sweep.baseline.stdout_text;
+  }
+  JudgeKill(input, restart, &result);
+  KeepFiles(sweep, label, &result);
+  DropFiles(sweep, label);
+  DropFiles(sweep, restart_label);
+  return result;
+}
+
+RunResult RunAttempt(const Sweep& sweep, const RunSpec& spec, bool traced) {
+  if (spec.mode == FaultMode::kKill) return KillAttempt(sweep, spec, traced);
+  RunResult result;
+  result.spec = spec;
+  result.reproducer = Reproducer({sweep.options, sweep.under, sweep.with_dir, sweep.timeout}, spec);
   const std::string label = RunLabel(spec);
   std::string scope;
-  StatusOr<InjectOutcome> outcome = RunOnce(sweep, label, {FaultRuleFor(spec)}, sweep.timeout,
-                                            traced ? Tracing::kCalls : Tracing::kNone, &scope);
+  StatusOr<InjectOutcome> outcome =
+      RunOnce(sweep, sweep.options->command, label, {FaultRuleFor(spec)}, sweep.timeout,
+              traced ? Tracing::kCalls : Tracing::kNone, &scope);
   if (!outcome.ok()) {
     result.diverged_at = outcome.status().message();
     result.verdicts.push_back(Verdict::kDiverged);
     return result;
   }
-  ClassifyLeftovers(sweep.options->scratch ? std::vector<Leftover>{} : sweep.baseline.leftovers,
-                    outcome->faults, &outcome->leftovers);
-  Judge({&spec, &*outcome, &sweep.baseline, sweep.options->compare_stdout,
-         sweep.error_pattern ? &*sweep.error_pattern : nullptr, sweep.baseline_reported_error,
-         scope, sweep.with_dir},
-        &result);
+  ClassifyLeftovers(BaselineLeftovers(sweep), outcome->faults, &outcome->leftovers);
+  Judge(InputFor(sweep, spec, *outcome, scope), &result);
   KeepFiles(sweep, label, &result);
-  for (const char* suffix : {".stdout", ".stderr", ".trace"}) {
-    unlink((sweep.work_dir + "/" + label + suffix).c_str());
-  }
+  DropFiles(sweep, label);
   return result;
 }
 
@@ -406,6 +487,9 @@ Status Validate(const CmdSweepOptions& options, Sweep* sweep) {
   if (options.retries < 0) return Status::InvalidArgument("--retries must be at least 0");
   if (options.baselines < 1) return Status::InvalidArgument("--baselines must be at least 1");
   SPILLWAY_RETURN_IF_ERROR(CheckNeighbourOptions(options));
+  if (options.restart && options.restart->find_first_not_of(" \t\n") == std::string::npos) {
+    return Status::InvalidArgument("--restart: an empty command");
+  }
   if (!options.error_pattern.empty()) {
     try {
       sweep->error_pattern.emplace(options.error_pattern);
@@ -448,56 +532,6 @@ class WorkDir {
 
 }  // namespace
 
-bool DepthFromName(std::string_view name, Depth* depth) {
-  const std::optional<Depth> parsed = vocab::ParseName<DepthName>(name);
-  if (parsed) *depth = *parsed;
-  return parsed.has_value();
-}
-
-void CmdSweepResult::Count(const RunResult& run) {
-  ++run_count;
-  violations += HasViolation(run) ? 1 : 0;
-  auto* site = run.spec.site.empty() ? nullptr : &by_site[run.spec.site];
-  for (Verdict v : run.verdicts) {
-    ++by_verdict[static_cast<int>(v)];
-    if (site != nullptr) ++(*site)[static_cast<int>(v)];
-  }
-}
-
-int AttemptsFor(const SiteInfo& site, int baseline_runs, int retries) {
-  const int attempts = 1 + retries;
-  if (site.baselines <= 0 || site.baselines >= baseline_runs) return attempts;
-  // Each try reaches the site at the rate p = k/n the baseline's runs did: n tries all miss
-  // it with a chance of (1 - p)^n. 0.1 % a run, so that a profile with tens of runs at such
-  // sites still stays under 1 % diverged runs (at 1 % a run, one of DuckDB limit-set's 12
-  // such runs missed its site in 20 tries).
-  constexpr double kMissChance = 0.001;
-  const double miss = 1.0 - static_cast<double>(site.baselines) / baseline_runs;
-  const int needed = static_cast<int>(std::ceil(std::log(kMissChance) / std::log(miss)));
-  return std::max(attempts, std::min(needed, kMaxAttempts));
-}
-
-int ExitStatusOf(const CmdSweepResult& result) {
-  const bool baseline_leaks = result.scratch && !result.baseline.leftovers.empty();
-  return result.violations == 0 && result.neighbours.violations == 0 && !baseline_leaks ? 0 : 1;
-}
-
-std::string FaultRuleFor(const RunSpec& spec) {
-  const std::string where = spec.by_site ? fmt::format("site={} nth={}", spec.site, spec.nth)
-                                         : fmt::format("after={}", spec.after);
-  std::string_view repeat;
-  switch (spec.mode) {
-    case FaultMode::kTransient:
-      break;
-    case FaultMode::kPersistent:
-      // That call and every later call of the op fail. By site, the site's call only
-      // triggers the rule (then=any), so calls of the op from other sites fail as well.
-      repeat = spec.by_site ? " times=forever then=any" : " times=forever";
-      break;
-  }
-  return fmt::format("{} {} {}{}", spec.call.op, ErrnoName(spec.error_number), where, repeat);
-}
-
 StatusOr<CmdSweepResult> RunCmdSweep(const CmdSweepOptions& options) {
   Sweep sweep;
   sweep.options = &options;
@@ -521,8 +555,13 @@ StatusOr<CmdSweepResult> RunCmdSweep(const CmdSweepOptions& options) {
     StatusOr<NeighbourResult> neighbours = RunNeighbours(
         {&options, &baseline, sweep.timeout, sweep.error_pattern ? &*sweep.error_pattern : nullptr,
          sweep.baseline_reported_error, sweep.with_dir, sweep.under, sweep.work_dir,
-         [&sweep](const std::string& label) { return MakeScope(sweep, label); },
-         [&sweep](const std::string& scope) { return CommandFor(sweep, scope); }, &sweep.masks});
+         [&sweep](const std::string& label) -> StatusOr<std::string> {
+           StatusOr<Scope> scope = MakeScope(sweep, label);
+           if (!scope.ok()) return scope.status();
+           return scope->given;
+         },
+         [&options](const std::string& scope) { return CommandFor(options.command, scope); },
+         &sweep.masks});
     if (!neighbours.ok()) return neighbours.status();
     result.neighbours = std::move(*neighbours);
   }

@@ -10,8 +10,11 @@ namespace {
 std::string Describe(const RunSpec& spec) {
   const std::string at = spec.by_site ? fmt::format("site {} call {}", spec.site, spec.nth)
                                       : fmt::format("call {}", spec.n);
-  return fmt::format("{} ({} {} {}) {} {}", at, spec.call.op, spec.call.call, spec.call.path,
-                     ErrnoName(spec.error_number), FaultModeName(spec.mode));
+  const std::string how =
+      spec.mode == FaultMode::kKill
+          ? std::string(FaultModeName(spec.mode))
+          : fmt::format("{} {}", ErrnoName(spec.error_number), FaultModeName(spec.mode));
+  return fmt::format("{} ({} {} {}) {}", at, spec.call.op, spec.call.call, spec.call.path, how);
 }
 
 std::string VerdictList(const RunResult& run) {
@@ -27,6 +30,25 @@ std::string HowItEnded(const RunResult& run) {
   if (run.exit_code) return fmt::format("exit {}", *run.exit_code);
   if (run.signal) return fmt::format("killed by signal {}", *run.signal);
   return "stopped at the timeout";
+}
+
+// A kill run's restart and what it left of the killed run, one line each ("" for others).
+std::string RestartLines(const RunResult& run) {
+  if (!run.restart) return {};
+  const RestartResult& restart = *run.restart;
+  std::string ended = "stopped at the timeout";
+  if (restart.exit_code) ended = fmt::format("exit {}", *restart.exit_code);
+  if (restart.signal) ended = fmt::format("killed by signal {}", *restart.signal);
+  std::string lines = fmt::format("  restart: {}, output {}\n", ended,
+                                  restart.output_matches ? "as expected" : "differs");
+  for (const inject::Leftover& orphan : run.orphans) {
+    lines += fmt::format("  orphan {} ({} bytes still held)\n", orphan.path, orphan.size);
+  }
+  for (const Leftover& left : restart.leftovers) {
+    lines += fmt::format("  the restart left {} ({} bytes): {}\n", left.path, left.size,
+                         LeftoverKindName(left.kind));
+  }
+  return lines;
 }
 
 std::string XmlEscape(std::string_view text) {
@@ -111,7 +133,8 @@ void PrintSites(std::FILE* out, const CmdSweepResult& result) {
 }
 
 void PrintLeftovers(std::FILE* out, const RunResult& run) {
-  for (const Leftover& left : run.leftovers) {
+  // A kill run's leftovers are its orphans and its restart's, which RestartLines shows.
+  for (const Leftover& left : run.restart ? std::vector<Leftover>{} : run.leftovers) {
     std::fprintf(out, "  left %s (%llu bytes): %s\n", left.path.c_str(),
                  static_cast<unsigned long long>(left.size),
                  std::string(LeftoverKindName(left.kind)).c_str());
@@ -122,6 +145,7 @@ void PrintViolation(std::FILE* out, const RunResult& run) {
   std::fprintf(out, "violation: %s: %s (%s)\n", Describe(run.spec).c_str(),
                VerdictList(run).c_str(), HowItEnded(run).c_str());
   PrintLeftovers(out, run);
+  std::fputs(RestartLines(run).c_str(), out);
   std::fprintf(out, "  reproduce: %s\n", run.reproducer.c_str());
   if (!run.kept_as.empty()) {
     std::fprintf(out, "  kept: %s.{sh,stdout,stderr,trace}\n", run.kept_as.c_str());
@@ -139,9 +163,9 @@ bool IsViolationRun(const RunResult& run) {
 
 // A violation's JUnit <failure>, with its reproducer.
 std::string FailureXml(const RunResult& run) {
-  return fmt::format("<failure message=\"{}\">{}\nreproduce: {}</failure>",
+  return fmt::format("<failure message=\"{}\">{}\n{}reproduce: {}</failure>",
                      XmlEscape(VerdictList(run)), XmlEscape(HowItEnded(run)),
-                     XmlEscape(run.reproducer));
+                     XmlEscape(RestartLines(run)), XmlEscape(run.reproducer));
 }
 
 // The neighbour rounds' line, and each neighbour run that is a violation.

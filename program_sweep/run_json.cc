@@ -46,7 +46,8 @@ Json RunJson(const RunResult& run) {
   j["op"] = run.spec.call.op;
   j["call"] = run.spec.call.call;
   j["path"] = run.spec.call.path;
-  j["errno"] = ErrnoName(run.spec.error_number);
+  const bool kill = run.spec.mode == FaultMode::kKill;
+  j["errno"] = kill ? Json(nullptr) : Json(ErrnoName(run.spec.error_number));
   j["mode"] = FaultModeName(run.spec.mode);
   j["exit"] = run.exit_code ? Json(*run.exit_code) : nullptr;
   j["signal"] = run.signal ? Json(*run.signal) : nullptr;
@@ -58,6 +59,21 @@ Json RunJson(const RunResult& run) {
   j["attempts"] = run.attempts;
   j["reproducer"] = run.reproducer;
   j["kept"] = run.kept_as.empty() ? Json(nullptr) : Json(run.kept_as);
+  if (!kill) return j;
+  j["orphans"] = Json::array();
+  for (const inject::Leftover& orphan : run.orphans) {
+    j["orphans"].push_back({{"path", orphan.path}, {"size", orphan.size}});
+  }
+  if (!run.restart) {
+    j["restart"] = nullptr;  // The rule never fired: no restart was made.
+    return j;
+  }
+  const RestartResult& restart = *run.restart;
+  j["restart"] = {{"exit", restart.exit_code ? Json(*restart.exit_code) : Json(nullptr)},
+                  {"signal", restart.signal ? Json(*restart.signal) : Json(nullptr)},
+                  {"timed_out", restart.timed_out},
+                  {"output_matches", restart.output_matches},
+                  {"leftovers", LeftoversJson(restart.leftovers)}};
   return j;
 }
 
@@ -80,10 +96,12 @@ RunResult RunFromJson(const nlohmann::json& j, Depth depth) {
   spec.by_site = depth != Depth::kAll;
   spec.call = {j.at("op").get<std::string>(), j.at("call").get<std::string>(),
                j.at("path").get<std::string>(), false, spec.site};
-  const std::optional<int> e = ErrnoFromName(j.at("errno").get<std::string>());
-  if (!e) throw std::invalid_argument("unknown errno " + j.at("errno").dump());
-  spec.error_number = *e;
   spec.mode = FromName<FaultModeName>(j.at("mode").get<std::string>());
+  if (spec.mode != FaultMode::kKill) {
+    const std::optional<int> e = ErrnoFromName(j.at("errno").get<std::string>());
+    if (!e) throw std::invalid_argument("unknown errno " + j.at("errno").dump());
+    spec.error_number = *e;
+  }
   if (!j.at("exit").is_null()) run.exit_code = j.at("exit").get<int>();
   if (!j.at("signal").is_null()) run.signal = j.at("signal").get<int>();
   run.reported_error = j.at("reported_error").get<bool>();
@@ -95,6 +113,19 @@ RunResult RunFromJson(const nlohmann::json& j, Depth depth) {
   run.attempts = j.value("attempts", 1);  // Reports from before --retries made one.
   run.reproducer = j.at("reproducer").get<std::string>();
   run.kept_as = StringOr(j, "kept");
+  if (spec.mode != FaultMode::kKill) return run;
+  for (const nlohmann::json& orphan : j.at("orphans")) {
+    run.orphans.push_back(
+        {orphan.at("path").get<std::string>(), orphan.at("size").get<uint64_t>()});
+  }
+  const nlohmann::json& restart = j.at("restart");
+  if (restart.is_null()) return run;
+  RestartResult& ran = run.restart.emplace();
+  if (!restart.at("exit").is_null()) ran.exit_code = restart.at("exit").get<int>();
+  if (!restart.at("signal").is_null()) ran.signal = restart.at("signal").get<int>();
+  ran.timed_out = restart.at("timed_out").get<bool>();
+  ran.output_matches = restart.at("output_matches").get<bool>();
+  ran.leftovers = LeftoversFromJson(restart.at("leftovers"));
   return run;
 }
 

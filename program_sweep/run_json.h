@@ -22,7 +22,9 @@ Json LeftoversJson(const std::vector<Leftover>& leftovers);
 Json SiteJson(const SiteInfo& site);
 
 // `{"index", "n", "site", "nth", "op", "call", "path", "errno", "mode", "exit", "signal",
-// "reported_error", "verdicts", "leftovers", "diverged_at", "reproducer", "kept"}`.
+// "reported_error", "verdicts", "leftovers", "diverged_at", "reproducer", "kept"}`; a kill
+// run's errno is null and it adds "orphans": [{"path", "size"}] and "restart": {"exit",
+// "signal", "timed_out", "output_matches", "leftovers"} (null when its rule never fired).
 Json RunJson(const RunResult& run);
 
 // The value `kNameOf` calls `name` (vocab::ParseName). Throws std::invalid_argument for a

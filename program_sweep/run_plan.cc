@@ -46,9 +46,24 @@ std::vector<int> ErrnosFor(const std::string& op, const std::vector<int>& asked,
   return allowed;
 }
 
-uint64_t RunPlan::RunsPerCall(const std::string& op) const {
-  return ErrnosFor(op, options_.errnos, options_.ops).size() * options_.modes.size();
+std::vector<UnitRun> RunsFor(const std::string& op, const PlanOptions& options) {
+  std::vector<UnitRun> runs;
+  uint8_t op_code = 0;
+  if (!FaultOpCodeFromName(op, &op_code) || op_code == kFaultAnyOp) return runs;
+  const std::vector<uint8_t>& ops = options.ops;
+  if (!ops.empty() && std::find(ops.begin(), ops.end(), op_code) == ops.end()) return runs;
+  bool kill = false;
+  for (int e : ErrnosFor(op, options.errnos, ops)) {
+    for (FaultMode mode : options.modes) {
+      if (mode != FaultMode::kKill) runs.push_back({e, mode});
+    }
+  }
+  for (FaultMode mode : options.modes) kill = kill || mode == FaultMode::kKill;
+  if (kill) runs.push_back({0, FaultMode::kKill});
+  return runs;
 }
+
+uint64_t RunPlan::RunsPerCall(const std::string& op) const { return RunsFor(op, options_).size(); }
 
 RunPlan::RunPlan(const Baseline& baseline, PlanOptions options,
                  std::function<CallSource()> open_calls)
@@ -93,8 +108,7 @@ RunPlan::RunPlan(const Baseline& baseline, PlanOptions options,
 }
 
 bool RunPlan::NextUnit() {
-  errno_at_ = 0;
-  mode_at_ = 0;
+  run_at_ = 0;
   if (options_.modes.empty()) return false;
   if (depth_ == Depth::kAll) {
     if (!calls_) calls_ = open_calls_();
@@ -102,8 +116,8 @@ bool RunPlan::NextUnit() {
       ++unit_n_;
       unit_after_ = seen_by_op_[unit_call_.op]++;
       unit_nth_ = unit_call_.site.empty() ? 0 : ++seen_by_site_[unit_call_.site + unit_call_.op];
-      unit_errnos_ = ErrnosFor(unit_call_.op, options_.errnos, options_.ops);
-      if (unit_errnos_.empty()) continue;
+      unit_runs_ = RunsFor(unit_call_.op, options_);
+      if (unit_runs_.empty()) continue;
       auto first = baseline_.first_call_of_op.find(unit_call_.op);
       unit_first_of_op_ = first != baseline_.first_call_of_op.end() && first->second == unit_n_;
       return true;
@@ -115,9 +129,9 @@ bool RunPlan::NextUnit() {
     const SiteInfo& site = sites[site_at_];
     if (nth_at_ == 0) {
       site_nths_ = NthsOf(site, depth_);
-      unit_errnos_ = ErrnosFor(site.op, options_.errnos, options_.ops);
+      unit_runs_ = RunsFor(site.op, options_);
     }
-    if (unit_errnos_.empty() || nth_at_ >= site_nths_.size()) {
+    if (unit_runs_.empty() || nth_at_ >= site_nths_.size()) {
       ++site_at_;
       nth_at_ = 0;
       continue;
@@ -132,7 +146,7 @@ bool RunPlan::NextUnit() {
 }
 
 bool RunPlan::NextPlanned(RunSpec* spec, bool* first_of_op) {
-  while (!started_ || errno_at_ >= unit_errnos_.size()) {
+  while (!started_ || run_at_ >= unit_runs_.size()) {
     started_ = true;
     if (!NextUnit()) return false;
   }
@@ -143,13 +157,10 @@ bool RunPlan::NextPlanned(RunSpec* spec, bool* first_of_op) {
   spec->by_site = depth_ != Depth::kAll;
   spec->n = spec->by_site ? 0 : unit_n_;
   spec->after = spec->by_site ? 0 : unit_after_;
-  spec->error_number = unit_errnos_[errno_at_];
-  spec->mode = options_.modes[mode_at_];
-  *first_of_op = unit_first_of_op_ && (keep_all_first_ || (errno_at_ == 0 && mode_at_ == 0));
-  if (++mode_at_ == options_.modes.size()) {
-    mode_at_ = 0;
-    ++errno_at_;
-  }
+  spec->error_number = unit_runs_[run_at_].error_number;
+  spec->mode = unit_runs_[run_at_].mode;
+  *first_of_op = unit_first_of_op_ && (keep_all_first_ || run_at_ == 0);
+  ++run_at_;
   return true;
 }
 

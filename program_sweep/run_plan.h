@@ -1,7 +1,8 @@
 // Which runs a sweep makes, as a stream: for each planned call of the baseline (each site's
 // first call; with edges also its second and last; with all every call number), each errno
-// its operation can return and each mode; then --max-runs sampling and the --shard slice,
-// both decided run by run so that the plan is never held and shards agree.
+// its operation can return and each errno mode, and one kill run (mode kill); then --max-runs
+// sampling and the --shard slice, both decided run by run so that the plan is never held and shards
+// agree.
 #ifndef SPILLWAY_PROGRAM_SWEEP_RUN_PLAN_H_
 #define SPILLWAY_PROGRAM_SWEEP_RUN_PLAN_H_
 
@@ -20,7 +21,7 @@ struct PlanOptions {
   Depth depth = Depth::kFirst;
   std::vector<int> errnos;   // Empty: DefaultErrnosFor each operation (defaults.h).
   std::vector<uint8_t> ops;  // Empty: every operation.
-  std::vector<FaultMode> modes = {FaultMode::kTransient, FaultMode::kPersistent};
+  std::vector<FaultMode> modes = {FaultMode::kTransient, FaultMode::kPersistent, FaultMode::kKill};
   uint64_t max_runs = 0;  // 0: every run.
   int shard_index = 1;
   int shard_count = 1;
@@ -28,6 +29,12 @@ struct PlanOptions {
 
 // The baseline's calls, in order: sets *call and returns true, or false at the end.
 using CallSource = std::function<bool(TracedCall* call)>;
+
+// One run of a planned call: its errno (0 for a kill) and mode.
+struct UnitRun {
+  int error_number = 0;
+  FaultMode mode = FaultMode::kTransient;
+};
 
 class RunPlan {
  public:
@@ -78,9 +85,8 @@ class RunPlan {
   uint64_t unit_after_ = 0;
   uint64_t unit_nth_ = 0;
   bool unit_first_of_op_ = false;
-  std::vector<int> unit_errnos_;
-  size_t errno_at_ = 0;
-  size_t mode_at_ = 0;
+  std::vector<UnitRun> unit_runs_;
+  size_t run_at_ = 0;
   size_t site_at_ = 0;
   std::vector<uint64_t> site_nths_;
   size_t nth_at_ = 0;
@@ -94,6 +100,10 @@ class RunPlan {
 // defaults) that it can return; none for an unknown operation or one not in `ops`.
 std::vector<int> ErrnosFor(const std::string& op, const std::vector<int>& asked,
                            const std::vector<uint8_t>& ops);
+
+// The runs of one planned call of `op`: each of ErrnosFor in each errno mode of `modes`,
+// then one kill run when `modes` has kill (for any operation in `ops`, whatever its errnos).
+std::vector<UnitRun> RunsFor(const std::string& op, const PlanOptions& options);
 
 }  // namespace spillway::program_sweep
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <csignal>
+#include <optional>
 
 #include "trace_reader.h"
 
@@ -48,40 +50,20 @@ bool Contains(const std::vector<Verdict>& verdicts, Verdict v) {
   return std::find(verdicts.begin(), verdicts.end(), v) != verdicts.end();
 }
 
-// Empty when the run's call n is the baseline's call n and was the one failed (by site:
-// when the site's nth call came and was failed); otherwise what happened instead. An
-// untraced run by site is judged by its rule's counters: the calls of the site it counted
-// and whether it failed one (the first it fails is the site's nth).
-std::string Divergence(const JudgeInput& input) {
-  const RunSpec& spec = *input.spec;
-  if (spec.by_site && input.outcome->trace.empty()) {
-    const inject::RuleCount counted =
-        input.outcome->rules.empty() ? inject::RuleCount{} : input.outcome->rules.front();
-    if (counted.failed > 0) return {};
-    if (counted.matched >= spec.nth) {
-      return fmt::format("call {} of site {} was not failed", spec.nth, spec.site);
-    }
-    return fmt::format("site {} made only {} {} calls", spec.site, counted.matched, spec.call.op);
+bool AnyLeak(const std::vector<Leftover>& leftovers) {
+  return std::any_of(leftovers.begin(), leftovers.end(),
+                     [](const Leftover& l) { return l.kind == Leftover::Kind::kLeak; });
+}
+
+// Sets *exit_code or *signal from a launcher exit status (neither after a timeout).
+void SetEnding(const InjectOutcome& outcome, std::optional<int>* exit_code,
+               std::optional<int>* signal) {
+  if (outcome.timed_out) return;
+  if (outcome.status > 128 && outcome.status <= 128 + 64) {
+    *signal = outcome.status - 128;
+  } else {
+    *exit_code = outcome.status;
   }
-  TraceReader trace(input.outcome->trace, 0, input.scope, input.with_dir, nullptr);
-  TracedCall call;
-  uint64_t n = 0;
-  if (spec.by_site) {
-    uint64_t nth = 0;
-    while (trace.Next(&call)) {
-      if (call.site != spec.site || call.op != spec.call.op || ++nth < spec.nth) continue;
-      if (call.injected) return {};
-      return fmt::format("call {} of site {} was not failed", spec.nth, spec.site);
-    }
-    return fmt::format("site {} made only {} {} calls", spec.site, nth, spec.call.op);
-  }
-  while (n < spec.n && trace.Next(&call)) ++n;
-  if (n < spec.n) return fmt::format("the run made only {} in-scope calls", n);
-  if (call.op == spec.call.op && call.injected && SamePathPattern(call.path, spec.call.path)) {
-    return {};
-  }
-  return fmt::format("call {} was {} {} {}{}", spec.n, call.op, call.call, call.path,
-                     call.injected ? "" : " (not failed)");
 }
 
 }  // namespace
@@ -153,15 +135,47 @@ bool ReportsError(const std::regex* pattern, const std::string& out, const std::
          (std::regex_search(out, *pattern) || std::regex_search(err, *pattern));
 }
 
+// Empty when the run's call n is the baseline's call n and was the one failed (by site:
+// when the site's nth call came and was failed); otherwise what happened instead. An
+// untraced run by site is judged by its rule's counters: the calls of the site it counted
+// and whether it failed one (the first it fails is the site's nth).
+std::string Divergence(const JudgeInput& input) {
+  const RunSpec& spec = *input.spec;
+  if (spec.by_site && input.outcome->trace.empty()) {
+    const inject::RuleCount counted =
+        input.outcome->rules.empty() ? inject::RuleCount{} : input.outcome->rules.front();
+    if (counted.failed > 0) return {};
+    if (counted.matched >= spec.nth) {
+      return fmt::format("call {} of site {} was not failed", spec.nth, spec.site);
+    }
+    return fmt::format("site {} made only {} {} calls", spec.site, counted.matched, spec.call.op);
+  }
+  TraceReader trace(input.outcome->trace, 0, input.scope, input.with_dir, nullptr);
+  TracedCall call;
+  uint64_t n = 0;
+  if (spec.by_site) {
+    uint64_t nth = 0;
+    while (trace.Next(&call)) {
+      if (call.site != spec.site || call.op != spec.call.op || ++nth < spec.nth) continue;
+      if (call.injected) return {};
+      return fmt::format("call {} of site {} was not failed", spec.nth, spec.site);
+    }
+    return fmt::format("site {} made only {} {} calls", spec.site, nth, spec.call.op);
+  }
+  while (n < spec.n && trace.Next(&call)) ++n;
+  if (n < spec.n) return fmt::format("the run made only {} in-scope calls", n);
+  if (call.op == spec.call.op && call.injected && SamePathPattern(call.path, spec.call.path)) {
+    return {};
+  }
+  return fmt::format("call {} was {} {} {}{}", spec.n, call.op, call.call, call.path,
+                     call.injected ? "" : " (not failed)");
+}
+
 void Judge(const JudgeInput& input, RunResult* result) {
   const InjectOutcome& outcome = *input.outcome;
   result->leftovers = outcome.leftovers;
   const bool hung = outcome.timed_out;
-  if (!hung && outcome.status > 128 && outcome.status <= 128 + 64) {
-    result->signal = outcome.status - 128;
-  } else if (!hung) {
-    result->exit_code = outcome.status;
-  }
+  SetEnding(outcome, &result->exit_code, &result->signal);
   if (input.spec != nullptr) result->diverged_at = Divergence(input);
   result->reported_error =
       outcome.status == 0 && !input.baseline_reported_error &&
@@ -171,8 +185,7 @@ void Judge(const JudgeInput& input, RunResult* result) {
     verdicts.push_back(Verdict::kDiverged);
     return;
   }
-  const bool leak = std::any_of(outcome.leftovers.begin(), outcome.leftovers.end(),
-                                [](const Leftover& l) { return l.kind == Leftover::Kind::kLeak; });
+  const bool leak = AnyLeak(outcome.leftovers);
   if (hung) {
     verdicts.push_back(Verdict::kHang);
   } else if (result->signal) {
@@ -185,6 +198,48 @@ void Judge(const JudgeInput& input, RunResult* result) {
     verdicts.push_back(Verdict::kTolerated);
   }
   if (leak && !Contains(verdicts, Verdict::kLeak)) verdicts.push_back(Verdict::kLeak);
+}
+
+void JudgeKill(const JudgeInput& killed, const RestartInput& restart, RunResult* result) {
+  const InjectOutcome& outcome = *killed.outcome;
+  result->leftovers = outcome.leftovers;
+  SetEnding(outcome, &result->exit_code, &result->signal);
+  result->diverged_at = Divergence(killed);
+  std::vector<Verdict>& verdicts = result->verdicts;
+  if (!result->diverged_at.empty()) {
+    verdicts.push_back(Verdict::kDiverged);
+    return;
+  }
+  if (outcome.timed_out) {
+    verdicts.push_back(Verdict::kHang);
+  } else if (result->signal && *result->signal != SIGKILL) {
+    verdicts.push_back(Verdict::kCrash);
+  } else if (outcome.status == 0 && killed.compare_stdout &&
+             outcome.program_stdout != killed.baseline->stdout_text) {
+    verdicts.push_back(Verdict::kSilentWrongOutput);
+  }
+  const InjectOutcome& again = *restart.outcome;
+  RestartResult& ran = result->restart.emplace();
+  SetEnding(again, &ran.exit_code, &ran.signal);
+  ran.timed_out = again.timed_out;
+  ran.output_matches =
+      restart.expected_stdout == nullptr || again.program_stdout == *restart.expected_stdout;
+  ran.leftovers = again.leftovers;
+  const bool restarted = !again.timed_out && again.status == 0 && ran.output_matches;
+  if (!restarted) verdicts.push_back(Verdict::kRestartFailed);
+  for (const Leftover& left : restart.remaining) {
+    if (left.kind == Leftover::Kind::kLeak) {
+      result->orphans.push_back(static_cast<const inject::Leftover&>(left));
+    }
+  }
+  if (!result->orphans.empty()) verdicts.push_back(Verdict::kOrphan);
+  if (AnyLeak(again.leftovers)) verdicts.push_back(Verdict::kLeak);
+  if (!result->orphans.empty()) return;
+  if (AnyLeak(outcome.leftovers)) {
+    verdicts.push_back(Verdict::kReclaimed);
+  } else if (verdicts.empty()) {
+    verdicts.push_back(Verdict::kTolerated);
+  }
 }
 
 }  // namespace spillway::program_sweep

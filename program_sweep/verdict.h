@@ -44,10 +44,34 @@ struct JudgeInput {
   bool with_dir;
 };
 
+// Empty when the run's planned call came and its rule fired (by its trace or, untraced, by
+// its rule's counters); otherwise what happened instead.
+std::string Divergence(const JudgeInput& input);
+
 // Fills the result's exit_code, signal, verdicts, diverged_at and reported_error. Whether
 // the planned call came is read from the outcome's trace, or, for a run planned by site
 // that was not traced, from its rule's counters.
 void Judge(const JudgeInput& input, RunResult* result);
+
+// The restart after a kill run whose rule fired, for JudgeKill.
+struct RestartInput {
+  const InjectOutcome* outcome;        // Paths shown, leftovers classified.
+  const std::string* expected_stdout;  // Null: not compared.
+  // The entries the killed run left that were still there after the restart (paths
+  // shown), each classified against the baseline's leftovers: those the baseline leaves
+  // too are no orphans.
+  std::vector<Leftover> remaining;
+};
+
+// A kill run's verdicts. The killed run (`killed`, its leftovers classified) is judged as
+// Judge does, except that SIGKILL is what it was meant to die of and what it left is not a
+// leak: diverged when the rule never fired (no restart is then made); else hang, crash for
+// any other signal, silent_wrong_output when it exited 0 with other output. Then
+// `restart`: restart_failed unless it exited 0 with the expected output, orphan for every
+// remaining entry, leak for what the restart itself left; with no orphan, reclaimed when
+// the killed run left entries (beside the baseline's), else tolerated when nothing failed.
+// Fills the result's restart and orphans too.
+void JudgeKill(const JudgeInput& killed, const RestartInput& restart, RunResult* result);
 
 }  // namespace spillway::program_sweep
 

@@ -47,6 +47,8 @@ struct CmdSweepArgs {
   int shard_count = 0;  // --shard-count, with JOB_COMPLETION_INDEX.
   std::string depth;
   std::string compare = "stdout";
+  std::vector<std::string> modes;  // --mode's names; empty: the default modes.
+  std::string restart;             // --restart's command, when given (even empty).
   std::string junit;
   bool json = false;
   bool no_java_frames = false;  // Sites in Java code keep native frames only.
@@ -59,10 +61,30 @@ std::vector<std::string> DepthNames() {
   return {names.begin(), names.end()};
 }
 
+// The modes --mode names, each once ("both": transient and persistent); the names are
+// checked already.
+std::vector<program_sweep::FaultMode> ModesFromNames(const std::vector<std::string>& names) {
+  using program_sweep::FaultMode;
+  std::vector<FaultMode> modes;
+  auto add = [&modes](FaultMode mode) {
+    if (std::find(modes.begin(), modes.end(), mode) == modes.end()) modes.push_back(mode);
+  };
+  for (const std::string& name : names) {
+    if (name == kBothModes) {
+      add(FaultMode::kTransient);
+      add(FaultMode::kPersistent);
+    } else if (const auto mode = vocab::ParseName<program_sweep::FaultModeName>(name)) {
+      add(*mode);
+    }
+  }
+  return modes;
+}
+
 // Fills the options from the words. Throws UsageError.
 void MakeOptions(CmdSweepArgs& args) {
   program_sweep::CmdSweepOptions& options = args.options;
   options.under = args.under;
+  if (!args.modes.empty()) options.modes = ModesFromNames(args.modes);
   options.errnos = ErrnosFromNames(args.errnos);
   for (const std::string& name : args.ops) {
     uint8_t code = 0;
@@ -196,9 +218,24 @@ void AddPlanOptions(CLI::App& sweep, CmdSweepArgs& args) {
       ->delimiter(',')
       ->allow_extra_args(false)
       ->default_str("any");
-  AddModeOption(sweep, args.options.modes, program_sweep::FaultModeName,
-                "transient: the call fails once; persistent: it and every later call of its "
-                "operation fail");
+  std::vector<std::string> modes;
+  for (std::string_view name : vocab::AllNames<program_sweep::FaultModeName>()) {
+    modes.emplace_back(name);
+  }
+  modes.emplace_back(kBothModes);
+  std::string shown;
+  for (program_sweep::FaultMode mode : args.options.modes) {
+    shown += (shown.empty() ? "" : ",") + std::string(program_sweep::FaultModeName(mode));
+  }
+  sweep
+      .add_option("--mode", args.modes,
+                  "Modes (a comma list). transient: the call fails once; persistent: it and "
+                  "every later call of its operation fail (both: these two); kill: the process "
+                  "gets SIGKILL just before the call, once per planned call, and is restarted")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->check(CLI::IsMember(modes))
+      ->default_str(shown);
   sweep
       .add_option("--depth", args.depth,
                   "Which calls of each site: each site's first; its "
@@ -279,6 +316,9 @@ void AddRunOptions(CLI::App& sweep, CmdSweepArgs& args) {
                  "Trace every run, also those planned by site (slower; by default their "
                  "rules' counters judge them)");
   AddNeighbourOptions(sweep, args);
+  sweep.add_option("--restart", args.restart,
+                   "After a kill run, run this shell command without faults in the killed run's "
+                   "scope ({dir} replaced) instead of CMD (default: CMD)");
   sweep.add_option("--share-with", args.options.share_with,
                    "Passed to spillway inject: for a program that switches to USER");
   sweep.add_flag("--no-java-frames", args.no_java_frames,
@@ -310,6 +350,9 @@ void AddSweepCommand(CLI::App& app, int& exit_code) {
   sweep->footer(
       "Usage: spillway sweep --under DIR [OPTIONS] -- CMD [ARG]...\n"
       "       spillway sweep merge REPORT.json... [--junit FILE] [--json]\n"
+      "A kill run (--mode kill) is restarted without faults in the killed run's scope: orphan\n"
+      "(an entry it left is still there after the restart), reclaimed (the restart took\n"
+      "everything back), restart_failed (the restart did not exit 0 with the expected output).\n"
       "The reference workload's sweep is spillway sweep-workload (docs/sweep.md).");
   CLI::App* merge =
       sweep->add_subcommand("merge", "Join the JSON reports of a sweep's shards into one result");
@@ -331,8 +374,9 @@ void AddSweepCommand(CLI::App& app, int& exit_code) {
     if (!result.ok()) throw UsageError(result.status().message());
     exit_code = Report(*result, merge_args->junit, merge_args->json);
   });
-  sweep->callback([merge, args, &exit_code] {
+  sweep->callback([sweep, merge, args, &exit_code] {
     if (merge->parsed()) return;
+    if (sweep->count("--restart") > 0) args->options.restart = args->restart;
     if (args->options.command.empty()) throw UsageError(kNoCommandNote);
     if (args->under.empty()) throw UsageError("--under is required");
     exit_code = Run(*args);

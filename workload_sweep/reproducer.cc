@@ -35,6 +35,8 @@ std::string_view HowOften(FaultMode mode) {
       return ", once";
     case FaultMode::kPersistent:
       return ", and so does every later one";
+    case FaultMode::kKill:
+      return ", by killing the process";
   }
   return {};
 }

@@ -44,11 +44,12 @@ TEST(MaskTest, ABadPatternOrOneThatMatchesTheEmptyStringIsRefused) {
 
 class CmdSweepMaskTest : public InjectTest {
  protected:
-  // The runs of `spillway sweep --under SCOPE --json --op write ARGS -- VARYING_OUTPUT {dir}`.
+  // The runs of `spillway sweep --under SCOPE --json --op write --mode both ARGS --
+  // VARYING_OUTPUT {dir}` (the errno modes: a kill run's restart is judged on its own).
   json Runs(const std::string& args) const {
     const CommandResult run =
         RunShell(std::string(SPILLWAY_BINARY) + " sweep --under " + ShellQuote(scope_.string()) +
-                 " --json --op write " + args + " -- " + VARYING_OUTPUT + " {dir}");
+                 " --json --op write --mode both " + args + " -- " + VARYING_OUTPUT + " {dir}");
     const json result = json::parse(run.out, nullptr, false);
     EXPECT_TRUE(result.is_object()) << run.out;
     return result.is_object() ? result["runs"] : json::array();

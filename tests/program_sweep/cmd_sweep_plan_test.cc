@@ -207,11 +207,13 @@ TEST_F(PlanTest, FirstDepthFailsEachSitesFirstCallBySite) {
   options.errnos = {EIO};
   uint64_t planned = 0;
   const std::vector<RunSpec> runs = Plan(baseline, options, &planned);
-  ASSERT_EQ(runs.size(), 8u);  // 4 sites x 1 errno x 2 modes.
-  EXPECT_EQ(planned, 8u);
+  ASSERT_EQ(runs.size(), 12u);  // 4 sites x (1 errno x 2 modes + 1 kill).
+  EXPECT_EQ(planned, 12u);
   EXPECT_EQ(FaultRuleFor(runs[0]), "write EIO site=00000000000a nth=1");
   EXPECT_EQ(FaultRuleFor(runs[1]), "write EIO site=00000000000a nth=1 times=forever then=any");
-  EXPECT_EQ(FaultRuleFor(runs[2]), "read EIO site=00000000000b nth=1");
+  EXPECT_EQ(FaultRuleFor(runs[2]), "write kill site=00000000000a nth=1");
+  EXPECT_EQ(runs[2].mode, FaultMode::kKill);
+  EXPECT_EQ(FaultRuleFor(runs[3]), "read EIO site=00000000000b nth=1");
   for (const RunSpec& run : runs) EXPECT_EQ(run.n, 0u);
 }
 
@@ -241,13 +243,41 @@ TEST_F(PlanTest, EdgesAddEachSitesSecondAndLastCallsAndAllEveryCall) {
   EXPECT_EQ(FaultRuleFor(all[6]), "write EIO after=5");
 }
 
+// A kill run is one per planned call, not one per errno, and needs no errno the
+// operation can return: with edges each site's first, second and last calls.
+TEST_F(PlanTest, KillIsOneRunPerPlannedCallWhateverTheErrnos) {
+  const Baseline baseline = MakeBaseline(Sited());
+  PlanOptions options;
+  options.errnos = {ENOSPC, EIO};
+  options.modes = {FaultMode::kKill};
+  options.depth = Depth::kEdges;
+  uint64_t planned = 0;
+  const std::vector<RunSpec> runs = Plan(baseline, options, &planned);
+  ASSERT_EQ(runs.size(), 9u);
+  EXPECT_EQ(planned, 9u);
+  EXPECT_EQ(FaultRuleFor(runs[1]), "write kill site=00000000000a nth=2");
+  EXPECT_EQ(FaultRuleFor(runs[3]), "read kill site=00000000000b nth=1");
+  EXPECT_EQ(FaultRuleFor(runs[8]), "write kill site=00000000000d nth=4");
+  for (const RunSpec& run : runs) EXPECT_EQ(run.error_number, 0);
+  // An errno no operation here can return leaves only the kill runs.
+  options.errnos = {ENOTDIR};
+  options.modes = {FaultMode::kTransient, FaultMode::kKill};
+  options.depth = Depth::kAll;
+  const std::vector<RunSpec> all = Plan(baseline, options);
+  ASSERT_EQ(all.size(), 10u);
+  EXPECT_EQ(FaultRuleFor(all[6]), "write kill after=5");
+  // --op keeps kill runs to its operations: the one read call.
+  options.ops = {static_cast<uint8_t>(FaultOp::kRead)};
+  EXPECT_EQ(Plan(baseline, options).size(), 1u);
+}
+
 TEST_F(PlanTest, ABaselineWithoutSitesIsPlannedByCallNumber) {
   const Baseline baseline = MakeBaseline(Unsited({"write", "write"}));
   PlanOptions options;
   options.errnos = {EIO};
   RunPlan plan(baseline, options, nullptr);
   EXPECT_EQ(plan.depth(), Depth::kAll);
-  EXPECT_EQ(Plan(baseline, options).size(), 4u);
+  EXPECT_EQ(Plan(baseline, options).size(), 6u);  // 2 calls x (1 errno x 2 modes + 1 kill).
 }
 
 TEST_F(PlanTest, ThePlanIsAStreamThatReadsTheBaselineOnlyAsFarAsItGoes) {

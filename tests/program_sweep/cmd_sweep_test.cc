@@ -86,7 +86,7 @@ Replay RunReproducer(const json& run, const fs::path& err_file) {
 }
 
 TEST_F(CmdSweepTest, ProgramThatSpillsCorrectlyHasNoViolation) {
-  const SweepOutcome sweep = Sweep("--jobs 2", SPILL_GOOD);
+  const SweepOutcome sweep = Sweep("--jobs 2 --mode both", SPILL_GOOD);
   ASSERT_TRUE(sweep.result.is_object());
   EXPECT_EQ(sweep.exit_code, 0);
   const json& summary = sweep.result["summary"];
@@ -104,7 +104,7 @@ TEST_F(CmdSweepTest, ProgramThatSpillsCorrectlyHasNoViolation) {
 }
 
 TEST_F(CmdSweepTest, ProgramThatLeaksOnAFailedWriteIsALeakAndItsReproducerReplaysIt) {
-  const SweepOutcome sweep = Sweep("--jobs 2", SPILL_LEAK);
+  const SweepOutcome sweep = Sweep("--jobs 2 --mode both", SPILL_LEAK);
   ASSERT_TRUE(sweep.result.is_object());
   EXPECT_EQ(sweep.exit_code, 1);
   for (const json& run : sweep.result["runs"]) {
@@ -120,7 +120,7 @@ TEST_F(CmdSweepTest, ProgramThatLeaksOnAFailedWriteIsALeakAndItsReproducerReplay
 }
 
 TEST_F(CmdSweepTest, ProgramThatIgnoresAFailedWriteIsSilentWrongOutputAndReplays) {
-  const SweepOutcome sweep = Sweep("--jobs 2", SPILL_IGNORE);
+  const SweepOutcome sweep = Sweep("--jobs 2 --mode both", SPILL_IGNORE);
   ASSERT_TRUE(sweep.result.is_object());
   EXPECT_EQ(sweep.exit_code, 1);
   for (const json& run : sweep.result["runs"]) {
@@ -266,7 +266,7 @@ TEST_F(CmdSweepTest, ASiteNoTryReachesGetsItsFullTriesOnlyOnce) {
                            "if [ $n -eq 2 ]; then echo more >\"$1\"/g; fi; " +
                            "rm -f \"$1\"/f \"$1\"/g' sh";
   const SweepOutcome sweep =
-      Sweep("--op write --errno EIO --jobs 1 --retries 0 --baselines 3", once);
+      Sweep("--op write --errno EIO --jobs 1 --retries 0 --baselines 3 --mode both", once);
   ASSERT_TRUE(sweep.result.is_object());
   const std::map<std::string, int> some = SitesSomeRunsReached(sweep.result);
   std::vector<int> attempts;  // Of the runs of the site some baseline runs reached.
@@ -282,7 +282,7 @@ TEST_F(CmdSweepTest, ASiteNoTryReachesGetsItsFullTriesOnlyOnce) {
 
 TEST_F(CmdSweepTest, WithoutDirEveryRunUsesTheScopeAndLeavesItAsItWas) {
   std::ofstream(scope_ / "kept.txt") << "not the program's";
-  const SweepOutcome sweep = Sweep("--op write,create", SPILL_LEAK, scope_.string());
+  const SweepOutcome sweep = Sweep("--op write,create --mode both", SPILL_LEAK, scope_.string());
   ASSERT_TRUE(sweep.result.is_object());
   EXPECT_EQ(sweep.exit_code, 1);
   EXPECT_FALSE(RunsWith(sweep.result, "leak").empty());
@@ -296,8 +296,7 @@ TEST_F(CmdSweepTest, WithoutDirEveryRunUsesTheScopeAndLeavesItAsItWas) {
 std::set<std::tuple<int, std::string, std::string>> RunKeys(const json& result) {
   std::set<std::tuple<int, std::string, std::string>> keys;
   for (const json& run : result["runs"])
-    keys.insert(
-        {run["n"].get<int>(), run["errno"].get<std::string>(), run["mode"].get<std::string>()});
+    keys.insert({run["n"].get<int>(), run["errno"].dump(), run["mode"].get<std::string>()});
   return keys;
 }
 

@@ -280,7 +280,7 @@ TEST(DocDefaultsTest, SweepMdStatesTheProgramSweepsDefaults) {
   ExpectDocAgrees(checks, "--op",
                   DocDefault(doc.Find(section, "| --op "), R"((\w+): all, the default)"));
   ExpectDocAgrees(checks, "--mode",
-                  DocDefault(doc.Find(section, "| --mode "), R"((\w+) \(default\))"));
+                  DocDefault(doc.Find(section, "| --mode "), R"(([\w,]+) \(default\))"));
   ExpectDocAgrees(checks, "--depth",
                   DocDefault(doc.Find(section, "| --depth "), R"((\w+) \(default\))"));
   ExpectDocAgrees(checks, "--jobs",

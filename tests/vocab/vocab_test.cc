@@ -65,10 +65,10 @@ TEST(NamesTest, SnakeCaseVocabularyRefusesOtherSpellings) {
 // The names both sweeps and simulate print (docs/sweep.md, docs/simulate.md).
 TEST(VocabTest, NamesAreThoseTheReportsPrint) {
   EXPECT_THAT(AllNames<FsKindName>(), ElementsAre("mem", "posix"));
-  EXPECT_THAT(AllNames<FaultModeName>(), ElementsAre("transient", "persistent"));
+  EXPECT_THAT(AllNames<FaultModeName>(), ElementsAre("transient", "persistent", "kill"));
   EXPECT_THAT(AllNames<VerdictName>(),
               ElementsAre("clean_error", "tolerated", "silent_wrong_output", "leak", "crash",
-                          "hang", "diverged"));
+                          "hang", "diverged", "orphan", "reclaimed", "restart_failed"));
   EXPECT_THAT(AllNames<CheckName>(),
               ElementsAre("false_success", "unreported_fault", "unexplained_error",
                           "limit_not_enforced", "accounting", "lazy_plan", "leftover",
@@ -83,7 +83,8 @@ TEST(VocabTest, NamesAreThoseTheReportsPrint) {
 TEST(VocabTest, ViolationsAreTheVerdictsThatFailASweep) {
   for (Verdict verdict : AllValues<VerdictName>()) {
     const bool expected = verdict == Verdict::kSilentWrongOutput || verdict == Verdict::kLeak ||
-                          verdict == Verdict::kCrash || verdict == Verdict::kHang;
+                          verdict == Verdict::kCrash || verdict == Verdict::kHang ||
+                          verdict == Verdict::kOrphan || verdict == Verdict::kRestartFailed;
     EXPECT_EQ(IsViolation(verdict), expected) << VerdictName(verdict);
   }
 }

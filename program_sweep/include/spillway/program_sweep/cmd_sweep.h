@@ -60,7 +60,11 @@ struct CmdSweepOptions {
   std::string under;         // The scope's parent (or the scope, without {dir}).
   std::vector<int> errnos;   // Empty: DefaultErrnosFor each operation (defaults.h).
   std::vector<uint8_t> ops;  // FaultOp codes to sweep; empty: every operation.
-  std::vector<FaultMode> modes = {FaultMode::kTransient, FaultMode::kPersistent};
+  std::vector<FaultMode> modes = {FaultMode::kTransient, FaultMode::kPersistent, FaultMode::kKill};
+  // After a kill run, this shell command (run by /bin/sh -c, {dir} replaced) is run without
+  // faults in the killed run's scope instead of the swept command; its output is compared
+  // with its own run without faults, made once after the baseline. Unset: the swept command.
+  std::optional<std::string> restart;
   int jobs = 1;           // Parallel runs (only with {dir} in the command).
   double timeout = 0;     // Seconds per run; 0: derived from the baseline.
   uint64_t max_runs = 0;  // 0: every run.
@@ -156,8 +160,19 @@ struct RunSpec {
 
 // The rule that fails the spec's call: `OP ERRNO site=ID nth=K [times=forever then=any]`
 // by site, else `OP ERRNO after=N [times=forever]` (persistent: that call and every later
-// call of the op, from any site).
+// call of the op, from any site); for a kill run `OP kill site=ID nth=K` or
+// `OP kill after=N`.
 std::string FaultRuleFor(const RunSpec& spec);
+
+// The restart after a kill run: the command run again without faults in the killed run's
+// scope (or --restart's).
+struct RestartResult {
+  std::optional<int> exit_code;  // Set when it exited by itself.
+  std::optional<int> signal;     // Set when a signal ended it.
+  bool timed_out = false;
+  bool output_matches = false;      // Its stdout is the expected one (or not compared).
+  std::vector<Leftover> leftovers;  // What it made and left itself, classified.
+};
 
 struct RunResult {
   RunSpec spec;
@@ -172,6 +187,10 @@ struct RunResult {
   // Runs made for it: 1 + the retries a divergence took (+ 1 for the traced run --out
   // makes again of a violation found untraced).
   int attempts = 1;
+  // A kill run whose rule fired: the restart, and the entries the killed run left that
+  // are still there after it (their sizes now).
+  std::optional<RestartResult> restart;
+  std::vector<inject::Leftover> orphans;
 };
 
 inline constexpr int kMaxNeighbours = 16;

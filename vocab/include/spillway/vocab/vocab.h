@@ -42,8 +42,9 @@ constexpr std::string_view PlanModeName(PlanMode mode) {
 
 // How a sweep fails the call it chose: once (kTransient), or that call and every later one
 // (kPersistent). The reference sweep counts every filesystem operation that can fail with
-// the errno; the command sweep, the calls of the chosen call's operation.
-enum class FaultMode : uint8_t { kTransient, kPersistent };
+// the errno; the command sweep, the calls of the chosen call's operation. kKill: the process
+// making the call dies (SIGKILL) just before it, with no errno, and is restarted.
+enum class FaultMode : uint8_t { kTransient, kPersistent, kKill };
 
 constexpr std::string_view FaultModeName(FaultMode mode) {
   switch (mode) {
@@ -51,6 +52,8 @@ constexpr std::string_view FaultModeName(FaultMode mode) {
       return "transient";
     case FaultMode::kPersistent:
       return "persistent";
+    case FaultMode::kKill:
+      return "kill";
   }
   return {};
 }
@@ -187,6 +190,10 @@ enum class Verdict : uint8_t {
   kCrash,              // Killed by a signal.
   kHang,               // Ran past the timeout.
   kDiverged,           // The planned call never came.
+  kOrphan,             // A kill run: an entry the killed run left is still there after the
+                       // restart.
+  kReclaimed,          // A kill run: the restart took back everything the killed run left.
+  kRestartFailed,      // A kill run: the restart did not exit 0 with the expected output.
 };
 
 constexpr std::string_view VerdictName(Verdict verdict) {
@@ -205,6 +212,12 @@ constexpr std::string_view VerdictName(Verdict verdict) {
       return "hang";
     case Verdict::kDiverged:
       return "diverged";
+    case Verdict::kOrphan:
+      return "orphan";
+    case Verdict::kReclaimed:
+      return "reclaimed";
+    case Verdict::kRestartFailed:
+      return "restart_failed";
   }
   return {};
 }
@@ -215,11 +228,14 @@ constexpr bool IsViolation(Verdict verdict) {
     case Verdict::kCleanError:
     case Verdict::kTolerated:
     case Verdict::kDiverged:
+    case Verdict::kReclaimed:
       return false;
     case Verdict::kSilentWrongOutput:
     case Verdict::kLeak:
     case Verdict::kCrash:
     case Verdict::kHang:
+    case Verdict::kOrphan:
+    case Verdict::kRestartFailed:
       return true;
   }
   return false;
