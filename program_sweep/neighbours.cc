@@ -72,7 +72,8 @@ std::vector<Leftover> RoundLeftovers(const std::vector<Instance>& instances) {
   }
   std::vector<Leftover> leftovers;
   leftovers.reserve(entries.size());
-  for (const auto& [path, size] : entries) leftovers.push_back({path, size, Leftover::Kind::kLeak});
+  for (const auto& [path, size] : entries)
+    leftovers.push_back({{path, size}, Leftover::Kind::kLeak});
   return leftovers;
 }
 
