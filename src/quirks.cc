@@ -24,6 +24,7 @@ constexpr std::array kQuirkNames = {
     QuirkEntry{Quirk::kBudgetAfterAdd, "budget_after_add"},
     QuirkEntry{Quirk::kReapIgnoresLocks, "reap_ignores_locks"},
     QuirkEntry{Quirk::kSpilledCountsRefused, "spilled_counts_refused"},
+    QuirkEntry{Quirk::kReapSkipsEmpty, "reap_skips_empty"},
 };
 
 }  // namespace

@@ -29,7 +29,7 @@ using ::testing::ElementsAre;
 // Names
 
 TEST(QuirksTest, EveryQuirkHasANameThatMapsBack) {
-  EXPECT_EQ(AllQuirks().size(), 10u);
+  EXPECT_EQ(AllQuirks().size(), 11u);
   for (Quirk q : AllQuirks()) {
     const std::optional<Quirk> back = QuirkFromName(QuirkName(q));
     ASSERT_TRUE(back.has_value()) << QuirkName(q);
@@ -44,11 +44,11 @@ TEST(QuirksTest, EveryQuirkHasANameThatMapsBack) {
 }
 
 TEST(QuirksTest, AllQuirksAreInDeclarationOrder) {
-  EXPECT_THAT(
-      AllQuirks(),
-      ElementsAre(Quirk::kWriteLeak, Quirk::kNoRollback, Quirk::kCountLeak, Quirk::kEagerDirs,
-                  Quirk::kSharedLimit, Quirk::kOuterAccounting, Quirk::kFailoverLeak,
-                  Quirk::kBudgetAfterAdd, Quirk::kReapIgnoresLocks, Quirk::kSpilledCountsRefused));
+  EXPECT_THAT(AllQuirks(),
+              ElementsAre(Quirk::kWriteLeak, Quirk::kNoRollback, Quirk::kCountLeak,
+                          Quirk::kEagerDirs, Quirk::kSharedLimit, Quirk::kOuterAccounting,
+                          Quirk::kFailoverLeak, Quirk::kBudgetAfterAdd, Quirk::kReapIgnoresLocks,
+                          Quirk::kSpilledCountsRefused, Quirk::kReapSkipsEmpty));
 }
 
 TEST(QuirksTest, SetsCombineAndPrintInDeclarationOrder) {
@@ -68,7 +68,8 @@ TEST(QuirksTest, SetsCombineAndPrintInDeclarationOrder) {
   for (Quirk q : AllQuirks()) all = all.With(q);
   EXPECT_EQ(all.ToString(),
             "write_leak,no_rollback,count_leak,eager_dirs,shared_limit,outer_accounting,"
-            "failover_leak,budget_after_add,reap_ignores_locks,spilled_counts_refused");
+            "failover_leak,budget_after_add,reap_ignores_locks,spilled_counts_refused,"
+            "reap_skips_empty");
 }
 
 // ---------------------------------------------------------------------------------------

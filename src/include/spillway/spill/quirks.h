@@ -66,6 +66,11 @@ enum class Quirk : uint32_t {
   // The spilled-bytes metric counts the bytes a write asked for before the limit check,
   // so bytes the limit refused (that never reached a file) count as spilled.
   kSpilledCountsRefused = 1u << 9,
+  // A reaper that leaves an empty spill directory alone, taking it for one a live manager
+  // has just made and not yet locked (the wrong answer to the race between a mkdir and
+  // its lock): a process killed between making a spill directory and creating its first
+  // file there leaves it for good, and the reap reports nothing.
+  kReapSkipsEmpty = 1u << 10,
 };
 
 // A set of quirks. Thread safety: a value; safe to copy and read concurrently.
@@ -91,7 +96,7 @@ class Quirks {
 const std::vector<Quirk>& AllQuirks();
 // "write_leak", "no_rollback", "count_leak", "eager_dirs", "shared_limit",
 // "outer_accounting", "failover_leak", "budget_after_add", "reap_ignores_locks",
-// "spilled_counts_refused".
+// "spilled_counts_refused", "reap_skips_empty".
 std::string_view QuirkName(Quirk q);
 std::optional<Quirk> QuirkFromName(std::string_view name);
 // Prints QuirkName(q), so that test frameworks show a quirk parameter by name.
