@@ -486,6 +486,8 @@ std::string FaultRuleFor(const RunSpec& spec) {
       // triggers the rule (then=any), so calls of the op from other sites fail as well.
       repeat = spec.by_site ? " times=forever then=any" : " times=forever";
       break;
+    case FaultMode::kKill:  // Not offered by this sweep's --mode.
+      break;
   }
   return fmt::format("{} {} {}{}", spec.call.op, ErrnoName(spec.error_number), where, repeat);
 }

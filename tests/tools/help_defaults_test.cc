@@ -19,11 +19,11 @@
 #include "spillway/program_sweep/cmd_sweep.h"
 #include "spillway/program_sweep/defaults.h"
 #include "spillway/scenario/scenario.h"
-#include "spillway/workload_sweep/sweep.h"
 #include "spillway/vfs/fault_rules.h"
 #include "spillway/vfs/status.h"
 #include "spillway/vocab/names.h"
 #include "spillway/vocab/vocab.h"
+#include "spillway/workload_sweep/sweep.h"
 #include "support/inject_support.h"
 
 namespace spillway {
@@ -42,6 +42,10 @@ template <typename FaultMode, typename NameOf>
 std::string ModesName(const std::vector<FaultMode>& modes, NameOf name_of) {
   if (modes == std::vector<FaultMode>{FaultMode::kTransient, FaultMode::kPersistent}) {
     return "both";
+  }
+  if (modes ==
+      std::vector<FaultMode>{FaultMode::kTransient, FaultMode::kPersistent, FaultMode::kKill}) {
+    return "all";
   }
   std::string text;
   for (FaultMode m : modes) text += (text.empty() ? "" : ",") + std::string(name_of(m));

@@ -42,8 +42,9 @@ constexpr std::string_view PlanModeName(PlanMode mode) {
 
 // How a sweep fails the call it chose: once (kTransient), or that call and every later one
 // (kPersistent). The reference sweep counts every filesystem operation that can fail with
-// the errno; the command sweep, the calls of the chosen call's operation.
-enum class FaultMode : uint8_t { kTransient, kPersistent };
+// the errno; the command sweep, the calls of the chosen call's operation. kKill: the
+// process dies at the call (no errno; the reference sweep kills at each of its calls).
+enum class FaultMode : uint8_t { kTransient, kPersistent, kKill };
 
 constexpr std::string_view FaultModeName(FaultMode mode) {
   switch (mode) {
@@ -51,6 +52,8 @@ constexpr std::string_view FaultModeName(FaultMode mode) {
       return "transient";
     case FaultMode::kPersistent:
       return "persistent";
+    case FaultMode::kKill:
+      return "kill";
   }
   return {};
 }
