@@ -276,6 +276,22 @@ struct Generator<scenario::Crash> {
 };
 
 template <>
+struct Generator<scenario::Kill> {
+  // The process dies at one of the next few calls, inside whichever line makes it.
+  static constexpr uint64_t kMaxCall = 8;
+  static bool Can(const GenContext& g) {
+    if (g.plans.empty() && g.files.empty()) return false;
+    if (g.s.rules.KillPending() || g.s.rules.AnyDue()) return false;
+    return std::none_of(g.s.plans.begin(), g.s.plans.end(), [](const auto& entry) {
+      return entry.second.kind == PlanKind::kOsTmp && !entry.second.finished;
+    });
+  }
+  static scenario::Kill Make(const GenContext&, Chooser& chooser) {
+    return {1 + chooser.Pick(kMaxCall)};
+  }
+};
+
+template <>
 struct Generator<scenario::Reap> {
   static bool Can(const GenContext& g) { return g.any_dir; }
   // Every local dir in use: the start-up of a new process.
@@ -343,7 +359,7 @@ using Weights =
                 Weight<scenario::SetLimit, 3>, FaultWeight<scenario::Fault>,
                 ThirdOfFaultWeight<scenario::ShortWrite>, Weight<scenario::Clean, 3>,
                 Weight<scenario::Capacity, 2>, Weight<scenario::Budget, 3>,
-                Weight<scenario::Crash, 1>, Weight<scenario::Reap, 4>>;
+                Weight<scenario::Crash, 1>, Weight<scenario::Reap, 4>, Weight<scenario::Kill, 2>>;
 
 }  // namespace
 

@@ -445,7 +445,16 @@ class VerbCommand final : public SpillCommand {
 
  protected:
   std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
-    return model::Transition(std::get<V>(line().verb), s, a);
+    const V& verb = std::get<V>(line().verb);
+    if constexpr (std::is_same_v<V, scenario::Plan>) {
+      // An os_tmp plan's directory would outlive a pending kill for good (executor_verbs).
+      if (s.rules.KillPending() && verb.spec.dirs_kind == scenario::DirsKind::kOsTmp) {
+        return std::nullopt;
+      }
+    }
+    std::optional<std::string> outcome = model::Transition(verb, s, a);
+    if (outcome.has_value() && s.rules.killed()) return executor_verbs::FollowKill(s, a);
+    return outcome;
   }
 };
 
