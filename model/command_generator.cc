@@ -281,7 +281,9 @@ struct Generator<scenario::Kill> {
   static constexpr uint64_t kMaxCall = 8;
   static bool Can(const GenContext& g) {
     if (g.plans.empty() && g.files.empty()) return false;
-    if (g.s.rules.KillPending() || g.s.rules.AnyDue()) return false;
+    if (g.s.rules.KillPending() || g.s.rules.AnyDue() || g.s.pending_stale_lists != 0) {
+      return false;
+    }
     return std::none_of(g.s.plans.begin(), g.s.plans.end(), [](const auto& entry) {
       return entry.second.kind == PlanKind::kOsTmp && !entry.second.finished;
     });

@@ -136,9 +136,11 @@ std::optional<std::string> Transition(const scenario::Reap& v, SpillModel& s, Af
 
 std::optional<std::string> Transition(const scenario::Kill& v, SpillModel& s, Affected*) {
   // Only while no rule is due: then the kill rule is the first that every call meets, and
-  // the model counts the calls of the lines that follow as its rules do. Not with an
+  // the model counts the calls of the lines that follow as its rules do; nor while a stale
+  // directory's list is pending, whose moment the model does not know. Not with an
   // os_tmp plan that may make a directory: `reap` would never take it back.
-  if (v.call == 0 || s.rules.KillPending() || s.rules.killed() || s.rules.AnyDue()) {
+  if (v.call == 0 || s.rules.KillPending() || s.rules.killed() || s.rules.AnyDue() ||
+      s.pending_stale_lists != 0) {
     return std::nullopt;
   }
   for (const auto& [id, p] : s.plans) {

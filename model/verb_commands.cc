@@ -454,6 +454,9 @@ class VerbCommand final : public SpillCommand {
     }
     std::optional<std::string> outcome = model::Transition(verb, s, a);
     if (outcome.has_value() && s.rules.killed()) return executor_verbs::FollowKill(s, a);
+    // A stale directory's list comes at a moment the model does not know (SpillModel::
+    // pending_stale_lists), so a pending kill could not be counted past it.
+    if (s.rules.KillPending() && s.pending_stale_lists != 0) return std::nullopt;
     return outcome;
   }
 };
