@@ -7,45 +7,31 @@
 
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "spillway/model/model_rules.h"
 #include "spillway/model/spill_model.h"
 #include "spillway/scenario/scenario.h"
 #include "spillway/spill/quirks.h"
+#include "support/model_test_support.h"
 
 namespace spillway::model {
 namespace {
 
-std::vector<scenario::Command> Lines(const std::string& text) {
-  std::variant<scenario::Scenario, scenario::ParseError> parsed = scenario::Parse(text, "test");
-  if (const auto* e = std::get_if<scenario::ParseError>(&parsed)) {
-    ADD_FAILURE() << "line " << e->line << ": " << e->message;
-    return {};
-  }
-  return std::get<scenario::Scenario>(parsed).commands;
-}
-
-// The model's text for `program` is `expected` on both filesystems, every line of it is
-// kept, and the implementation agrees; with `quirks`, the implementation breaks `kind`.
+// The model's text for `program` is `expected`, and the managers agree (ExpectPredictions);
+// with `quirks`, the managers break `kind`.
 void ExpectKill(const std::string& program, const std::string& expected, Quirks quirks,
                 InvariantKind kind) {
-  const std::vector<scenario::Command> lines = Lines(program);
+  ExpectPredictions(program, expected);
   for (const scenario::FsKind fs : {scenario::FsKind::kMem, scenario::FsKind::kPosix}) {
-    const Program p = ProgramFromLines(lines, fs);
-    EXPECT_EQ(p.commands.size(), lines.size()) << "a command was not valid where it stands";
-    EXPECT_EQ(ScenarioText(p.commands), expected);
     scenario::RunnerOptions options;
     options.fs = fs;
-    std::string text;
-    const std::optional<Violation> v = RunProgram(p, options, &text);
-    EXPECT_FALSE(v.has_value()) << "[" << InvariantKindName(v->kind) << "] " << v->message << "\n"
-                                << text;
     options.quirks = quirks;
-    const std::optional<Violation> with_quirk = RunProgram(p, options, &text);
-    ASSERT_TRUE(with_quirk.has_value()) << text;
-    EXPECT_EQ(with_quirk->kind, kind) << with_quirk->message;
+    std::string text;
+    const std::optional<Violation> v =
+        RunProgram(ProgramFromLines(Lines(program), fs), options, &text);
+    ASSERT_TRUE(v.has_value()) << text;
+    EXPECT_EQ(v->kind, kind) << v->message;
   }
 }
 
