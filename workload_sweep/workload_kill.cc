@@ -51,4 +51,20 @@ void WorkloadRun::RunRestart() {
   }
 }
 
+void WorkloadRun::RestartAfterDropAll() {
+  if (spec_.mode != FaultMode::kKill || killed_ || runner().kills() == 0) return;
+  FollowKill();
+  RunRestart();
+  runner().DropAll();
+}
+
+void WorkloadRun::CheckKillFired() {
+  if (spec_.mode != FaultMode::kKill || killed_) return;
+  Add(Check::kFaultMissed, "fault_missed",
+      fmt::format("the process was not killed although call {} was counted in the run "
+                  "without a fault: the workload's calls do not replay identically",
+                  spec_.fault_op),
+      -1, {}, "the kill above never fired");
+}
+
 }  // namespace spillway::workload_sweep::internal

@@ -150,11 +150,7 @@ Status WorkloadRun::Execute() {
   const size_t faults_before = fs.injected().size();
   const size_t log_before = runner().cleanup_log()->failure_count();
   runner().DropAll();
-  if (spec_.mode == FaultMode::kKill && !killed_ && runner().kills() != 0) {
-    FollowKill();  // Killed while dropping what was left: the next process reaps.
-    RunRestart();
-    runner().DropAll();
-  }
+  RestartAfterDropAll();
   const std::vector<InjectedFault> all_faults = fs.injected();
   CheckDropFaults(
       std::vector<InjectedFault>(all_faults.begin() + static_cast<std::ptrdiff_t>(faults_before),
@@ -168,13 +164,7 @@ Status WorkloadRun::Execute() {
   report_.faults_injected = all_faults.size();
   report_.injected = all_faults;
   report_.cleanup_records = runner().cleanup_log()->failure_count();
-  if (spec_.mode == FaultMode::kKill && !killed_) {
-    Add(Check::kFaultMissed, "fault_missed",
-        fmt::format("the process was not killed although call {} was counted in the run "
-                    "without a fault: the workload's calls do not replay identically",
-                    spec_.fault_op),
-        -1, {}, "the kill above never fired");
-  }
+  CheckKillFired();
   if (spec_.error_number) {
     bool met = false;
     for (const InjectedFault& fault : all_faults) {

@@ -153,6 +153,10 @@ class WorkloadRun final {
   // local dirs (its own directory is live), writes again and drops everything, each act
   // checked as the workload's are.
   void RunRestart();
+  // After Runner::DropAll(): when the kill fired there, the next process's turn.
+  void RestartAfterDropAll();
+  // A kill run whose kill never fired is a kFaultMissed.
+  void CheckKillFired();
   // Runs the quirk lines, the setup and the fault line; false when the runner refused one.
   bool RunPreamble();
   void RunAct(const scenario::Command& command, int act);
