@@ -134,5 +134,33 @@ std::optional<std::string> Transition(const scenario::Reap& v, SpillModel& s, Af
   return std::string(kOk);
 }
 
+std::optional<std::string> Transition(const scenario::Kill& v, SpillModel& s, Affected*) {
+  // Only while no rule is due: then the kill rule is the first that every call meets, and
+  // the model counts the calls of the lines that follow as its rules do; nor while a stale
+  // directory's list is pending, whose moment the model does not know. Not with an
+  // os_tmp plan that may make a directory: `reap` would never take it back.
+  if (v.call == 0 || s.rules.KillPending() || s.rules.killed() || s.rules.AnyDue() ||
+      s.pending_stale_lists != 0) {
+    return std::nullopt;
+  }
+  for (const auto& [id, p] : s.plans) {
+    if (p.kind == PlanKind::kOsTmp && !p.finished) return std::nullopt;
+  }
+  s.rules.Kill(v.call);
+  return std::string(kOk);
+}
+
+std::optional<std::string> FollowKill(SpillModel& s, Affected* a) {
+  *a = Affected{};
+  if (!Transition(scenario::Crash{}, s, a).has_value()) return std::nullopt;
+  s.rules = ModelRules{};
+  a->outcome = false;
+  for (int i = 0; i < kMaxLocalDirs; ++i) {
+    if (s.root_exists[i]) a->local_dirs.insert(i);
+  }
+  a->file_count = true;
+  return std::string(kOk);
+}
+
 }  // namespace executor_verbs
 }  // namespace spillway::model

@@ -1,5 +1,6 @@
 #include "spillway/model/model_rules.h"
 
+#include <algorithm>
 #include <limits>
 #include <utility>
 
@@ -30,6 +31,11 @@ void ModelRules::Add(OpKind op, int error_number, std::optional<uint64_t> times)
 }
 
 int ModelRules::Take(OpKind op) {
+  if (killed_) return kKilled;
+  if (kill_in_ != 0 && --kill_in_ == 0) {
+    killed_ = true;
+    return kKilled;
+  }
   Queue& q = At(op);
   if (q.rules == nullptr) return 0;
   const Rule& rule = (*q.rules)[q.front];
@@ -42,6 +48,11 @@ int ModelRules::Take(OpKind op) {
     q.front = 0;
   }
   return error_number;
+}
+
+bool ModelRules::AnyDue() const {
+  return std::any_of(queues_.begin(), queues_.end(),
+                     [](const Queue& q) { return q.rules != nullptr; });
 }
 
 bool ModelRules::LimitedDue(OpKind op) const {

@@ -75,8 +75,8 @@ int CreateIn(SpillModel& s, int dir_id);
 // The kinds of call a reap makes.
 inline constexpr OpKind kReapCalls[] = {OpKind::kList, OpKind::kRemove, OpKind::kRmdir};
 
-// True when no rule is due for the calls a reap makes (kReapCalls), so that its outcome is
-// predictable.
+// True when no rule is due for the calls a reap makes (kReapCalls) and no kill is pending,
+// so that its outcome is predictable.
 bool ReapUnfaulted(const SpillModel& s);
 
 // MakeSpillDir: with `create_parent`, a stat of the local dir and, when it is missing, a
@@ -148,6 +148,17 @@ std::optional<std::string> Transition(const scenario::Crash& v, SpillModel& s,
                                       SpillCommand::Affected* a);
 std::optional<std::string> Transition(const scenario::Reap& v, SpillModel& s,
                                       SpillCommand::Affected* a);
+std::optional<std::string> Transition(const scenario::Kill& v, SpillModel& s,
+                                      SpillCommand::Affected* a);
+
+// After a line during which a `kill` fired (s.rules.killed()): the process died at that
+// call, every later call of it failed without effect (the transition followed them as
+// failures that change nothing), and the runner then crashed it: as `crash`, and the next
+// process has none of the dead one's rules. The line's outcome is not printed (ABORTED,
+// or whatever the dead process made of its calls failing); every existing local dir's
+// spill directories and the spill files on disk are: what the dead process left, a
+// directory made and not yet used included. Nullopt when a crash is not valid in `s`.
+std::optional<std::string> FollowKill(SpillModel& s, SpillCommand::Affected* a);
 
 }  // namespace executor_verbs
 

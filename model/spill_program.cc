@@ -481,6 +481,11 @@ std::optional<Violation> DropEverything(SpillModel& s, SpillSut& sut, std::strin
   for (const std::string& budget : Keys(s.budget_names)) names.push_back(budget);
   bool lost = false;  // Set once a drop's outcome was not predictable.
   for (const std::string& name : names) {
+    // A pending kill may fire during a drop: the names the dead process held die with it.
+    if (!lost && s.file_names.count(name) == 0 && s.plan_names.count(name) == 0 &&
+        s.budget_names.count(name) == 0) {
+      continue;
+    }
     const ScenarioCommand drop = Line(scenario::Drop{name});
     CommandPtr command = lost ? nullptr : MakeCommand(drop, s);
     if (command != nullptr) {

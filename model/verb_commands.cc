@@ -449,7 +449,19 @@ class VerbCommand final : public SpillCommand {
 
  protected:
   std::optional<std::string> Transition(SpillModel& s, Affected* a) const override {
-    return model::Transition(std::get<V>(line().verb), s, a);
+    const V& verb = std::get<V>(line().verb);
+    if constexpr (std::is_same_v<V, scenario::Plan>) {
+      // An os_tmp plan's directory would outlive a pending kill for good (executor_verbs).
+      if (s.rules.KillPending() && verb.spec.dirs_kind == scenario::DirsKind::kOsTmp) {
+        return std::nullopt;
+      }
+    }
+    std::optional<std::string> outcome = model::Transition(verb, s, a);
+    if (outcome.has_value() && s.rules.killed()) return executor_verbs::FollowKill(s, a);
+    // A stale directory's list comes at a moment the model does not know (SpillModel::
+    // pending_stale_lists), so a pending kill could not be counted past it.
+    if (s.rules.KillPending() && s.pending_stale_lists != 0) return std::nullopt;
+    return outcome;
   }
 };
 

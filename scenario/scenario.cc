@@ -182,6 +182,7 @@ std::vector<std::string> PrintArgs(const Clean& v) { return {v.glob}; }
 std::vector<std::string> PrintArgs(const Capacity& v) { return {FormatSize(v.size)}; }
 std::vector<std::string> PrintArgs(const Budget& v) { return {v.name, FormatSize(v.size)}; }
 std::vector<std::string> PrintArgs(const Crash&) { return {}; }
+std::vector<std::string> PrintArgs(const Kill& v) { return {std::to_string(v.call)}; }
 std::vector<std::string> PrintArgs(const Reap& v) {
   return {fmt::format("{}", fmt::join(v.local_dirs, ","))};
 }

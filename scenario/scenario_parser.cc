@@ -469,6 +469,13 @@ std::string ParseArgs(const Words& args, Budget* v) {
 
 std::string ParseArgs(const Words& args, Crash*) { return CheckArity(Crash::kUsage, args, 0, 0); }
 
+std::string ParseArgs(const Words& args, Kill* v) {
+  if (std::string err = CheckArity(Kill::kUsage, args, 1, 1); !err.empty()) return err;
+  if (std::string err = ParseCount(args[0], &v->call); !err.empty()) return err;
+  if (v->call == 0) return "kill counts calls from 1 (the next call)";
+  return {};
+}
+
 std::string ParseArgs(const Words& args, Reap* v) {
   if (std::string err = CheckArity(Reap::kUsage, args, 1, 1); !err.empty()) return err;
   if (std::string err = ParseDirList(args[0], &v->local_dirs); !err.empty()) {

@@ -72,6 +72,10 @@ struct Runner::Impl {
   std::shared_ptr<MemFileSystem> mem;  // kMem only.
   std::shared_ptr<FileSystem> base;
   std::shared_ptr<FaultInjectingFileSystem> fs;
+  // The filesystem of the last process a `kill` killed, kept so that references to it
+  // taken before the line that killed it stay valid.
+  std::shared_ptr<FaultInjectingFileSystem> killed_fs;
+  uint64_t kills = 0;  // Processes a `kill` killed.
   // The filesystem as the running process sees it (over `fs`): managers and reaps use it,
   // and `crash` kills it and starts another.
   std::shared_ptr<ProcessFileSystem> process;
@@ -307,6 +311,16 @@ struct Runner::Impl {
     KillProcess();
     return StepResult::kOk;
   }
+  StepResult Act(const Kill& c, Status*, std::string* message) {
+    FaultRule rule;
+    rule.action = FaultAction::kKill;
+    rule.after = c.call - 1;
+    if (Status added = fs->TryAddRule(rule); !added.ok()) {
+      *message = added.message();
+      return StepResult::kMalformed;
+    }
+    return StepResult::kOk;
+  }
 #ifdef SPILLWAY_TRIAL_VERB
   StepResult Act(const Note&, Status*, std::string*) { return StepResult::kOk; }
 #endif
@@ -339,6 +353,17 @@ struct Runner::Impl {
     shared_cache = NewSharedManagerCache();
     cleanup_log = std::move(next_log);
     process = NewProcessFileSystem(fs);
+  }
+
+  // After a line during which a `kill` fired: the process is dead, as after `crash`, and
+  // the next one has a filesystem of its own over the same target (the dead one's fault
+  // rules die with it).
+  void RestartIfKilled() {
+    if (!fs->killed()) return;
+    killed_fs = fs;
+    fs = NewFaultInjectingFileSystem(base, options.seed);
+    ++kills;
+    KillProcess();
   }
 
   // The checks: each gives kOk when its expectation holds, kExpectationFailed with
@@ -434,6 +459,7 @@ struct Runner::Impl {
     } else {
       Status outcome;
       const StepResult result = Act(verb, &outcome, message);
+      RestartIfKilled();
       if (result == StepResult::kOk) {
         last_outcome = std::move(outcome);
         seen_act = true;
@@ -514,6 +540,7 @@ StepResult Runner::Step(const Command& command, std::string* message) {
 
 const Status& Runner::last_outcome() const { return impl_->last_outcome; }
 const ReapReport& Runner::last_reap() const { return impl_->last_reap; }
+uint64_t Runner::kills() const { return impl_->kills; }
 FaultInjectingFileSystem& Runner::fs() { return *impl_->fs; }
 FileSystem& Runner::base_fs() { return *impl_->base; }
 

@@ -27,6 +27,7 @@ constexpr std::array kQuirkNames = {
     QuirkEntry{Quirk::kDropIgnoresErrors, "drop_ignores_errors"},
     QuirkEntry{Quirk::kWriteIgnoresErrors, "write_ignores_errors"},
     QuirkEntry{Quirk::kReapIgnoresErrors, "reap_ignores_errors"},
+    QuirkEntry{Quirk::kReapSkipsEmpty, "reap_skips_empty"},
 };
 
 }  // namespace

@@ -3,7 +3,9 @@
 
 #include <cerrno>
 #include <memory>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "spillway/spill/disk_manager.h"
 
@@ -40,6 +42,10 @@ void ReapOne(FileSystem& fs, const std::string& path, const ReapOptions& options
       Fail(report, lock.status());
     }
     return;
+  }
+  if (options.quirks.Has(Quirk::kReapSkipsEmpty)) {
+    StatusOr<std::vector<DirEntry>> entries = fs.ListDir(path);
+    if (entries.ok() && entries->empty()) return;  // Taken for one being made: left, unreported.
   }
   if (!options.dry_run) {
     // Removed while locked; the lock goes with the handle after the removal.

@@ -36,28 +36,33 @@ CLI::Option* AddQuirkOption(CLI::App& command, Quirks& quirks);
 std::vector<std::string> QuirkNames(Quirks quirks);
 
 // --mode: the name of one of a sweep's fault modes (`name_of` names each), or "both"; sets
-// `modes` to that mode, or to both. The help shows the initial `modes` as the default.
+// `modes` to that mode, or to both. With `with_kill`, also kKill's name and "all" (both and
+// kill). The help shows the initial `modes` as the default.
 // FaultMode is workload_sweep::FaultMode or program_sweep::FaultMode.
 inline constexpr std::string_view kBothModes = "both";
+inline constexpr std::string_view kAllModes = "all";
 template <typename FaultMode, typename NameOf>
 CLI::Option* AddModeOption(CLI::App& command, std::vector<FaultMode>& modes, NameOf name_of,
-                           const std::string& description) {
+                           const std::string& description, bool with_kill = false) {
   const std::vector<FaultMode> every = {FaultMode::kTransient, FaultMode::kPersistent};
+  std::vector<FaultMode> all = every;
+  if (with_kill) all.push_back(FaultMode::kKill);
   std::vector<std::string> names;
-  names.reserve(every.size() + 1);
-  for (FaultMode mode : every) names.emplace_back(name_of(mode));
-  std::string shown(kBothModes);
-  if (modes != every) {
+  names.reserve(all.size() + 2);
+  for (FaultMode mode : all) names.emplace_back(name_of(mode));
+  std::string shown(modes == all && with_kill ? kAllModes : kBothModes);
+  if (modes != every && !(modes == all && with_kill)) {
     shown.clear();
     for (FaultMode mode : modes) shown += (shown.empty() ? "" : ",") + std::string(name_of(mode));
   }
   names.emplace_back(kBothModes);
+  if (with_kill) names.emplace_back(kAllModes);
   return command
       .add_option_function<std::string>(
           "--mode",
-          [&modes, every, name_of](const std::string& name) {
-            modes = every;
-            if (name == kBothModes) return;
+          [&modes, every, all, name_of](const std::string& name) {
+            modes = name == kBothModes ? every : all;
+            if (name == kBothModes || name == kAllModes) return;
             std::erase_if(modes, [&](FaultMode mode) { return name_of(mode) != name; });
           },
           description)

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "commands.h"
+#include "spillway/vfs/status.h"
 #include "spillway/workload_sweep/report.h"
 #include "spillway/workload_sweep/sweep.h"
-#include "spillway/vfs/status.h"
 
 namespace spillway::tools {
 namespace {
@@ -40,8 +40,8 @@ int RunSweepWorkload(SweepArgs& args) {
   const StatusOr<workload_sweep::SweepResult> result = workload_sweep::RunSweep(options);
   // A malformed workload, or a directory or file that cannot be written.
   if (!result.ok()) throw UsageError(result.status().ToString());
-  const std::string report =
-      args.json ? workload_sweep::ReportJson(options, *result) + "\n" : workload_sweep::ReportText(options, *result);
+  const std::string report = args.json ? workload_sweep::ReportJson(options, *result) + "\n"
+                                       : workload_sweep::ReportText(options, *result);
   std::fputs(report.c_str(), stdout);
   return result->violations.empty() ? 0 : 1;
 }
@@ -61,7 +61,10 @@ void AddSweepWorkloadCommand(CLI::App& app, int& exit_code) {
       ->default_str(ErrnoList(args->options.errnos));
   AddQuirkOption(*sub, args->options.quirks);
   AddModeOption(*sub, args->options.modes, workload_sweep::FaultModeName,
-                "transient: operation n fails once; persistent: it and every later one fail");
+                "transient: operation n fails once; persistent: it and every later one fail; "
+                "kill: the process dies at call n, and the next one reaps; both: transient "
+                "and persistent; all: the three",
+                /*with_kill=*/true);
   sub->add_option("--out", args->out,
                   "Where scenario files for violations are written, made if missing; not "
                   "inside a git checkout unless git ignores it (default: a fresh directory "

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -38,6 +39,7 @@ std::vector<std::string> QuirkNames(Quirks quirks) {
 }
 
 std::string DescribeFirstRun(const SweepViolation& v) {
+  if (v.mode == FaultMode::kKill) return fmt::format("killed at call {}", v.fault_op);
   if (!v.error_number) return "in the run without a fault";
   return fmt::format("with {} at operation {} ({})", ErrnoName(*v.error_number), v.fault_op,
                      FaultModeName(v.mode));
@@ -84,6 +86,7 @@ std::string ReportJson(const SweepOptions& options, const SweepResult& result) {
     json["operations_by_errno"][ErrnoName(e)] = operations;
   }
   json["runs"] = result.runs;
+  json["kill_runs"] = result.kill_runs;
   json["runs_with_violations"] = result.runs_with_violations;
   json["scenario_files"] = result.scenario_files;
   json["violations"] = nlohmann::json::array();
@@ -93,7 +96,9 @@ std::string ReportJson(const SweepOptions& options, const SweepResult& result) {
     item["message"] = v.message;
     item["act"] = v.act;
     item["errno"] = v.error_number ? nlohmann::json(ErrnoName(*v.error_number)) : nullptr;
-    item["mode"] = v.error_number ? nlohmann::json(FaultModeName(v.mode)) : nullptr;
+    item["mode"] = v.error_number || v.mode == FaultMode::kKill
+                       ? nlohmann::json(FaultModeName(v.mode))
+                       : nullptr;
     item["operation"] = v.fault_op;
     item["runs"] = v.runs;
     item["scenario"] = v.scenario_path;
@@ -121,8 +126,16 @@ std::string ReportText(const SweepOptions& options, const SweepResult& result) {
     per_errno += fmt::format("{}{} {}", per_errno.empty() ? "" : " + ", ErrnoName(e),
                              result.operations_by_errno.at(e));
   }
-  text += fmt::format("runs: {} (1 without a fault + ({}) operations x {} mode{})\n", result.runs,
-                      per_errno, options.modes.size(), options.modes.size() == 1 ? "" : "s");
+  const size_t error_modes =
+      options.modes.size() - std::ranges::count(options.modes, FaultMode::kKill);
+  std::string swept;
+  if (error_modes != 0) {
+    swept = fmt::format(" + ({}) operations x {} mode{}", per_errno, error_modes,
+                        error_modes == 1 ? "" : "s");
+  }
+  if (result.kill_runs != 0)
+    swept += fmt::format(" + {} kill runs, one per call", result.kill_runs);
+  text += fmt::format("runs: {} (1 without a fault{})\n", result.runs, swept);
   if (result.violations.empty()) return text + "violations: 0\n";
   text += fmt::format("violations: {} distinct, in {} of {} runs\n", result.violations.size(),
                       result.runs_with_violations, result.runs);
@@ -141,10 +154,10 @@ std::string ReportText(const SweepOptions& options, const SweepResult& result) {
 }
 
 std::string RunLines(const RunReport& run) {
-  const std::string which = run.error_number
-                                ? fmt::format("{} {} op {}", ErrnoName(*run.error_number),
-                                              FaultModeName(run.mode), run.fault_op)
-                                : "no fault";
+  std::string which = run.error_number ? fmt::format("{} {} op {}", ErrnoName(*run.error_number),
+                                                     FaultModeName(run.mode), run.fault_op)
+                                       : "no fault";
+  if (run.mode == FaultMode::kKill) which = fmt::format("kill at call {}", run.fault_op);
   std::string text = fmt::format(
       "run {}: {} operations, {} faults injected, {} acts failed, {} skipped, {} cleanup "
       "records: {}\n",

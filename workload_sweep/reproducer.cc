@@ -36,7 +36,7 @@ std::string_view HowOften(FaultMode mode) {
     case FaultMode::kPersistent:
       return ", and so does every later one";
     case FaultMode::kKill:
-      return ", by killing the process";
+      return {};
   }
   return {};
 }
@@ -54,6 +54,10 @@ std::string ScenarioText(const WorkloadRun& run, const Finding& finding,
   if (spec.error_number) {
     text += fmt::format("# The fault: filesystem operation {} fails with {}{}.\n", spec.fault_op,
                         ErrnoName(*spec.error_number), HowOften(spec.mode));
+  } else if (spec.mode == FaultMode::kKill) {
+    text += fmt::format(
+        "# The process is killed at its filesystem call {} (`kill`); the next one reaps.\n",
+        spec.fault_op);
   } else {
     text += "# No fault is injected: the workload alone shows it.\n";
   }

@@ -7,9 +7,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -35,6 +37,7 @@ using internal::WorkloadRunSpec;
 using internal::WriteTextFile;
 
 std::string SpecTag(const WorkloadRunSpec& spec) {
+  if (spec.mode == FaultMode::kKill) return fmt::format("kill-call{}", spec.fault_op);
   if (!spec.error_number) return "nofault";
   return fmt::format("{}-{}-op{}", ErrnoName(*spec.error_number), FaultModeName(spec.mode),
                      spec.fault_op);
@@ -161,11 +164,12 @@ StatusOr<SweepResult> RunSweep(const SweepOptions& options) {
     WorkloadRun run(*workload, options, spec);
     SPILLWAY_RETURN_IF_ERROR(run.Execute());
     ++result.runs;
+    if (spec.mode == FaultMode::kKill) ++result.kill_runs;
     if (!run.findings().empty()) ++result.runs_with_violations;
     for (const Finding& finding : run.findings()) {
       SPILLWAY_RETURN_IF_ERROR(log.Add(run, finding, spec));
     }
-    if (!spec.error_number) {
+    if (!spec.error_number && spec.mode != FaultMode::kKill) {
       result.operations = run.report().operations;
       for (int e : options.errnos) result.operations_by_errno[e] = run.OperationsThatCanReturn(e);
     }
@@ -177,9 +181,16 @@ StatusOr<SweepResult> RunSweep(const SweepOptions& options) {
   SPILLWAY_RETURN_IF_ERROR(sweep_one(WorkloadRunSpec{}));
   for (int error_number : options.errnos) {
     for (FaultMode mode : options.modes) {
+      if (mode == FaultMode::kKill) continue;  // Not an errno's: below.
       for (uint64_t op = 1; op <= result.operations_by_errno[error_number]; ++op) {
         SPILLWAY_RETURN_IF_ERROR(sweep_one(WorkloadRunSpec{error_number, mode, op}));
       }
+    }
+  }
+  // The process dies at each filesystem call the run without a fault made, in turn.
+  if (std::ranges::count(options.modes, FaultMode::kKill) != 0) {
+    for (uint64_t call = 1; call <= result.operations; ++call) {
+      SPILLWAY_RETURN_IF_ERROR(sweep_one(WorkloadRunSpec{std::nullopt, FaultMode::kKill, call}));
     }
   }
   return result;

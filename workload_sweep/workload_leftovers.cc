@@ -79,6 +79,12 @@ std::set<std::string> WorkloadRun::ExplainedLeftovers(
       }
     }
   }
+  // So is what a killed process left in the temp dir, which `reap` does not look in.
+  for (const std::string& dir : killed_tmp_) {
+    for (const std::string& path : leftovers) {
+      if (AtOrUnder(path, dir)) explained.insert(path);
+    }
+  }
   return explained;
 }
 

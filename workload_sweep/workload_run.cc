@@ -109,6 +109,7 @@ bool WorkloadRun::RunPreamble() {
     if (!Step(command, -1)) return false;
   }
   // The fault goes after the setting up, which the fault rules do not count.
+  if (spec_.mode == FaultMode::kKill) return Step(Command{scenario::Kill{spec_.fault_op}}, -1);
   if (!spec_.error_number) return true;
   scenario::Fault fault;
   fault.rule.op = std::nullopt;
@@ -140,13 +141,16 @@ Status WorkloadRun::Execute() {
       continue;
     }
     RunAct(command, static_cast<int>(i));
+    if (killed_) break;
   }
+  if (killed_) RunRestart();
 
   // The workload drops everything it binds; DropAll drops whatever a skipped drop left.
   FaultInjectingFileSystem& fs = runner().fs();
   const size_t faults_before = fs.injected().size();
   const size_t log_before = runner().cleanup_log()->failure_count();
   runner().DropAll();
+  RestartAfterDropAll();
   const std::vector<InjectedFault> all_faults = fs.injected();
   CheckDropFaults(
       std::vector<InjectedFault>(all_faults.begin() + static_cast<std::ptrdiff_t>(faults_before),
@@ -160,6 +164,7 @@ Status WorkloadRun::Execute() {
   report_.faults_injected = all_faults.size();
   report_.injected = all_faults;
   report_.cleanup_records = runner().cleanup_log()->failure_count();
+  CheckKillFired();
   if (spec_.error_number) {
     bool met = false;
     for (const InjectedFault& fault : all_faults) {
@@ -199,7 +204,13 @@ void WorkloadRun::RunActOf(const V& verb, const Command& command, int act) {
   if (run.lazy_check) run.dirs_before = CountSpillDirs(run.lazy_roots);
 
   run.line = static_cast<int>(lines_.size());
+  const uint64_t kills_before = runner().kills();
   if (!Step(command, act)) return;
+  if (runner().kills() != kills_before) {
+    // The process died inside the act: there is nothing left to check it against.
+    FollowKill();
+    return;
+  }
   run.outcome = runner().last_outcome();
   if (!run.outcome.ok()) ++report_.acts_failed;
   const std::vector<InjectedFault> all_faults = fs.injected();
@@ -250,7 +261,7 @@ void WorkloadRun::CheckDropFaults(const std::vector<InjectedFault>& faults, size
                               all_records.end());
   std::vector<bool> used(records.size(), false);
   for (const InjectedFault& fault : faults) {
-    if (!IsRemoval(fault.op)) continue;
+    if (!IsRemoval(fault.op) || fault.action == FaultAction::kKill) continue;
     bool matched = false;
     for (size_t i = 0; i < records.size() && !matched; ++i) {
       if (!used[i] && records[i].path() == fault.path && records[i].IsErrno(fault.error_number)) {

@@ -146,6 +146,17 @@ class WorkloadRun final {
            std::vector<scenario::Command> expects = {}, std::string note = {});
   // Runs one line through the Runner; false (with a kRunner finding) when it refused it.
   bool Step(const scenario::Command& command, int act);
+  // After a `kill` fired (kKill): the dead process's names are forgotten and its spill
+  // directories are orphans, as after `crash` (workload_kill.cc).
+  void FollowKill();
+  // The next process (kKill): a plan over every local dir spills and writes, reaps the
+  // local dirs (its own directory is live), writes again and drops everything, each act
+  // checked as the workload's are.
+  void RunRestart();
+  // After Runner::DropAll(): when the kill fired there, the next process's turn.
+  void RestartAfterDropAll();
+  // A kill run whose kill never fired is a kFaultMissed.
+  void CheckKillFired();
   // Runs the quirk lines, the setup and the fault line; false when the runner refused one.
   bool RunPreamble();
   void RunAct(const scenario::Command& command, int act);
@@ -273,6 +284,10 @@ class WorkloadRun final {
   // removes those under its dirs.
   std::set<std::string> orphans_;
   std::set<std::string> reap_failed_;  // Paths a reap reported it could not reap.
+  bool killed_ = false;                // A `kill` fired (kKill).
+  // The temp-dir spill directories a killed process left: `reap` does not look in the
+  // temp dir (ReapOptions::include_os_tmp_dirs), so they stay, by design.
+  std::set<std::string> killed_tmp_;
 };
 
 // `expect count GLOB N`: the line a reproducer places where a count went wrong.

@@ -15,35 +15,10 @@
 
 #include "spillway/scenario/scenario.h"
 #include "spillway/spill/quirks.h"
+#include "support/model_test_support.h"
 
 namespace spillway::model {
 namespace {
-
-std::vector<scenario::Command> Lines(const std::string& text) {
-  std::variant<scenario::Scenario, scenario::ParseError> parsed = scenario::Parse(text, "test");
-  if (const auto* e = std::get_if<scenario::ParseError>(&parsed)) {
-    ADD_FAILURE() << "line " << e->line << ": " << e->message;
-    return {};
-  }
-  return std::get<scenario::Scenario>(parsed).commands;
-}
-
-// The model's text for `program` (commands only) is `expected` on both filesystems, every
-// command of it is kept, and the implementation agrees.
-void ExpectPredictions(const std::string& program, const std::string& expected) {
-  const std::vector<scenario::Command> lines = Lines(program);
-  for (const scenario::FsKind fs : {scenario::FsKind::kMem, scenario::FsKind::kPosix}) {
-    const Program p = ProgramFromLines(lines, fs);
-    EXPECT_EQ(p.commands.size(), lines.size()) << "a command was not valid where it stands";
-    EXPECT_EQ(ScenarioText(p.commands), expected);
-    scenario::RunnerOptions options;
-    options.fs = fs;
-    std::string text;
-    const std::optional<Violation> v = RunProgram(p, options, &text);
-    EXPECT_FALSE(v.has_value()) << "[" << InvariantKindName(v->kind) << "] " << v->message << "\n"
-                                << text;
-  }
-}
 
 // docs/scenarios.md's example: a plan that does not spill creates nothing, the limit refuses a
 // write without counting it, the file outlives its plan, and then everything is gone.

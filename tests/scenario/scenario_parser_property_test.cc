@@ -162,6 +162,7 @@ void Fill(Budget* v) {
   v->size = *rc::gen::arbitrary<uint64_t>();
 }
 void Fill(Crash*) {}
+void Fill(Kill* v) { v->call = *rc::gen::inRange<uint64_t>(1, 1000000); }
 void Fill(Reap* v) {
   v->local_dirs =
       *rc::gen::nonEmpty(rc::gen::container<std::vector<std::string>>(GenPath(kDirChars)));

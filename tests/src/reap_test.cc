@@ -106,6 +106,23 @@ TEST_F(ReapMemTest, TheReapIgnoresLocksQuirkRemovesALiveDirectory) {
   EXPECT_FALSE(mem_->Exists("/local0/datafusion-livexx"));
 }
 
+TEST_F(ReapMemTest, TheReapSkipsEmptyQuirkLeavesAnEmptyOrphanUnreported) {
+  // A process killed between making a spill directory and its first file left it empty.
+  ASSERT_OK(mem_->CreateDir("/local0/datafusion-emptyx"));
+  ASSERT_OK(mem_->CreateDir("/local0/datafusion-fullxx"));
+  ASSERT_OK_AND_ASSIGN(auto f, mem_->CreateFile("/local0/datafusion-fullxx/x"));
+  ASSERT_OK(f->Close());
+  ReapOptions options;
+  options.quirks = Quirk::kReapSkipsEmpty;
+  const ReapReport report = ReapOrphans(*mem_, {"/local0"}, options);
+  EXPECT_THAT(report.removed, ElementsAre("/local0/datafusion-fullxx"));
+  EXPECT_TRUE(report.live.empty());
+  EXPECT_TRUE(report.failures.empty());
+  EXPECT_TRUE(mem_->Exists("/local0/datafusion-emptyx"));
+  // Without it, the empty orphan goes too.
+  EXPECT_THAT(ReapOrphans(*mem_, {"/local0"}).removed, ElementsAre("/local0/datafusion-emptyx"));
+}
+
 TEST_F(ReapMemTest, RecordsWhatItCouldNotRemoveAndReturnsTheFirstError) {
   std::shared_ptr<MemFileSystem> strict = NewMemFileSystem(3);
   ASSERT_OK(strict->CreateDir("/local0"));

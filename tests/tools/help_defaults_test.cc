@@ -19,11 +19,11 @@
 #include "spillway/program_sweep/cmd_sweep.h"
 #include "spillway/program_sweep/defaults.h"
 #include "spillway/scenario/scenario.h"
-#include "spillway/workload_sweep/sweep.h"
 #include "spillway/vfs/fault_rules.h"
 #include "spillway/vfs/status.h"
 #include "spillway/vocab/names.h"
 #include "spillway/vocab/vocab.h"
+#include "spillway/workload_sweep/sweep.h"
 #include "support/inject_support.h"
 
 namespace spillway {
@@ -37,11 +37,18 @@ std::string Join(const std::vector<int>& errnos) {
   return text;
 }
 
-// "both" when `modes` is every mode (as the options' default is), else their names.
+// "both" for the errno modes, `all_name` (when the sweep has that word) for every mode,
+// else the modes' names as a comma list.
 template <typename FaultMode, typename NameOf>
-std::string ModesName(const std::vector<FaultMode>& modes, NameOf name_of) {
+std::string ModesName(const std::vector<FaultMode>& modes, NameOf name_of,
+                      std::string_view all_name = "") {
   if (modes == std::vector<FaultMode>{FaultMode::kTransient, FaultMode::kPersistent}) {
     return "both";
+  }
+  if (!all_name.empty() &&
+      modes ==
+          std::vector<FaultMode>{FaultMode::kTransient, FaultMode::kPersistent, FaultMode::kKill}) {
+    return std::string(all_name);
   }
   std::string text;
   for (FaultMode m : modes) text += (text.empty() ? "" : ",") + std::string(name_of(m));
@@ -101,7 +108,7 @@ std::map<std::string, Check> WorkloadChecks() {
   const workload_sweep::SweepOptions defaults;
   return {{"--fs", Equals(std::string(vocab::FsKindName(defaults.fs)))},
           {"--errno", Equals(Join(workload_sweep::DefaultErrnos()))},
-          {"--mode", Equals(ModesName(defaults.modes, workload_sweep::FaultModeName))}};
+          {"--mode", Equals(ModesName(defaults.modes, workload_sweep::FaultModeName, "all"))}};
 }
 
 std::map<std::string, Check> ProgramChecks() {

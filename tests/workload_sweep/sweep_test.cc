@@ -67,10 +67,12 @@ TEST(SweepTest, CorrectCodeHasNoViolationAndEveryOperationIsSwept) {
   EXPECT_GE(enospc_ops, 3u);  // mkdir, create, write.
   EXPECT_LT(enospc_ops, eio_ops);
   EXPECT_EQ(eio_ops, result->operations);  // Every call here reaches the disk.
-  EXPECT_EQ(result->runs, 1 + (enospc_ops + eio_ops) * 2);
+  // The default modes: transient and persistent per errno, and a kill at every call.
+  EXPECT_EQ(result->kill_runs, result->operations);
+  EXPECT_EQ(result->runs, 1 + (enospc_ops + eio_ops) * 2 + result->kill_runs);
   EXPECT_EQ(runs_seen, result->runs);
   // Every faulted run met its fault.
-  EXPECT_EQ(faulted_runs_with_fault, result->runs - 1);
+  EXPECT_EQ(faulted_runs_with_fault, result->runs - 1 - result->kill_runs);
   EXPECT_EQ(result->runs_with_violations, 0u);
 }
 

@@ -23,6 +23,9 @@
 
 namespace spillway::model {
 
+// What Take returns for the call a `kill` line's rule kills, and for every later call.
+inline constexpr int kKilled = -2;
+
 class ModelRules {
  public:
   // Adds a rule that fails the next `times` calls of kind `op` (nullopt: every call)
@@ -41,6 +44,17 @@ class ModelRules {
   // True when the rule due next for `op` fails a limited number of calls.
   bool LimitedDue(OpKind op) const;
 
+  // The process dies at the `call`-th next call of any kind (`kill N`): Take returns
+  // kKilled for it and for every later call, before any rule sees them (a kill rule added
+  // while no rule is due is the first every call meets). REQUIRES: call >= 1.
+  void Kill(uint64_t call) { kill_in_ = call; }
+  // A kill is set and has not fired yet.
+  bool KillPending() const { return kill_in_ != 0; }
+  // The kill has fired.
+  bool killed() const { return killed_; }
+  // True when some rule is due for calls of any kind.
+  bool AnyDue() const;
+
  private:
   struct Rule {
     int error_number = 0;
@@ -58,6 +72,8 @@ class ModelRules {
   Queue& At(OpKind op) { return queues_[static_cast<size_t>(op)]; }
 
   std::array<Queue, kOpKindCount> queues_;  // By OpKind.
+  uint64_t kill_in_ = 0;  // Calls until the kill, counting the killed one; 0: none set.
+  bool killed_ = false;
 };
 
 }  // namespace spillway::model

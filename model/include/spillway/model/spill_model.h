@@ -47,6 +47,12 @@
 // - `crash`: every plan, file and budget is forgotten and nothing is removed; the crashed
 //   plans' directories and files stay on disk, unlocked (valid only when no os_tmp plan
 //   has a directory, which `reap` does not look at);
+// - `kill N` (valid only while no fault rule is due, no kill is pending and no os_tmp plan
+//   is alive): the process dies at its N-th call from there on, counted over every call
+//   the operations above make: that call and every later one fail without effect (the
+//   operation goes on as after any failed call), and after the line the process crashes
+//   as by `crash` and the next one has no rules; what the dead one left (a directory made
+//   and not yet used) is counted right away;
 // - `reap DIRS` (valid only while no fault rule is due): every spill directory on disk in
 //   those local dirs that no live plan holds (a crashed plan's, one a failed removal left
 //   behind) is removed with its files; a live plan's are untouched;

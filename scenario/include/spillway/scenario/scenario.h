@@ -206,6 +206,15 @@ struct Reap {
   std::vector<std::string> local_dirs;  // As written.
   bool operator==(const Reap&) const = default;
 };
+struct Kill {
+  static constexpr std::string_view kWord = "kill";
+  static constexpr std::string_view kUsage = "kill N";
+  static constexpr bool kIsExpect = false;
+  // The process dies at its N-th filesystem call from here on (1: the next one), inside
+  // whichever line makes it; then the next process starts, as after `crash`.
+  uint64_t call = 1;
+  bool operator==(const Kill&) const = default;
+};
 // Checking.
 struct ExpectOk {
   static constexpr std::string_view kWord = "expect ok";
@@ -306,7 +315,7 @@ using Verb = std::variant<
     Note,
 #endif
     Dir, File, Plan, SetQuirk, Spill, Write, Clone, Drop, SetLimit, Fault, ShortWrite, Clean,
-    Capacity, Budget, Crash, Reap, ExpectOk, ExpectError, ExpectUsed, ExpectFiles, ExpectSize,
+    Capacity, Budget, Crash, Reap, Kill, ExpectOk, ExpectError, ExpectUsed, ExpectFiles, ExpectSize,
     ExpectCount, ExpectSpilled, ExpectSpills, ExpectExists, ExpectMissing>;
 
 // Calls f(V{}) for every verb type V, in table order.
@@ -407,6 +416,8 @@ class Runner {
   const Status& last_outcome() const;
   // What the most recent `reap` removed, found live and failed on (empty before any).
   const ReapReport& last_reap() const;
+  // How many processes a `kill` line has killed; each time, fs() is the next process's.
+  uint64_t kills() const;
 
   // State, for property tests and sweeps.
   FaultInjectingFileSystem& fs();                  // The filesystem under test.

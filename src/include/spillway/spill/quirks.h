@@ -80,6 +80,11 @@ enum class Quirk : uint32_t {
   // `let _ = remove_dir_all(path)`): a local dir it cannot list and a spill directory it
   // cannot remove are reported nowhere, and the reap succeeds.
   kReapIgnoresErrors = 1u << 12,
+  // A reaper that leaves an empty spill directory alone, taking it for one a live manager
+  // has just made and not yet locked (the wrong answer to the race between a mkdir and
+  // its lock): a process killed between making a spill directory and creating its first
+  // file there leaves it for good, and the reap reports nothing.
+  kReapSkipsEmpty = 1u << 13,
 };
 
 // A set of quirks. Thread safety: a value; safe to copy and read concurrently.
@@ -106,7 +111,7 @@ const std::vector<Quirk>& AllQuirks();
 // "write_leak", "no_rollback", "count_leak", "eager_dirs", "shared_limit",
 // "outer_accounting", "failover_leak", "budget_after_add", "reap_ignores_locks",
 // "spilled_counts_refused", "drop_ignores_errors", "write_ignores_errors",
-// "reap_ignores_errors".
+// "reap_ignores_errors", "reap_skips_empty".
 std::string_view QuirkName(Quirk q);
 std::optional<Quirk> QuirkFromName(std::string_view name);
 // Prints QuirkName(q), so that test frameworks show a quirk parameter by name.

@@ -27,7 +27,7 @@ struct ReapOptions {
   // kOsTmpDirectory mode). Off by default: other programs (Rust's tempfile crate among
   // them) make directories with the same names, and cannot be told apart.
   bool include_os_tmp_dirs = false;
-  // Emulated defects; only kReapIgnoresLocks applies (quirks.h).
+  // Emulated defects; only kReapIgnoresLocks and kReapSkipsEmpty apply (quirks.h).
   Quirks quirks;
 };
 

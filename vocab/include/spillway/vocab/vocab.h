@@ -43,7 +43,8 @@ constexpr std::string_view PlanModeName(PlanMode mode) {
 // How a sweep fails the call it chose: once (kTransient), or that call and every later one
 // (kPersistent). The reference sweep counts every filesystem operation that can fail with
 // the errno; the command sweep, the calls of the chosen call's operation. kKill: the process
-// making the call dies (SIGKILL) just before it, with no errno, and is restarted.
+// making the call dies (SIGKILL) just before it, with no errno, and is restarted (the
+// reference sweep kills at each of its filesystem calls).
 enum class FaultMode : uint8_t { kTransient, kPersistent, kKill };
 
 constexpr std::string_view FaultModeName(FaultMode mode) {

@@ -30,8 +30,11 @@ namespace spillway::workload_sweep {
 
 // kTransient: operation n fails once (`fault any E after=n-1 times=1`). The operations
 // are counted as `any` counts them: only the calls whose kind can fail with E on Linux.
-// kPersistent: operation n and every later one fail (`... times=forever`). The modes and
-// their names are the shared vocabulary's (spillway/vocab/vocab.h).
+// kPersistent: operation n and every later one fail (`... times=forever`).
+// kKill: no errno; the process dies at its filesystem call n (`kill n`; every call counts),
+// then a new process over the same dirs reaps what it left, spills, and drops everything
+// (docs/sweep.md). The modes and their names are the shared vocabulary's
+// (spillway/vocab/vocab.h).
 using vocab::FaultMode;
 using vocab::FaultModeName;
 
@@ -99,7 +102,7 @@ struct SweepOptions {
   // REQUIRES: non-empty; each a positive errno.
   std::vector<int> errnos = DefaultErrnos();
   // REQUIRES: non-empty.
-  std::vector<FaultMode> modes = {FaultMode::kTransient, FaultMode::kPersistent};
+  std::vector<FaultMode> modes = {FaultMode::kTransient, FaultMode::kPersistent, FaultMode::kKill};
   // Emulated defects in force for every plan (written as `quirk` lines in scenarios).
   Quirks quirks;
   // Where scenario files are written; created if missing.
@@ -120,7 +123,8 @@ struct SweepResult {
   uint64_t operations = 0;  // The filesystem operations of the run without a fault.
   // K for each errno: of those operations, the ones whose call can fail with it.
   std::map<int, uint64_t> operations_by_errno;
-  uint64_t runs = 0;  // Including the run without a fault.
+  uint64_t runs = 0;       // Including the run without a fault.
+  uint64_t kill_runs = 0;  // Of runs, those that kill the process (kKill).
   uint64_t runs_with_violations = 0;
   // Distinct violations, in the order first seen.
   std::vector<SweepViolation> violations;

@@ -1,0 +1,121 @@
+// The model's `kill N`: the process dies at a call inside the next operations, and the
+// model predicts what the dead process left (a spill directory made but never used, one
+// its manager failed to remove) and that a reap takes all of it back. The expected texts
+// are worked out from the calls each operation makes (spill_model.h), not taken from the
+// model's output.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spillway/model/model_rules.h"
+#include "spillway/model/spill_model.h"
+#include "spillway/scenario/scenario.h"
+#include "spillway/spill/quirks.h"
+#include "support/model_test_support.h"
+
+namespace spillway::model {
+namespace {
+
+// The model's text for `program` is `expected`, and the managers agree (ExpectPredictions);
+// with `quirks`, the managers break `kind`.
+void ExpectKill(const std::string& program, const std::string& expected, Quirks quirks,
+                InvariantKind kind) {
+  ExpectPredictions(program, expected);
+  for (const scenario::FsKind fs : {scenario::FsKind::kMem, scenario::FsKind::kPosix}) {
+    scenario::RunnerOptions options;
+    options.fs = fs;
+    options.quirks = quirks;
+    std::string text;
+    const std::optional<Violation> v =
+        RunProgram(ProgramFromLines(Lines(program), fs), options, &text);
+    ASSERT_TRUE(v.has_value()) << text;
+    EXPECT_EQ(v->kind, kind) << v->message;
+  }
+}
+
+// The first spill of a lazy plan makes a stat of its local dir, a mkdir of its spill
+// directory, then the create of the file: killed at the create, the directory stays,
+// empty and unlocked, and the next process's reap removes it. A reap that skips empty
+// directories leaves it, and the reap's invariant catches that.
+TEST(KillModelTest, PredictsADirectoryMadeButNeverUsed) {
+  ExpectKill(R"(dir /l0
+plan p /l0
+kill 3
+spill f p
+reap /l0
+)",
+             R"(dir /l0
+plan p /l0
+expect ok
+expect count /l0/datafusion-* 0
+kill 3
+expect ok
+spill f p
+expect count /l0/datafusion-* 1
+expect count /l*/datafusion-*/* 0
+reap /l0
+expect ok
+expect count /l0/datafusion-* 0
+expect count /l*/datafusion-*/* 0
+)",
+             Quirk::kReapSkipsEmpty, InvariantKind::kReap);
+}
+
+// Dropping a plan whose files are gone removes its directory: a list, then an rmdir.
+// Killed at the rmdir, the directory stays; the reap takes it.
+TEST(KillModelTest, PredictsADirectoryItsManagerDiedRemoving) {
+  ExpectKill(R"(dir /l0
+plan p /l0
+spill f p
+drop f
+kill 2
+drop p
+reap /l0
+)",
+             R"(dir /l0
+plan p /l0
+expect ok
+expect count /l0/datafusion-* 0
+spill f p
+expect ok
+expect files p 1
+expect count /l0/datafusion-* 1
+expect spills p 1
+expect spilled p 0
+drop f
+expect ok
+expect used p 0
+expect files p 0
+expect count /l0/datafusion-* 1
+expect count /l*/datafusion-*/* 0
+kill 2
+expect ok
+drop p
+expect count /l0/datafusion-* 1
+expect count /l*/datafusion-*/* 0
+reap /l0
+expect ok
+expect count /l0/datafusion-* 0
+expect count /l*/datafusion-*/* 0
+)",
+             Quirk::kReapSkipsEmpty, InvariantKind::kReap);
+}
+
+// The kill counts every call of every kind, before any rule; it fires once, and then
+// every call fails.
+TEST(KillModelTest, RulesCountEveryCallUntilTheKillAndFailEveryOneAfter) {
+  ModelRules rules;
+  rules.Kill(2);
+  EXPECT_TRUE(rules.KillPending());
+  EXPECT_EQ(rules.Take(OpKind::kStat), 0);
+  EXPECT_FALSE(rules.killed());
+  EXPECT_EQ(rules.Take(OpKind::kMkdir), kKilled);
+  EXPECT_TRUE(rules.killed());
+  EXPECT_FALSE(rules.KillPending());
+  EXPECT_EQ(rules.Take(OpKind::kRemove), kKilled);
+}
+
+}  // namespace
+}  // namespace spillway::model
