@@ -38,7 +38,7 @@ struct InjectOutcome {
   std::string program_stderr;
   std::string trace;                // The trace file; empty when not traced.
   std::vector<Leftover> leftovers;  // Absolute paths; kind kLeak.
-  std::vector<inject::InjectedFault> faults;
+  std::vector<inject::ProgramFault> faults;
   std::vector<inject::RuleCount> rules;  // One per fault rule.
 };
 

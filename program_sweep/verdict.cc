@@ -97,7 +97,7 @@ std::string ShowPath(const std::string& path, const std::string& scope, bool wit
 
 void ShowPaths(InjectOutcome* outcome, const std::string& scope, bool with_dir) {
   for (Leftover& left : outcome->leftovers) left.path = ShowPath(left.path, scope, with_dir);
-  for (inject::InjectedFault& fault : outcome->faults)
+  for (inject::ProgramFault& fault : outcome->faults)
     fault.path = ShowPath(fault.path, scope, with_dir);
   if (!with_dir) return;
   std::string& text = outcome->program_stdout;
@@ -108,7 +108,7 @@ void ShowPaths(InjectOutcome* outcome, const std::string& scope, bool with_dir) 
 }
 
 void ClassifyLeftovers(const std::vector<Leftover>& baseline,
-                       const std::vector<inject::InjectedFault>& faults,
+                       const std::vector<inject::ProgramFault>& faults,
                        std::vector<Leftover>* leftovers) {
   std::vector<bool> used(baseline.size(), false);
   for (Leftover& left : *leftovers) {
@@ -121,7 +121,7 @@ void ClassifyLeftovers(const std::vector<Leftover>& baseline,
       }
     }
     if (left.kind != Leftover::Kind::kLeak) continue;
-    for (const inject::InjectedFault& fault : faults) {
+    for (const inject::ProgramFault& fault : faults) {
       const bool removal = fault.op == "remove" || fault.op == "rmdir";
       const bool inside = fault.path == left.path ||
                           fault.path.compare(0, left.path.size() + 1, left.path + "/") == 0;

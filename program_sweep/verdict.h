@@ -27,7 +27,7 @@ void ShowPaths(InjectOutcome* outcome, const std::string& scope, bool with_dir);
 // (each baseline entry excuses one; with --scratch pass none), kLeftByFault when an
 // injected remove or rmdir failed on it or on an entry inside it, kLeak otherwise.
 void ClassifyLeftovers(const std::vector<Leftover>& baseline,
-                       const std::vector<inject::InjectedFault>& faults,
+                       const std::vector<inject::ProgramFault>& faults,
                        std::vector<Leftover>* leftovers);
 
 // True when `pattern` (may be null: none) matches somewhere in `out` or `err`.

@@ -36,7 +36,7 @@ void PrintSummary(const inject::Outcome& outcome) {
                calls.empty() ? "none" : calls.c_str());
   std::fprintf(stderr, "spillway inject: %llu fault(s) injected\n",
                static_cast<unsigned long long>(outcome.faults_injected));
-  for (const inject::InjectedFault& f : outcome.faults) {
+  for (const inject::ProgramFault& f : outcome.faults) {
     // The errno a call failed with, or the action taken instead ("kill").
     const std::string& what = f.error.empty() ? f.action : f.error;
     std::fprintf(stderr, "  %s %s %s (pid %d)\n", f.op.c_str(), what.c_str(), f.path.c_str(),

@@ -448,7 +448,7 @@ nlohmann::json SummaryJson(const Outcome& outcome) {
   nlohmann::json calls = nlohmann::json::object();
   for (const auto& [op, count] : outcome.calls) calls[op] = count;
   nlohmann::json faults = nlohmann::json::array();
-  for (const InjectedFault& f : outcome.faults) {
+  for (const ProgramFault& f : outcome.faults) {
     nlohmann::json fault = {
         {"op", f.op}, {"action", f.action}, {"errno", nullptr}, {"path", f.path}, {"pid", f.pid}};
     if (!f.error.empty()) fault["errno"] = f.error;

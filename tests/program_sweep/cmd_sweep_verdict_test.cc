@@ -31,7 +31,7 @@ constexpr const char* kOtherSite = "00000000000b";
 
 // The kinds ClassifyLeftovers gives `left` (paths) against `baseline` and `faults`.
 std::vector<Kind> Classify(const std::vector<std::string>& baseline,
-                           const std::vector<inject::InjectedFault>& faults,
+                           const std::vector<inject::ProgramFault>& faults,
                            const std::vector<std::string>& left) {
   std::vector<Leftover> base(baseline.size());
   for (size_t i = 0; i < baseline.size(); ++i) base[i] = {{baseline[i], 1}, Kind::kBaseline};
@@ -58,8 +58,8 @@ TEST(CmdSweepVerdictTest, EachBaselineLeftoverExcusesOneLeftoverOfItsPattern) {
 }
 
 TEST(CmdSweepVerdictTest, AnEntryIsLeftByFaultOnlyWhenItsOwnRemovalOrOneInsideItFailed) {
-  const inject::InjectedFault unlink_f = {.op = "remove", .error = "EIO", .path = "{dir}/d/f"};
-  const inject::InjectedFault rmdir_d = {.op = "rmdir", .error = "EIO", .path = "{dir}/d"};
+  const inject::ProgramFault unlink_f = {.op = "remove", .error = "EIO", .path = "{dir}/d/f"};
+  const inject::ProgramFault rmdir_d = {.op = "rmdir", .error = "EIO", .path = "{dir}/d"};
   // Its own removal failed: the file, and the directory by its rmdir.
   EXPECT_EQ(Classify({}, {unlink_f}, {"{dir}/d/f"}), std::vector<Kind>{Kind::kLeftByFault});
   EXPECT_EQ(Classify({}, {rmdir_d}, {"{dir}/d"}), std::vector<Kind>{Kind::kLeftByFault});

@@ -51,8 +51,9 @@ struct Invocation {
   bool java_frames = true;
 };
 
-// A fault the shim injected.
-struct InjectedFault {
+// A fault the shim injected into the program (a FaultInjectingFileSystem records its own
+// as spillway::InjectedFault).
+struct ProgramFault {
   std::string op;     // The operation's name ("create", "write", ...).
   std::string error;  // The errno's symbol ("ENOSPC"); empty for every action but fail.
   std::string path;   // Truncated to the shim's record size.
@@ -88,9 +89,9 @@ struct Outcome {
   bool timed_out = false;
   std::map<std::string, uint64_t> calls;  // In-scope calls by operation, none left at 0.
   uint64_t faults_injected = 0;
-  std::vector<InjectedFault> faults;  // The first ones injected (inject::kMaxFaultRecords).
-  std::vector<Leftover> leftovers;    // By scope, then by path.
-  std::vector<RuleCount> rules;       // One per Invocation::faults rule, in its order.
+  std::vector<ProgramFault> faults;  // The first ones injected (inject::kMaxFaultRecords).
+  std::vector<Leftover> leftovers;   // By scope, then by path.
+  std::vector<RuleCount> rules;      // One per Invocation::faults rule, in its order.
 };
 
 // Runs `invocation.command` under the shim and waits for it (and, with a timeout, ends its
