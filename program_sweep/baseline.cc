@@ -88,10 +88,10 @@ void AddBaselineRun(const Baseline& other, Baseline* baseline) {
       baseline->sites.back().baselines = 1;
     }
   }
-  for (const Leftover& left : other.leftovers) {
+  for (const SweepLeftover& left : other.leftovers) {
     const bool known = std::any_of(
         baseline->leftovers.begin(), baseline->leftovers.end(),
-        [&left](const Leftover& mine) { return SamePathPattern(mine.path, left.path); });
+        [&left](const SweepLeftover& mine) { return SamePathPattern(mine.path, left.path); });
     if (!known) baseline->leftovers.push_back(left);
   }
 }
@@ -99,7 +99,7 @@ void AddBaselineRun(const Baseline& other, Baseline* baseline) {
 Status WriteBaselineFile(const std::string& file, const std::vector<std::string>& command,
                          const Baseline& baseline) {
   nlohmann::ordered_json leftovers = nlohmann::ordered_json::array();
-  for (const Leftover& left : baseline.leftovers) {
+  for (const SweepLeftover& left : baseline.leftovers) {
     leftovers.push_back({{"path", left.path}, {"size", left.size}});
   }
   nlohmann::ordered_json sites = nlohmann::ordered_json::array();
@@ -155,7 +155,7 @@ StatusOr<Baseline> ReadBaselineFile(const std::string& file,
     for (const nlohmann::json& left : header.at("leftovers")) {
       baseline.leftovers.push_back(
           {{left.at("path").get<std::string>(), left.at("size").get<uint64_t>()},
-           Leftover::Kind::kBaseline});
+           SweepLeftover::Kind::kBaseline});
     }
     baseline.trace = file;
     baseline.trace_skip = 1;

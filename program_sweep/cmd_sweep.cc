@@ -81,7 +81,8 @@ StatusOr<Scope> MakeScope(const Sweep& sweep, const std::string& label) {
 
 // Removes what the run left (all of its scope with {dir}; else the entries that were not
 // there before it), so that every run starts from the same state.
-void DropScope(const Sweep& sweep, const std::string& scope, const std::vector<Leftover>& left) {
+void DropScope(const Sweep& sweep, const std::string& scope,
+               const std::vector<SweepLeftover>& left) {
   std::error_code ec;
   if (sweep.with_dir) {
     fs::remove_all(scope, ec);
@@ -229,8 +230,8 @@ Status RunBaseline(Sweep* sweep) {
       SPILLWAY_RETURN_IF_ERROR(WriteBaselineFile(options.baseline_file, options.command, baseline));
     }
   }
-  for (Leftover& left : baseline.leftovers) {
-    left.kind = options.scratch ? Leftover::Kind::kLeak : Leftover::Kind::kBaseline;
+  for (SweepLeftover& left : baseline.leftovers) {
+    left.kind = options.scratch ? SweepLeftover::Kind::kLeak : SweepLeftover::Kind::kBaseline;
   }
   sweep->baseline_reported_error =
       ReportsError(sweep->error_pattern ? &*sweep->error_pattern : nullptr, baseline.stdout_text,
@@ -281,20 +282,20 @@ void DropFiles(const Sweep& sweep, const std::string& label) {
   }
 }
 
-const std::vector<Leftover>& BaselineLeftovers(const Sweep& sweep) {
-  static const std::vector<Leftover> kNone;
+const std::vector<SweepLeftover>& BaselineLeftovers(const Sweep& sweep) {
+  static const std::vector<SweepLeftover> kNone;
   return sweep.options->scratch ? kNone : sweep.baseline.leftovers;
 }
 
 // Each of `left` (absolute paths) that still exists, with its size now (0 for anything
 // but a regular file).
-std::vector<Leftover> StillThere(const std::vector<Leftover>& left) {
-  std::vector<Leftover> there;
-  for (const Leftover& entry : left) {
+std::vector<SweepLeftover> StillThere(const std::vector<SweepLeftover>& left) {
+  std::vector<SweepLeftover> there;
+  for (const SweepLeftover& entry : left) {
     struct stat st {};
     if (lstat(entry.path.c_str(), &st) != 0) continue;
     const uint64_t size = S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0;
-    there.push_back({{entry.path, size}, Leftover::Kind::kLeak});
+    there.push_back({{entry.path, size}, SweepLeftover::Kind::kLeak});
   }
   return there;
 }
@@ -340,7 +341,7 @@ RunResult KillAttempt(const Sweep& sweep, const RunSpec& spec, bool traced) {
     result.verdicts.push_back(Verdict::kDiverged);
     return result;
   }
-  const std::vector<Leftover> left = killed->leftovers;  // Absolute paths.
+  const std::vector<SweepLeftover> left = killed->leftovers;  // Absolute paths.
   ShowIn(sweep, *scope, &*killed);
   ClassifyLeftovers(BaselineLeftovers(sweep), killed->faults, &killed->leftovers);
   const JudgeInput input = InputFor(sweep, spec, *killed, scope->real);
@@ -359,7 +360,7 @@ RunResult KillAttempt(const Sweep& sweep, const RunSpec& spec, bool traced) {
   DropScope(sweep, scope->given, left);
   ShowIn(sweep, *scope, &*restarted);
   ClassifyLeftovers(BaselineLeftovers(sweep), {}, &restarted->leftovers);
-  for (Leftover& entry : restart.remaining) {
+  for (SweepLeftover& entry : restart.remaining) {
     entry.path = ShowPath(entry.path, scope->real, sweep.with_dir);
   }
   ClassifyLeftovers(BaselineLeftovers(sweep), {}, &restart.remaining);

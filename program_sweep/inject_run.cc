@@ -42,7 +42,7 @@ StatusOr<InjectOutcome> RunInject(const InjectInvocation& invocation) {
   outcome.program_stderr = ReadFile(run.stderr_path);
   outcome.trace = run.trace;
   for (inject::Leftover& left : done->leftovers) {
-    outcome.leftovers.push_back({std::move(left), Leftover::Kind::kLeak});
+    outcome.leftovers.push_back({std::move(left), SweepLeftover::Kind::kLeak});
   }
   outcome.faults = std::move(done->faults);
   outcome.rules = std::move(done->rules);

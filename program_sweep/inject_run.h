@@ -36,8 +36,8 @@ struct InjectOutcome {
   double seconds = 0;      // Wall time.
   std::string program_stdout;
   std::string program_stderr;
-  std::string trace;                // The trace file; empty when not traced.
-  std::vector<Leftover> leftovers;  // Absolute paths; kind kLeak.
+  std::string trace;                     // The trace file; empty when not traced.
+  std::vector<SweepLeftover> leftovers;  // Absolute paths; kind kLeak.
   std::vector<inject::ProgramFault> faults;
   std::vector<inject::RuleCount> rules;  // One per fault rule.
 };

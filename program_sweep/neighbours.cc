@@ -59,7 +59,7 @@ void RunInstances(std::vector<Instance>* instances) {
 
 // What the round left: every instance's leftovers (entries that were not there when it
 // started) that are still there, with their sizes now, by path. REQUIRES: every outcome ok.
-std::vector<Leftover> RoundLeftovers(const std::vector<Instance>& instances) {
+std::vector<SweepLeftover> RoundLeftovers(const std::vector<Instance>& instances) {
   std::map<std::string, uint64_t> entries;
   for (const Instance& instance : instances) {
     for (const inject::Leftover& left : (*instance.outcome)->leftovers) {
@@ -70,10 +70,10 @@ std::vector<Leftover> RoundLeftovers(const std::vector<Instance>& instances) {
       entries[left.path] = ec ? 0 : static_cast<uint64_t>(size);
     }
   }
-  std::vector<Leftover> leftovers;
+  std::vector<SweepLeftover> leftovers;
   leftovers.reserve(entries.size());
   for (const auto& [path, size] : entries)
-    leftovers.push_back({{path, size}, Leftover::Kind::kLeak});
+    leftovers.push_back({{path, size}, SweepLeftover::Kind::kLeak});
   return leftovers;
 }
 
@@ -127,7 +127,7 @@ void JudgeRound(const NeighbourSetup& setup, int round, const std::string& scope
   left.leftovers = RoundLeftovers(instances);
   ShowPaths(&left, real, setup.with_dir);
   // Each instance may leave what the baseline left.
-  std::vector<Leftover> excused;
+  std::vector<SweepLeftover> excused;
   for (size_t i = 0; !options.scratch && i < instances.size(); ++i) {
     excused.insert(excused.end(), setup.baseline->leftovers.begin(),
                    setup.baseline->leftovers.end());
@@ -174,7 +174,7 @@ void DropRound(const NeighbourSetup& setup, const std::string& scope,
     fs::remove_all(scope, ec);
     return;
   }
-  const std::vector<Leftover> left = RoundLeftovers(instances);
+  const std::vector<SweepLeftover> left = RoundLeftovers(instances);
   for (auto it = left.rbegin(); it != left.rend(); ++it) fs::remove_all(it->path, ec);
 }
 

@@ -44,7 +44,7 @@ std::string RestartLines(const RunResult& run) {
   for (const inject::Leftover& orphan : run.orphans) {
     lines += fmt::format("  orphan {} ({} bytes still held)\n", orphan.path, orphan.size);
   }
-  for (const Leftover& left : restart.leftovers) {
+  for (const SweepLeftover& left : restart.leftovers) {
     lines += fmt::format("  the restart left {} ({} bytes): {}\n", left.path, left.size,
                          LeftoverKindName(left.kind));
   }
@@ -134,7 +134,7 @@ void PrintSites(std::FILE* out, const CmdSweepResult& result) {
 
 void PrintLeftovers(std::FILE* out, const RunResult& run) {
   // A kill run's leftovers are its orphans and its restart's, which RestartLines shows.
-  for (const Leftover& left : run.restart ? std::vector<Leftover>{} : run.leftovers) {
+  for (const SweepLeftover& left : run.restart ? std::vector<SweepLeftover>{} : run.leftovers) {
     std::fprintf(out, "  left %s (%llu bytes): %s\n", left.path.c_str(),
                  static_cast<unsigned long long>(left.size),
                  std::string(LeftoverKindName(left.kind)).c_str());
@@ -205,7 +205,7 @@ Status PrintText(std::FILE* out, const CmdSweepResult& result) {
                ops.empty() ? "none" : ops.c_str(), sites.c_str(), baseline.leftovers.size(),
                baseline.seconds);
   if (result.scratch) {
-    for (const Leftover& left : baseline.leftovers) {
+    for (const SweepLeftover& left : baseline.leftovers) {
       std::fprintf(out, "baseline leak (--scratch): %s (%llu bytes)\n", left.path.c_str(),
                    static_cast<unsigned long long>(left.size));
     }
@@ -250,7 +250,7 @@ Status WriteJunit(std::FILE* out, const CmdSweepResult& result) {
     // The baseline is a case of its own: what it left in temporary space is a leak.
     std::string xml = "<testcase classname=\"spillway.sweep\" name=\"baseline\">";
     std::string left;
-    for (const Leftover& l : result.baseline.leftovers) left += l.path + "\n";
+    for (const SweepLeftover& l : result.baseline.leftovers) left += l.path + "\n";
     if (!left.empty()) {
       xml += fmt::format("<failure message=\"leak\">{}</failure>", XmlEscape(left));
     }

@@ -11,9 +11,9 @@ std::string StringOr(const nlohmann::json& j, const char* key) {
 
 }  // namespace
 
-Json LeftoversJson(const std::vector<Leftover>& leftovers) {
+Json LeftoversJson(const std::vector<SweepLeftover>& leftovers) {
   Json list = Json::array();
-  for (const Leftover& left : leftovers) {
+  for (const SweepLeftover& left : leftovers) {
     list.push_back(
         {{"path", left.path}, {"size", left.size}, {"kind", LeftoverKindName(left.kind)}});
   }
@@ -77,8 +77,8 @@ Json RunJson(const RunResult& run) {
   return j;
 }
 
-std::vector<Leftover> LeftoversFromJson(const nlohmann::json& list) {
-  std::vector<Leftover> leftovers;
+std::vector<SweepLeftover> LeftoversFromJson(const nlohmann::json& list) {
+  std::vector<SweepLeftover> leftovers;
   for (const nlohmann::json& l : list) {
     leftovers.push_back({{l.at("path").get<std::string>(), l.at("size").get<uint64_t>()},
                          FromName<LeftoverKindName>(l.at("kind").get<std::string>())});

@@ -15,7 +15,7 @@ namespace spillway::program_sweep {
 using Json = nlohmann::ordered_json;
 
 // `[{"path", "size", "kind"}, ...]`.
-Json LeftoversJson(const std::vector<Leftover>& leftovers);
+Json LeftoversJson(const std::vector<SweepLeftover>& leftovers);
 
 // `{"id", "op", "call", "calls", "path", "frames", "baselines"}`: an element of a report's
 // "sites" (without its verdicts) and of a --baseline file's.
@@ -37,7 +37,7 @@ vocab::EnumOf<kNameOf> FromName(const std::string& name) {
 
 // Reads LeftoversJson's list back. Throws (std::invalid_argument, nlohmann::json's
 // exceptions) for a list that is not one.
-std::vector<Leftover> LeftoversFromJson(const nlohmann::json& list);
+std::vector<SweepLeftover> LeftoversFromJson(const nlohmann::json& list);
 
 // Reads SiteJson's object back ("baselines" is 1 when missing: reports and files from
 // before --baselines). Throws as LeftoversFromJson.

@@ -50,9 +50,9 @@ bool Contains(const std::vector<Verdict>& verdicts, Verdict v) {
   return std::find(verdicts.begin(), verdicts.end(), v) != verdicts.end();
 }
 
-bool AnyLeak(const std::vector<Leftover>& leftovers) {
+bool AnyLeak(const std::vector<SweepLeftover>& leftovers) {
   return std::any_of(leftovers.begin(), leftovers.end(),
-                     [](const Leftover& l) { return l.kind == Leftover::Kind::kLeak; });
+                     [](const SweepLeftover& l) { return l.kind == SweepLeftover::Kind::kLeak; });
 }
 
 // Sets *exit_code or *signal from a launcher exit status (neither after a timeout).
@@ -96,7 +96,7 @@ std::string ShowPath(const std::string& path, const std::string& scope, bool wit
 }
 
 void ShowPaths(InjectOutcome* outcome, const std::string& scope, bool with_dir) {
-  for (Leftover& left : outcome->leftovers) left.path = ShowPath(left.path, scope, with_dir);
+  for (SweepLeftover& left : outcome->leftovers) left.path = ShowPath(left.path, scope, with_dir);
   for (inject::ProgramFault& fault : outcome->faults)
     fault.path = ShowPath(fault.path, scope, with_dir);
   if (!with_dir) return;
@@ -107,25 +107,25 @@ void ShowPaths(InjectOutcome* outcome, const std::string& scope, bool with_dir) 
   }
 }
 
-void ClassifyLeftovers(const std::vector<Leftover>& baseline,
+void ClassifyLeftovers(const std::vector<SweepLeftover>& baseline,
                        const std::vector<inject::ProgramFault>& faults,
-                       std::vector<Leftover>* leftovers) {
+                       std::vector<SweepLeftover>* leftovers) {
   std::vector<bool> used(baseline.size(), false);
-  for (Leftover& left : *leftovers) {
-    left.kind = Leftover::Kind::kLeak;
+  for (SweepLeftover& left : *leftovers) {
+    left.kind = SweepLeftover::Kind::kLeak;
     for (size_t i = 0; i < baseline.size(); ++i) {
       if (!used[i] && SamePathPattern(baseline[i].path, left.path)) {
         used[i] = true;
-        left.kind = Leftover::Kind::kBaseline;
+        left.kind = SweepLeftover::Kind::kBaseline;
         break;
       }
     }
-    if (left.kind != Leftover::Kind::kLeak) continue;
+    if (left.kind != SweepLeftover::Kind::kLeak) continue;
     for (const inject::ProgramFault& fault : faults) {
       const bool removal = fault.op == "remove" || fault.op == "rmdir";
       const bool inside = fault.path == left.path ||
                           fault.path.compare(0, left.path.size() + 1, left.path + "/") == 0;
-      if (removal && inside) left.kind = Leftover::Kind::kLeftByFault;
+      if (removal && inside) left.kind = SweepLeftover::Kind::kLeftByFault;
     }
   }
 }
@@ -227,8 +227,8 @@ void JudgeKill(const JudgeInput& killed, const RestartInput& restart, RunResult*
   ran.leftovers = again.leftovers;
   const bool restarted = !again.timed_out && again.status == 0 && ran.output_matches;
   if (!restarted) verdicts.push_back(Verdict::kRestartFailed);
-  for (const Leftover& left : restart.remaining) {
-    if (left.kind == Leftover::Kind::kLeak) {
+  for (const SweepLeftover& left : restart.remaining) {
+    if (left.kind == SweepLeftover::Kind::kLeak) {
       result->orphans.push_back(static_cast<const inject::Leftover&>(left));
     }
   }

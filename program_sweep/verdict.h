@@ -26,9 +26,9 @@ void ShowPaths(InjectOutcome* outcome, const std::string& scope, bool with_dir);
 // Sets each leftover's kind: kBaseline when the baseline left an entry of the same pattern
 // (each baseline entry excuses one; with --scratch pass none), kLeftByFault when an
 // injected remove or rmdir failed on it or on an entry inside it, kLeak otherwise.
-void ClassifyLeftovers(const std::vector<Leftover>& baseline,
+void ClassifyLeftovers(const std::vector<SweepLeftover>& baseline,
                        const std::vector<inject::ProgramFault>& faults,
-                       std::vector<Leftover>* leftovers);
+                       std::vector<SweepLeftover>* leftovers);
 
 // True when `pattern` (may be null: none) matches somewhere in `out` or `err`.
 bool ReportsError(const std::regex* pattern, const std::string& out, const std::string& err);
@@ -60,7 +60,7 @@ struct RestartInput {
   // The entries the killed run left that were still there after the restart (paths
   // shown), each classified against the baseline's leftovers: those the baseline leaves
   // too are no orphans.
-  std::vector<Leftover> remaining;
+  std::vector<SweepLeftover> remaining;
 };
 
 // A kill run's verdicts. The killed run (`killed`, its leftovers classified) is judged as

@@ -331,7 +331,7 @@ TEST_F(PlanTest, SampledSitePlanShardsAgreeAndCoverTheSample) {
 TEST_F(PlanTest, BaselineFileRoundTripsAndRefusesAnotherCommandOrDamage) {
   Baseline baseline = MakeBaseline(Sited());
   baseline.stdout_text = "out {dir}\n";
-  baseline.leftovers = {{{"{dir}/left", 3}, Leftover::Kind::kBaseline}};
+  baseline.leftovers = {{{"{dir}/left", 3}, SweepLeftover::Kind::kBaseline}};
   const std::string file = (dir_ / "baseline.jsonl").string();
   const std::vector<std::string> command = {"prog", "{dir}"};
   ASSERT_TRUE(WriteBaselineFile(file, command, baseline).ok());
@@ -375,10 +375,10 @@ TEST_F(PlanTest, BaselineFileRoundTripsAndRefusesAnotherCommandOrDamage) {
 // leftovers are added once, those of a path already left are not.
 TEST(CmdSweepPlanTest, EveryBaselineRunsLeftoversAreTheBaselines) {
   Baseline baseline;
-  baseline.leftovers = {{{"{dir}/tmpAbc123", 1}, Leftover::Kind::kBaseline}};
+  baseline.leftovers = {{{"{dir}/tmpAbc123", 1}, SweepLeftover::Kind::kBaseline}};
   Baseline other;
-  other.leftovers = {{{"{dir}/tmpXyz789", 1}, Leftover::Kind::kBaseline},
-                     {{"{dir}/lock", 2}, Leftover::Kind::kBaseline}};
+  other.leftovers = {{{"{dir}/tmpXyz789", 1}, SweepLeftover::Kind::kBaseline},
+                     {{"{dir}/lock", 2}, SweepLeftover::Kind::kBaseline}};
   AddBaselineRun(other, &baseline);
   EXPECT_EQ(baseline.runs, 2);
   ASSERT_EQ(baseline.leftovers.size(), 2u);

@@ -65,7 +65,8 @@ RunResult SampleRun(uint64_t index) {
     run.verdicts = {Verdict::kSilentWrongOutput};
   }
   if (index % 5 == 0) {
-    run.leftovers = {{{"{dir}/left<\"&" + std::to_string(index), index}, Leftover::Kind::kLeak}};
+    run.leftovers = {
+        {{"{dir}/left<\"&" + std::to_string(index), index}, SweepLeftover::Kind::kLeak}};
     run.verdicts.push_back(Verdict::kLeak);
   }
   if (index == 7) run.verdicts = {Verdict::kDiverged};
@@ -227,7 +228,7 @@ TEST_F(ReportTest, MergeRefusesReportsOfDifferentPlansOrBaselines) {
       {"baseline calls", [](CmdSweepResult* r) { r->baseline.calls_by_op["write"] = 9; }},
       {"baseline leftovers",
        [](CmdSweepResult* r) {
-         r->baseline.leftovers = {{{"{dir}/t", 1}, Leftover::Kind::kLeak}};
+         r->baseline.leftovers = {{{"{dir}/t", 1}, SweepLeftover::Kind::kLeak}};
        }},
       {"scratch", [](CmdSweepResult* r) { r->scratch = true; }},
       {"max runs", [](CmdSweepResult* r) { r->max_runs = 5; }},

@@ -24,7 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
-using Kind = Leftover::Kind;
+using Kind = SweepLeftover::Kind;
 
 constexpr const char* kSite = "00000000000a";
 constexpr const char* kOtherSite = "00000000000b";
@@ -33,9 +33,9 @@ constexpr const char* kOtherSite = "00000000000b";
 std::vector<Kind> Classify(const std::vector<std::string>& baseline,
                            const std::vector<inject::ProgramFault>& faults,
                            const std::vector<std::string>& left) {
-  std::vector<Leftover> base(baseline.size());
+  std::vector<SweepLeftover> base(baseline.size());
   for (size_t i = 0; i < baseline.size(); ++i) base[i] = {{baseline[i], 1}, Kind::kBaseline};
-  std::vector<Leftover> leftovers(left.size());
+  std::vector<SweepLeftover> leftovers(left.size());
   for (size_t i = 0; i < left.size(); ++i) leftovers[i] = {{left[i], 1}, Kind::kLeak};
   ClassifyLeftovers(base, faults, &leftovers);
   std::vector<Kind> kinds(leftovers.size());

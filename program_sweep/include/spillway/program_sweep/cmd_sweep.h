@@ -106,18 +106,18 @@ struct CmdSweepOptions {
 // An entry left under a run's scope after it exited (the launcher's Leftover, its path
 // with the run's scope shown as {dir} when the command has one), and what the sweep made
 // of it.
-struct Leftover : inject::Leftover {
+struct SweepLeftover : inject::Leftover {
   enum class Kind : uint8_t { kLeak, kLeftByFault, kBaseline };
   Kind kind = Kind::kLeak;
 };
 
-constexpr std::string_view LeftoverKindName(Leftover::Kind kind) {
+constexpr std::string_view LeftoverKindName(SweepLeftover::Kind kind) {
   switch (kind) {
-    case Leftover::Kind::kLeak:
+    case SweepLeftover::Kind::kLeak:
       return "leak";
-    case Leftover::Kind::kLeftByFault:
+    case SweepLeftover::Kind::kLeftByFault:
       return "left_by_fault";
-    case Leftover::Kind::kBaseline:
+    case SweepLeftover::Kind::kBaseline:
       return "baseline";
   }
   return {};
@@ -170,8 +170,8 @@ struct RestartResult {
   std::optional<int> exit_code;  // Set when it exited by itself.
   std::optional<int> signal;     // Set when a signal ended it.
   bool timed_out = false;
-  bool output_matches = false;      // Its stdout is the expected one (or not compared).
-  std::vector<Leftover> leftovers;  // What it made and left itself, classified.
+  bool output_matches = false;           // Its stdout is the expected one (or not compared).
+  std::vector<SweepLeftover> leftovers;  // What it made and left itself, classified.
 };
 
 struct RunResult {
@@ -179,7 +179,7 @@ struct RunResult {
   std::optional<int> exit_code;  // Set when the program exited by itself.
   std::optional<int> signal;     // Set when a signal killed it.
   std::vector<Verdict> verdicts;
-  std::vector<Leftover> leftovers;
+  std::vector<SweepLeftover> leftovers;
   std::string diverged_at;      // For kDiverged: what call n was instead.
   std::string reproducer;       // A shell command line running `spillway inject`.
   std::string kept_as;          // With --out: the files' common prefix; else empty.
@@ -227,7 +227,7 @@ struct Baseline {
   std::map<std::string, uint64_t> calls_by_op;
   std::map<std::string, uint64_t> first_call_of_op;  // Its number, per operation.
   std::vector<SiteInfo> sites;                       // In the order of their first calls.
-  std::vector<Leftover> leftovers;  // kBaseline; kLeak with --scratch (then they are leaks).
+  std::vector<SweepLeftover> leftovers;  // kBaseline; kLeak with --scratch (then they are leaks).
   double seconds = 0;
   std::string trace;  // A trace file (after `trace_skip` header lines) of its calls.
   int trace_skip = 0;
