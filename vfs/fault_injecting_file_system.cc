@@ -19,10 +19,7 @@
 namespace spillway {
 namespace {
 
-size_t Index(OpKind kind) { return static_cast<size_t>(kind); }
-
-// True when `glob` matches exactly one path, itself (glob.h): it is not empty and has no
-// wildcard.
+// True when `glob` matches only itself (glob.h): it is not empty and has no wildcard.
 bool IsOnePath(std::string_view glob) {
   return !glob.empty() && glob.find_first_of("*?") == std::string_view::npos;
 }
@@ -142,7 +139,7 @@ class FaultInjectingFileSystem::State {
 
   uint64_t calls(OpKind kind) const {
     std::lock_guard<std::mutex> lock(mu_);
-    return calls_[Index(kind)];
+    return calls_[OpKindIndex(kind)];
   }
 
   uint64_t total_calls() const {
@@ -193,10 +190,10 @@ class FaultInjectingFileSystem::State {
                      Damage* damage) {
     std::lock_guard<std::mutex> lock(mu_);
     if (killed_.has_value()) return *killed_;  // A dead process makes no calls.
-    ++calls_[Index(kind)];
+    ++calls_[OpKindIndex(kind)];
     // The engine decides each rule that can match this kind, in the order added, as
     // DecideFault would over all of them: a rule of another kind would not count the call.
-    std::vector<std::shared_ptr<LiveRule>>& rules = rules_by_kind_[Index(kind)];
+    std::vector<std::shared_ptr<LiveRule>>& rules = rules_by_kind_[OpKindIndex(kind)];
     for (size_t i = 0; i < rules.size(); ++i) {
       LiveRule& rule = *rules[i];
       if (!DecideFaultRule(rule.spec, &rule.counters, static_cast<uint8_t>(kind), path,

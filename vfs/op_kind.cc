@@ -13,8 +13,6 @@
 namespace spillway {
 namespace {
 
-size_t Index(OpKind kind) { return static_cast<size_t>(kind); }
-
 // FaultRule::path_glob's REQUIRES (fault_injecting_file_system.h) states this capacity.
 static_assert(kFaultGlobCapacity == 512);
 
@@ -106,11 +104,11 @@ std::optional<OpKind> OpKindOfFaultOp(FaultOp op) {
 }
 
 std::optional<FaultOp> FaultOpOfOpKind(OpKind kind) {
-  const OpKindInfo& info = kOpKinds[Index(kind)];
+  const OpKindInfo& info = kOpKinds[OpKindIndex(kind)];
   return info.is_engine_op ? info.errno_op : std::nullopt;
 }
 
-std::string_view OpKindName(OpKind kind) { return kOpKinds[Index(kind)].name; }
+std::string_view OpKindName(OpKind kind) { return kOpKinds[OpKindIndex(kind)].name; }
 
 bool OpKindCanReturn(std::optional<OpKind> kind, int error_number) {
   if (!kind.has_value()) {
@@ -119,7 +117,7 @@ bool OpKindCanReturn(std::optional<OpKind> kind, int error_number) {
     }
     return false;
   }
-  const OpKindInfo& info = kOpKinds[Index(*kind)];
+  const OpKindInfo& info = kOpKinds[OpKindIndex(*kind)];
   if (info.errno_op.has_value()) {
     return FaultOpCanReturn(static_cast<uint8_t>(*info.errno_op), error_number);
   }

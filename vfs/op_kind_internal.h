@@ -3,6 +3,7 @@
 #ifndef SPILLWAY_VFS_OP_KIND_INTERNAL_H_
 #define SPILLWAY_VFS_OP_KIND_INTERNAL_H_
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,6 +12,9 @@
 #include "spillway/vfs/fault_rules.h"
 
 namespace spillway {
+
+// The kind's place in OpKind's order (a table index).
+inline size_t OpKindIndex(OpKind kind) { return static_cast<size_t>(kind); }
 
 // The kind that is engine operation `op`; nullopt for one a FileSystem has no call for
 // (rename).
