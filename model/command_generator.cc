@@ -311,7 +311,10 @@ template <typename V, int kWeight>
 struct Weight {
   using Verb = V;
   static constexpr int kBaseWeight = kWeight;
-  static uint64_t Of(const GenContext& g) { return Generator<V>::Can(g) ? kWeight : 0; }
+  static uint64_t Of(const GenContext& g) {
+    if (kWeight == 0 || !Generator<V>::Can(g)) return 0;
+    return static_cast<uint64_t>(kWeight);
+  }
 };
 template <typename V>
 struct FaultWeight {
