@@ -141,6 +141,7 @@ Status WorkloadRun::Execute() {
       continue;
     }
     RunAct(command, static_cast<int>(i));
+    if (after_act_hook_) after_act_hook_(runner());
     if (killed_) break;
   }
   if (killed_) RunRestart();

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -64,6 +65,12 @@ class WorkloadRun final {
   // Of the run's filesystem calls, those of a kind that can fail with `error_number`: the
   // operations an `any` rule of that errno counts. REQUIRES: Execute() ran.
   uint64_t OperationsThatCanReturn(int error_number) const;
+
+  // Tests only: `hook` runs on the runner after each act, before the next one, so a test
+  // can make the runner lose what the run bound (Check::kRunner). REQUIRES: before Execute().
+  void SetAfterActHookForTesting(std::function<void(scenario::Runner&)> hook) {
+    after_act_hook_ = std::move(hook);
+  }
 
   const std::vector<Line>& lines() const { return lines_; }
   const std::vector<Finding>& findings() const { return findings_; }
@@ -270,6 +277,7 @@ class WorkloadRun final {
   const SweepOptions& options_;
   const WorkloadRunSpec spec_;
   std::unique_ptr<scenario::Runner> runner_;
+  std::function<void(scenario::Runner&)> after_act_hook_;
   std::vector<Line> lines_;
   std::vector<Finding> findings_;
   std::set<std::string> keys_;

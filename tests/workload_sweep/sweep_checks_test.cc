@@ -8,12 +8,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "spillway/spill/quirks.h"
@@ -25,6 +27,7 @@
 namespace spillway::workload_sweep {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
@@ -246,6 +249,46 @@ TEST(SweepChecksTest, RunnerIsALineTheRunnerRefused) {
   const std::unique_ptr<internal::WorkloadRun> refused = RunOnce(*workload, options, 0, 1);
   ASSERT_EQ(ChecksOf(*refused), std::vector<Check>{Check::kRunner});
   EXPECT_THAT(refused->findings()[0].message, HasSubstr("the runner refused `fault any"));
+}
+
+// The runner losing what the run bound: a hook drops plan `p`, or file `f`, behind the
+// run's back right after the act that bound it, and the next act's check finds it gone.
+TEST(SweepChecksTest, RunnerIsAPlanOrFileTheRunnerLost) {
+  const StatusOr<internal::Workload> workload = internal::LoadWorkload(R"(dir /l
+plan p /l
+spill f p
+plan q /l
+spill g q
+write g 4
+drop g
+drop q
+)");
+  ASSERT_TRUE(workload.ok()) << workload.status().ToString();
+  const SweepOptions options;
+  EXPECT_THAT(ChecksOf(*RunOnce(*workload, options, std::nullopt, 0)), IsEmpty());
+  for (const auto& [lost, key, message] :
+       {std::tuple{"p", "runner_plan|2|p", "plan p is bound but the runner has no manager for it"},
+        std::tuple{"f", "runner_file|2|f", "file f is bound but the runner has no file for it"}}) {
+    internal::WorkloadRun run(*workload, options, internal::WorkloadRunSpec{});
+    int acts = 0;
+    run.SetAfterActHookForTesting([&, lost = std::string(lost)](scenario::Runner& runner) {
+      if (++acts != 2) return;
+      std::string refused;
+      ASSERT_EQ(runner.Step(scenario::Command{scenario::Drop{lost}}, &refused),
+                scenario::StepResult::kOk)
+          << refused;
+    });
+    ASSERT_TRUE(run.Execute().ok());
+    std::vector<std::string> keys;
+    for (const internal::Finding& finding : run.findings()) {
+      if (finding.check == Check::kRunner) keys.push_back(finding.key);
+    }
+    EXPECT_THAT(keys, ElementsAre(key)) << lost;
+    const auto found = std::find_if(run.findings().begin(), run.findings().end(),
+                                    [&](const internal::Finding& f) { return f.key == key; });
+    ASSERT_NE(found, run.findings().end()) << lost;
+    EXPECT_EQ(found->message, message);
+  }
 }
 
 }  // namespace
