@@ -15,7 +15,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "spillway/spill/quirks.h"
@@ -266,15 +265,20 @@ drop q
   ASSERT_TRUE(workload.ok()) << workload.status().ToString();
   const SweepOptions options;
   EXPECT_THAT(ChecksOf(*RunOnce(*workload, options, std::nullopt, 0)), IsEmpty());
-  for (const auto& [lost, key, message] :
-       {std::tuple{"p", "runner_plan|2|p", "plan p is bound but the runner has no manager for it"},
-        std::tuple{"f", "runner_file|2|f", "file f is bound but the runner has no file for it"}}) {
+  struct Lost {
+    std::string name;
+    std::string key;
+    std::string message;
+  };
+  for (const Lost& lost :
+       {Lost{"p", "runner_plan|2|p", "plan p is bound but the runner has no manager for it"},
+        Lost{"f", "runner_file|2|f", "file f is bound but the runner has no file for it"}}) {
     internal::WorkloadRun run(*workload, options, internal::WorkloadRunSpec{});
     int acts = 0;
-    run.SetAfterActHookForTesting([&, lost = std::string(lost)](scenario::Runner& runner) {
+    run.SetAfterActHookForTesting([&](scenario::Runner& runner) {
       if (++acts != 2) return;
       std::string refused;
-      ASSERT_EQ(runner.Step(scenario::Command{scenario::Drop{lost}}, &refused),
+      ASSERT_EQ(runner.Step(scenario::Command{scenario::Drop{lost.name}}, &refused),
                 scenario::StepResult::kOk)
           << refused;
     });
@@ -283,11 +287,11 @@ drop q
     for (const internal::Finding& finding : run.findings()) {
       if (finding.check == Check::kRunner) keys.push_back(finding.key);
     }
-    EXPECT_THAT(keys, ElementsAre(key)) << lost;
+    EXPECT_THAT(keys, ElementsAre(lost.key)) << lost.name;
     const auto found = std::find_if(run.findings().begin(), run.findings().end(),
-                                    [&](const internal::Finding& f) { return f.key == key; });
-    ASSERT_NE(found, run.findings().end()) << lost;
-    EXPECT_EQ(found->message, message);
+                                    [&](const internal::Finding& f) { return f.key == lost.key; });
+    ASSERT_NE(found, run.findings().end()) << lost.name;
+    EXPECT_EQ(found->message, lost.message);
   }
 }
 
