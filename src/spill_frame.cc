@@ -30,8 +30,8 @@ uint64_t Get(const char* in, size_t bytes) {
 }
 
 // What the header's last field holds for the header `header` points to.
-uint64_t HeaderHash(const char* header) {
-  return SpillFrameHash(std::string_view(header, kHeaderHashAt)) & 0xffffffff;
+uint64_t HeaderHash(const char* header, SpillFrameChecksum checksum) {
+  return checksum(std::string_view(header, kHeaderHashAt)) & 0xffffffff;
 }
 
 Status Corrupt(const std::string& path, uint64_t offset, std::string_view what) {
@@ -49,17 +49,21 @@ uint64_t SpillFrameHash(std::string_view bytes) {
 #endif
 }
 
-SpillFrameHeader EncodeSpillFrameHeader(std::string_view batch) {
+SpillFrameHeader EncodeSpillFrameHeader(std::string_view batch, SpillFrameChecksum checksum) {
   SpillFrameHeader header{};
   Put(header.data() + kMagicAt, kSpillFrameMagic, 4);
   Put(header.data() + kLengthAt, batch.size(), 4);
-  Put(header.data() + kBodyHashAt, SpillFrameHash(batch), 8);
-  Put(header.data() + kHeaderHashAt, HeaderHash(header.data()), 4);
+  Put(header.data() + kBodyHashAt, checksum(batch), 8);
+  Put(header.data() + kHeaderHashAt, HeaderHash(header.data(), checksum), 4);
   return header;
 }
 
+uint64_t SpillFrameEnd(std::string_view file, uint64_t offset) {
+  return offset + kSpillFrameHeaderSize + Get(file.data() + offset + kLengthAt, 4);
+}
+
 Status DecodeSpillFrame(std::string_view file, uint64_t offset, const std::string& path,
-                        std::string_view* batch, uint64_t* next) {
+                        std::string_view* batch, uint64_t* next, SpillFrameChecksum checksum) {
   const uint64_t left = file.size() - offset;
   if (left < kSpillFrameHeaderSize) {
     return Corrupt(path, offset,
@@ -67,7 +71,7 @@ Status DecodeSpillFrame(std::string_view file, uint64_t offset, const std::strin
   }
   const char* header = file.data() + offset;
   if (Get(header + kMagicAt, 4) != kSpillFrameMagic) return Corrupt(path, offset, "no frame magic");
-  if (Get(header + kHeaderHashAt, 4) != HeaderHash(header)) {
+  if (Get(header + kHeaderHashAt, 4) != HeaderHash(header, checksum)) {
     return Corrupt(path, offset, "header checksum mismatch");
   }
   const uint64_t length = Get(header + kLengthAt, 4);
@@ -76,7 +80,7 @@ Status DecodeSpillFrame(std::string_view file, uint64_t offset, const std::strin
     return Corrupt(path, offset, fmt::format("truncated body: {} of {} bytes", body_left, length));
   }
   const std::string_view body(header + kSpillFrameHeaderSize, length);
-  if (Get(header + kBodyHashAt, 8) != SpillFrameHash(body)) {
+  if (Get(header + kBodyHashAt, 8) != checksum(body)) {
     return Corrupt(path, offset, "body checksum mismatch");
   }
   *batch = body;

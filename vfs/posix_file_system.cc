@@ -12,6 +12,7 @@
 #include <cassert>
 #include <cerrno>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
@@ -19,6 +20,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "spillway/vfs/read_file_in_chunks.h"
 
 namespace spillway {
 namespace {
@@ -276,6 +279,12 @@ class PosixFileSystem final : public FileSystem {
   }
 
   StatusOr<std::string> ReadFile(const std::string& path) override {
+    return ReadInChunks(path, nullptr);
+  }
+
+  // ReadFile, calling `on_read` (when set) after every read (read_file_in_chunks.h).
+  StatusOr<std::string> ReadInChunks(const std::string& path,
+                                     const std::function<void(std::string_view)>& on_read) {
     SPILLWAY_RETURN_IF_ERROR(ValidatePath(path));
     const int fd = ::open(Real(path).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return PosixError(errno, "read", path);
@@ -296,6 +305,7 @@ class PosixFileSystem final : public FileSystem {
         }
         if (n == 0) break;
         contents.append(buf, static_cast<size_t>(n));
+        if (on_read) on_read(contents);
       }
     }
     ::close(fd);
@@ -502,6 +512,14 @@ class PosixFileSystem final : public FileSystem {
 
 std::shared_ptr<FileSystem> NewPosixFileSystem(PosixFileSystemOptions options) {
   return std::make_shared<PosixFileSystem>(std::move(options));
+}
+
+StatusOr<std::string> ReadFileInChunks(FileSystem& fs, const std::string& path,
+                                       const std::function<void(std::string_view)>& on_read) {
+  if (auto* posix = dynamic_cast<PosixFileSystem*>(&fs)) return posix->ReadInChunks(path, on_read);
+  StatusOr<std::string> contents = fs.ReadFile(path);
+  if (contents.ok() && !contents->empty()) on_read(*contents);
+  return contents;
 }
 
 }  // namespace spillway

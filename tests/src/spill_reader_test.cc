@@ -17,6 +17,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -25,8 +26,10 @@
 #include "spillway/spill/spill_writer.h"
 #include "spillway/vfs/fault_injecting_file_system.h"
 #include "spillway/vfs/mem_file_system.h"
+#include "spillway/vfs/posix_file_system.h"
 #include "support/spill_test_support.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 
 namespace spillway {
 namespace {
@@ -303,6 +306,53 @@ TEST_F(SpillReaderTest, AWriteCutShortReportsItsErrorAndReadsBackAsATruncation) 
   outcome = ReadAll(*reader);
   EXPECT_TRUE(outcome.batches.empty());
   EXPECT_THAT(outcome.error.message(), HasSubstr("frame at offset 0: truncated body: 0 of 6"));
+}
+
+// On POSIX the reader checks frames as the file comes in, 64 KiB at a time, and the
+// writer copies a large batch that the kernel would copy slowly (one whose frame's body
+// lies 1 to 31 bytes past the batch's start modulo a page, spill_writer.cc) before writing
+// it: batches across those chunks, the first one copied, come back as written, and a bit
+// flipped inside a frame that was checked as it came in is caught at that frame.
+TEST(SpillReaderPosixTest, FramesAcrossReadChunksAndACopiedBatchReadBackAndDamageIsCaught) {
+  test_support::TempDir temp;
+  ASSERT_TRUE(temp.ok()) << temp.error();
+  std::shared_ptr<FileSystem> posix =
+      NewPosixFileSystem(PosixFileSystemOptions{.root = temp.path(), .temp_dir = ""});
+  ASSERT_OK(posix->CreateDir("/local0"));
+  ASSERT_OK_AND_ASSIGN(
+      std::shared_ptr<DiskManager> manager,
+      DiskManagerBuilder().WithDirectories({"/local0"}).WithFrameSpillFiles(true).Build(posix));
+  ASSERT_OK_AND_ASSIGN(SpillFile file, manager->CreateTempFile("sort"));
+  // The first batch starts 16 bytes into a page, so that its body, at offset 20 of the
+  // file, lies 4 bytes past it: the writer copies it.
+  constexpr size_t kPage = 4096;
+  const std::string first = Batch(size_t{200} << 10, 7);
+  std::vector<char> placed(first.size() + 2 * kPage);
+  char* at = placed.data() + (kPage - reinterpret_cast<uintptr_t>(placed.data()) % kPage) + 16;
+  std::copy(first.begin(), first.end(), at);
+  const std::vector<std::string> batches = {first, Batch(100 << 10, 8), Batch(30, 9),
+                                            Batch(150 << 10, 10)};
+  SpillWriter writer(file);
+  ASSERT_OK(writer.Write(std::string_view(at, first.size())));
+  for (size_t i = 1; i < batches.size(); ++i) ASSERT_OK(writer.Write(batches[i]));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<SpillReader> reader, NewSpillReader(file));
+  const Outcome outcome = ReadAll(*reader);
+  EXPECT_OK(outcome.error);
+  EXPECT_THAT(outcome.batches, ElementsAreArray(batches));
+
+  // A bit of the second batch, which lies across read chunks.
+  const std::vector<uint64_t> starts = FrameStarts(batches);
+  ASSERT_OK_AND_ASSIGN(std::string bad, posix->ReadFile(file.path()));
+  bad[starts[1] + kHeader + (70 << 10)] ^= 4;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<WritableFile> damaged, posix->CreateFile("/damaged"));
+  ASSERT_OK(damaged->Append(bad).status);
+  ASSERT_OK(damaged->Close());
+  ASSERT_OK_AND_ASSIGN(reader, NewSpillReader(*posix, "/damaged", true));
+  const Outcome caught = ReadAll(*reader);
+  EXPECT_THAT(caught.batches, ElementsAreArray({first}));
+  EXPECT_EQ(caught.error.code(), StatusCode::kDataLoss) << caught.error.ToString();
+  EXPECT_THAT(caught.error.message(),
+              HasSubstr("frame at offset " + std::to_string(starts[1]) + ": body checksum"));
 }
 
 TEST_F(SpillReaderTest, ACustomManagerRefusesFramingItCannotApply) {

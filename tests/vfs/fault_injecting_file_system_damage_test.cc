@@ -1,16 +1,19 @@
 // FaultInjectingFileSystem's corrupt, lost and delay= rules: an Append stores, a ReadFile
-// returns, the data with the recorded bit flipped; a lost Append stores zeros and reports
-// full success; delay= waits. The expected bytes come from the record, not from a run.
+// (and so ReadFileInChunks) returns, the data with the recorded bit flipped; a lost Append
+// stores zeros and reports full success; delay= waits. The expected bytes come from the
+// record, not from a run.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "spillway/vfs/fault_injecting_file_system.h"
 #include "spillway/vfs/mem_file_system.h"
+#include "spillway/vfs/read_file_in_chunks.h"
 
 namespace spillway {
 namespace {
@@ -94,6 +97,24 @@ TEST_F(DamageTest, ACorruptReadFileReturnsTheRecordedBitFlippedAndLeavesTheFile)
   EXPECT_EQ(*second, expected);
   EXPECT_EQ(Stored(), "contents of the file");  // Only what was read lied.
   EXPECT_EQ(fs_->ReadFile("/d/f").value(), "contents of the file");
+}
+
+TEST_F(DamageTest, ACorruptReadAppliesToReadFileInChunksAndItsCallbackSeesTheDamage) {
+  AppendAll({"contents of the file"});
+  ASSERT_TRUE(fs_->AddRuleText("read corrupt").ok());
+  std::vector<std::string> seen;
+  const StatusOr<std::string> read = ReadFileInChunks(
+      *fs_, "/d/f", [&seen](std::string_view so_far) { seen.emplace_back(so_far); });
+  ASSERT_TRUE(read.ok());
+  const std::vector<InjectedFault> injected = fs_->injected();
+  ASSERT_EQ(injected.size(), 1u);
+  std::string expected = "contents of the file";
+  ASSERT_LT(injected[0].offset, expected.size());
+  expected[injected[0].offset] =
+      static_cast<char>(expected[injected[0].offset] ^ (1 << injected[0].bit));
+  EXPECT_EQ(*read, expected);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.back(), expected);
 }
 
 TEST_F(DamageTest, DelayWaitsThenActsAndBadRulesAreRefused) {

@@ -1,6 +1,7 @@
 // The FileSystem contract (file_system.h) for files, on every implementation:
-// CreateFile, CreateUniqueFile, WritableFile, OpenForAppend and ReadFile. The fixture and
-// what the suite holds to are described in support/file_system_conformance.h.
+// CreateFile, CreateUniqueFile, WritableFile, OpenForAppend, ReadFile and
+// ReadFileInChunks. The fixture and what the suite holds to are described in
+// support/file_system_conformance.h.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "spillway/vfs/file_system.h"
+#include "spillway/vfs/read_file_in_chunks.h"
 #include "spillway/vfs/status.h"
 #include "support/file_system_conformance.h"
 #include "support/status_matchers.h"
@@ -245,6 +247,39 @@ TEST_P(FileSystemConformanceTest, ReadFileFailsOnWhatIsNotAnExistingFile) {
   EXPECT_EQ(missing.status().path(), "/nope");
   EXPECT_THAT(fs_->ReadFile("/d"), FailsWith(EISDIR));
   EXPECT_THAT(fs_->ReadFile("/f/g"), FailsWith(ENOTDIR));
+}
+
+TEST_P(FileSystemConformanceTest, ReadFileInChunksShowsGrowingPrefixesEndingWithTheFile) {
+  std::string block(size_t{300} * 1024, '\0');
+  for (size_t i = 0; i < block.size(); ++i) block[i] = static_cast<char>('a' + i % 26);
+  ASSERT_THAT(WriteNewFile(*fs_, "/big", block), IsOk());
+  ASSERT_THAT(WriteNewFile(*fs_, "/empty", ""), IsOk());
+  std::vector<std::string> seen;
+  const auto record = [&seen](std::string_view so_far) { seen.emplace_back(so_far); };
+  StatusOr<std::string> contents = ReadFileInChunks(*fs_, "/big", record);
+  ASSERT_THAT(contents, IsOk());
+  EXPECT_EQ(*contents, block);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.back(), block);
+  // POSIX shows it as it comes in, 64 KiB at a time; the others once, whole.
+  if (GetParam() == vocab::FsKind::kPosix) {
+    EXPECT_GE(seen.size(), 5u);
+  } else {
+    EXPECT_EQ(seen.size(), 1u);
+  }
+  for (size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i], block.substr(0, seen[i].size())) << "call " << i;
+    if (i > 0) {
+      EXPECT_GT(seen[i].size(), seen[i - 1].size()) << "call " << i;
+    }
+  }
+
+  seen.clear();
+  contents = ReadFileInChunks(*fs_, "/empty", record);
+  ASSERT_THAT(contents, IsOk());
+  EXPECT_EQ(*contents, "");
+  EXPECT_THAT(ReadFileInChunks(*fs_, "/nope", record), FailsWith(ENOENT));
+  EXPECT_THAT(seen, IsEmpty());
 }
 
 }  // namespace

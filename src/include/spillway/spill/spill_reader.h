@@ -51,8 +51,9 @@ class SpillReader {
   virtual const std::string& path() const = 0;
 };
 
-// Reads the file at `path` of `fs` (whole, now: FileSystem reads whole files) and returns a
-// reader of its batches, checking frames when `framed`. `fs` is not used after the call.
+// Reads the file at `path` of `fs` whole and returns a reader of its batches, checking
+// frames when `framed` (each as soon as it has been read in, read_file_in_chunks.h).
+// `fs` is not used after the call.
 // Errors: the read's errno Status, unchanged (an EIO is an EIO, never kDataLoss).
 StatusOr<std::unique_ptr<SpillReader>> NewSpillReader(FileSystem& fs, const std::string& path,
                                                       bool framed);
