@@ -32,8 +32,8 @@ std::string ReadAt(int fd, uint64_t offset, size_t count) {
   std::string bytes(count, '\0');
   size_t done = 0;
   while (done < count) {
-    const ssize_t n = pread(fd, bytes.data() + done, count - done,
-                            static_cast<off_t>(offset + done));
+    const ssize_t n =
+        pread(fd, bytes.data() + done, count - done, static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return {};
     done += static_cast<size_t>(n);

@@ -3,6 +3,7 @@
 // starts, and a report that never travels on the program's streams.
 #include "spillway/inject/launcher.h"
 
+#include <gmock/gmock.h>
 #include <signal.h>
 
 #include <cstdint>
@@ -12,8 +13,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gmock/gmock.h>
 
 #include "support/inject_support.h"
 
