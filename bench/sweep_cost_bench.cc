@@ -8,13 +8,16 @@
 //    sweep's CPU (user + system, its own and its children's, from wait4), the program runs
 //    it made (its baselines and every run's attempts, from its report), the bare program's
 //    CPU (median of --repeat runs) times those runs, and the ratio of the two.
-// 2. The fixed cost of a run: a `--depth all --jobs 2` sweep of spill_program built to spill
-//    4 files (tests/program_sweep/spill_program.c), in runs per second, next to the bare
-//    program run as many times serially in a shell loop.
+// 2. The fixed cost of a run: `--depth all --jobs 2` sweeps of spill_program built to spill
+//    4 files (tests/program_sweep/spill_program.c) of 62 and 248 runs (--max-runs), in runs
+//    per second, each followed by the bare program run as many times serially in a shell
+//    loop; --rounds rounds, medians printed, with the cost per run at both sizes.
 //
 // The 1-minute load average is printed before and after: the machine may be shared.
 // Usage: spillway_sweep_cost_bench [--repeat R] [--dir DIR] [--only sort|sqlite|fixed]
-//                                  [--max-runs N]   (N: for the fixed-cost sweep only)
+//            [--max-runs N] [--rounds R] [--spillway PATH]
+//   --max-runs N: one fixed-cost sweep size instead of 62 and 248; --spillway: another
+//   build's spillway to measure (its shim from $SPILLWAY_INJECT_LIBRARY or beside it).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -33,6 +36,12 @@ namespace {
 namespace fs = std::filesystem;
 using spillway::bench::ChildRun;
 using spillway::bench::RunChild;
+
+// The spillway measured: this build's, or --spillway's.
+std::string& Spillway() {
+  static std::string spillway = SPILLWAY_BINARY;
+  return spillway;
+}
 
 bool OnPath(const std::string& program) {
   return std::system(("command -v " + program + " >/dev/null 2>&1").c_str()) == 0;
@@ -77,14 +86,10 @@ SweepRun Sweep(const fs::path& work, const std::vector<std::string>& options, in
   fs::remove_all(work);
   fs::create_directories(scope);
   // The report goes to a file; exec keeps the measured process the sweep itself.
-  std::vector<std::string> argv = {"sh",
-                                   "-c",
-                                   "exec \"$0\" \"$@\" >" + Quote(report.string()),
-                                   SPILLWAY_BINARY,
-                                   "sweep",
-                                   "--under",
-                                   scope.string(),
-                                   "--json"};
+  std::vector<std::string> argv = {
+      "sh",           "-c",    "exec \"$0\" \"$@\" >" + Quote(report.string()),
+      Spillway(),     "sweep", "--under",
+      scope.string(), "--json"};
   argv.insert(argv.end(), options.begin(), options.end());
   argv.push_back("--");
   argv.insert(argv.end(), command.begin(), command.end());
@@ -94,7 +99,11 @@ SweepRun Sweep(const fs::path& work, const std::vector<std::string>& options, in
   run.report = nlohmann::json::parse(in, nullptr, false);
   if (!run.report.is_object()) return run;
   run.runs = baselines;
-  for (const nlohmann::json& r : run.report["runs"]) run.runs += r.value("attempts", 1);
+  for (const nlohmann::json& r : run.report["runs"]) {
+    run.runs += r.value("attempts", 1);
+    // A kill run's restart is one more run of a program.
+    if (r.contains("restart") && r["restart"].is_object()) ++run.runs;
+  }
   return run;
 }
 
@@ -140,45 +149,88 @@ void SiteSweeps(const std::string& name, const fs::path& work,
   fs::remove_all(work);
 }
 
-void FixedCost(const fs::path& work, int max_runs) {
+// One round of the fixed-cost measurement at one sweep size: the sweep, then the bare
+// program run as many times serially, back to back so that the machine's load weighs on
+// both alike.
+struct FixedRound {
+  int runs = 0;  // Program runs of the sweep, restarts included; the bare loop's too.
+  ChildRun sweep;
+  ChildRun bare;
+};
+
+FixedRound FixedCostRound(const fs::path& work, int max_runs) {
   fs::create_directories(work / "bare");
-  std::vector<std::string> options = {"--depth", "all", "--jobs", "2"};
-  if (max_runs > 0) {
-    options.emplace_back("--max-runs");
-    options.push_back(std::to_string(max_runs));
-  }
+  const std::vector<std::string> options = {"--depth", "all",        "--jobs",
+                                            "2",       "--max-runs", std::to_string(max_runs)};
   const SweepRun sweep = Sweep(work / "sweep", options, 1, {SPILLWAY_SPILL_PROGRAM, "{dir}"});
-  std::printf("\nfixed cost: spill_program (4 files), --depth all --jobs 2\n");
-  if (sweep.runs == 0) {
-    std::printf("  sweep failed (exit %d)\n", sweep.child.exit_code);
-    return;
-  }
+  FixedRound round;
+  round.runs = sweep.runs;
+  round.sweep = sweep.child;
+  if (sweep.runs == 0) return round;
   const std::string loop = "i=0; while [ $i -lt " + std::to_string(sweep.runs) + " ]; do " +
                            Quote(SPILLWAY_SPILL_PROGRAM) + " " + Quote((work / "bare").string()) +
                            " >/dev/null || exit 1; i=$((i+1)); done";
-  const ChildRun bare = RunChild({"sh", "-c", loop});
-  const double sweep_rate = sweep.runs / sweep.child.wall_seconds;
-  const double bare_rate = sweep.runs / bare.wall_seconds;
-  std::printf("%-22s %6s %10s %10s\n", "", "runs", "wall s", "runs/s");
-  std::printf("%-22s %6d %10.2f %10.1f\n", "sweep (--jobs 2)", sweep.runs, sweep.child.wall_seconds,
-              sweep_rate);
-  std::printf("%-22s %6d %10.2f %10.1f%s\n", "bare, serial", sweep.runs, bare.wall_seconds,
-              bare_rate, bare.exit_code == 0 ? "" : "  (failed)");
-  std::printf("sweep / bare runs per second: %.2f\n", sweep_rate / bare_rate);
+  round.bare = RunChild({"sh", "-c", loop});
   fs::remove_all(work);
+  return round;
+}
+
+// The fixed cost of a run: `rounds` rounds, each a sweep of every size in `sizes` (its
+// --max-runs) and the bare loop right after it. Prints, per size, the medians over the
+// rounds: runs per second of both, their ratio (the median of each round's ratio), and
+// the wall and CPU milliseconds per run, which stay flat as the sweep grows when a run's
+// cost does not depend on how many came before it.
+void FixedCost(const fs::path& work, const std::vector<int>& sizes, int rounds) {
+  std::printf("\nfixed cost: spill_program (4 files), --depth all --jobs 2, %d round(s)\n", rounds);
+  std::vector<std::vector<FixedRound>> by_size(sizes.size());
+  for (int r = 0; r < rounds; ++r) {
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      by_size[i].push_back(FixedCostRound(work, sizes[i]));
+    }
+  }
+  std::printf("%-10s %6s %10s %10s %10s %12s %12s %12s\n", "max-runs", "runs", "sweep/s", "bare/s",
+              "sweep/bare", "sweep ms/run", "sweep cpu ms", "bare cpu ms");
+  double last_ratio = -1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    std::vector<double> sweep_rate, bare_rate, ratio, wall_ms, cpu_ms, bare_cpu_ms;
+    int runs = 0;
+    for (const FixedRound& round : by_size[i]) {
+      if (round.runs == 0 || round.bare.exit_code != 0) continue;
+      runs = round.runs;
+      sweep_rate.push_back(round.runs / round.sweep.wall_seconds);
+      bare_rate.push_back(round.runs / round.bare.wall_seconds);
+      ratio.push_back(sweep_rate.back() / bare_rate.back());
+      wall_ms.push_back(round.sweep.wall_seconds * 1e3 / round.runs);
+      cpu_ms.push_back(round.sweep.cpu_seconds * 1e3 / round.runs);
+      bare_cpu_ms.push_back(round.bare.cpu_seconds * 1e3 / round.runs);
+    }
+    if (ratio.empty()) {
+      std::printf("%-10d sweep or bare loop failed\n", sizes[i]);
+      continue;
+    }
+    last_ratio = Median(ratio);
+    std::printf("%-10d %6d %10.1f %10.1f %10.2f %12.2f %12.2f %12.2f\n", sizes[i], runs,
+                Median(sweep_rate), Median(bare_rate), last_ratio, Median(wall_ms), Median(cpu_ms),
+                Median(bare_cpu_ms));
+  }
+  // The smoke test and docs/performance.md read this line: the largest sweep's ratio.
+  if (last_ratio >= 0) std::printf("sweep / bare runs per second: %.2f\n", last_ratio);
 }
 
 int Main(int argc, char** argv) {
   int repeat = 3;
-  int max_runs = 0;
+  int rounds = 3;
+  std::vector<int> sizes = {62, 248};
   std::string only;
   fs::path dir = fs::temp_directory_path() / "spillway-sweep-cost-bench";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--repeat") repeat = std::max(1, std::atoi(argv[i + 1]));
-    if (flag == "--max-runs") max_runs = std::atoi(argv[i + 1]);
+    if (flag == "--max-runs") sizes = {std::max(1, std::atoi(argv[i + 1]))};
+    if (flag == "--rounds") rounds = std::max(1, std::atoi(argv[i + 1]));
     if (flag == "--only") only = argv[i + 1];
     if (flag == "--dir") dir = argv[i + 1];
+    if (flag == "--spillway") Spillway() = argv[i + 1];
   }
   std::printf("load average before: %.2f\n", spillway::bench::LoadAverage());
   if (only.empty() || only == "sort") {
@@ -208,7 +260,7 @@ int Main(int argc, char** argv) {
       std::printf("\nsqlite: sqlite3 not installed\n");
     }
   }
-  if (only.empty() || only == "fixed") FixedCost(dir / "fixed", max_runs);
+  if (only.empty() || only == "fixed") FixedCost(dir / "fixed", sizes, rounds);
   std::printf("\nload average after: %.2f\n", spillway::bench::LoadAverage());
   fs::remove_all(dir);
   return 0;

@@ -93,6 +93,17 @@ struct Chain {
 };
 Chain* g_chains = nullptr;
 
+// The name cache: a return address -> the name of the symbol dladdr finds for it. Chains
+// share their outer frames (main, __libc_start_call_main), and dladdr scans a module's
+// symbols one by one: a large library's, such as the C library's, costs tens of
+// microseconds a frame.
+constexpr size_t kNameSlots = size_t{1} << 10;
+struct FrameName {
+  uintptr_t pc;      // 0: free; kClaimed while being filled.
+  const char* name;  // nullptr: dladdr named no symbol.
+};
+FrameName* g_names = nullptr;
+
 constexpr char kAnonymous[] = "[anonymous]";
 
 // The module that holds code address pc (a return address: pc - 1 is in the call), or
@@ -216,6 +227,27 @@ Facts FactsOfChain(const uintptr_t* pcs, int count, int** written) {
   return FactsOf(pcs, count);  // The cache is full (or busy here).
 }
 
+// The symbol dladdr names for return address pc (pc - 1 is in the call), or nullptr.
+const char* SymbolOf(uintptr_t pc) {
+  const auto lookup = [pc]() -> const char* {
+    Dl_info info;
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): an address read off the stack.
+    return dladdr(reinterpret_cast<void*>(pc - 1), &info) != 0 ? info.dli_sname : nullptr;
+  };
+  if (g_names == nullptr || pc <= kClaimed) return lookup();
+  for (size_t i = Mix(pc) & (kNameSlots - 1), n = 0; n < 16; i = (i + 1) & (kNameSlots - 1), ++n) {
+    std::atomic_ref<uintptr_t> slot(g_names[i].pc);
+    uintptr_t at = slot.load(std::memory_order_acquire);
+    if (at == pc) return g_names[i].name;
+    if (at == 0 && slot.compare_exchange_strong(at, kClaimed)) {
+      g_names[i].name = lookup();
+      slot.store(pc, std::memory_order_release);
+      return g_names[i].name;
+    }
+  }
+  return lookup();  // The cache is full here (or a slot is being filled).
+}
+
 bool Skipped(uintptr_t pc) {
   const struct link_map* map = ModuleOf(pc);
   return map != nullptr && (map == g_shim_map || map == g_libc_map);
@@ -318,6 +350,9 @@ int spw_site_init(void) {
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   void* chains = mmap(nullptr, sizeof(Chain) * kChainSlots, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* names = mmap(nullptr, sizeof(FrameName) * kNameSlots, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (names != MAP_FAILED && g_cache_on) g_names = static_cast<FrameName*>(names);
   if (sizes == MAP_FAILED || chains == MAP_FAILED || g_backtrace == nullptr ||
       g_get_ip == nullptr || g_get_cfa == nullptr || g_shim_map == nullptr) {
     g_backtrace = nullptr;
@@ -364,13 +399,10 @@ size_t spw::AppendNativeFrames(char* line, size_t len, size_t cap, const uintptr
     if (map == nullptr) {
       snprintf(frame, sizeof(frame), "%s", kAnonymous);
     } else {
-      Dl_info info;
-      const bool named =
-          // NOLINTNEXTLINE(performance-no-int-to-ptr): an address read off the stack.
-          dladdr(reinterpret_cast<void*>(pcs[i] - 1), &info) != 0 && info.dli_sname != nullptr;
+      const char* symbol = SymbolOf(pcs[i]);
       snprintf(frame, sizeof(frame), "%.*s+0x%lx%s%s", SPW_PATH_MAX / 4, ModuleName(map),
-               static_cast<unsigned long>(pcs[i] - map->l_addr), named ? " " : "",
-               named ? info.dli_sname : "");
+               static_cast<unsigned long>(pcs[i] - map->l_addr), symbol != nullptr ? " " : "",
+               symbol != nullptr ? symbol : "");
     }
     if (i > 0 && len < cap) line[len++] = ',';
     len = spw_json_string(line, len, cap, frame);

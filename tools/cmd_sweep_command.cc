@@ -376,6 +376,10 @@ void AddSweepCommand(CLI::App& app, int& exit_code) {
   });
   sweep->callback([sweep, merge, args, &exit_code] {
     if (merge->parsed()) return;
+    // `--restart=` (empty) and `--restart --` leave CLI11 taking the `--` as the command.
+    if (sweep->count("--restart") > 0 && args->restart == "--") {
+      throw UsageError("--restart: an empty command");
+    }
     if (sweep->count("--restart") > 0) args->options.restart = args->restart;
     if (args->options.command.empty()) throw UsageError(kNoCommandNote);
     if (args->under.empty()) throw UsageError("--under is required");

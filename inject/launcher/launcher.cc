@@ -41,15 +41,19 @@ namespace fs = std::filesystem;
 
 using Entries = std::map<std::string, uint64_t>;  // Relative path -> size, directories 0.
 
-// Every entry under `dir`.
+// Every entry under `dir`. Its path relative to `dir` is the iterator's path without the
+// `dir/` it starts with: fs::relative would resolve both paths, a readlink per component
+// of every entry, at every run.
 Entries Snapshot(const std::string& dir) {
   Entries entries;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec),
        end;
        !ec && it != end; it.increment(ec)) {
+    const std::string& path = it->path().native();
+    const size_t prefix = dir.size() + (dir.ends_with('/') ? 0 : 1);
     const bool regular = it->is_regular_file(ec);
-    entries[fs::relative(it->path(), dir, ec).string()] = regular ? it->file_size(ec) : 0;
+    entries[path.substr(std::min(prefix, path.size()))] = regular ? it->file_size(ec) : 0;
   }
   return entries;
 }
@@ -160,7 +164,10 @@ class StateFile final {
     }
     if (ftruncate(fd, sizeof(SharedState)) == 0) {
       void* map = mmap(nullptr, sizeof(SharedState), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-      if (map != MAP_FAILED) file->state_ = new (map) SharedState();
+      // Not constructed: the new file reads as zeros, every field's starting value but the
+      // unused fault records' offset and bit, which the shim writes with each record.
+      // Writing 200 KB of defaults would touch every page of the file at every run.
+      if (map != MAP_FAILED) file->state_ = static_cast<SharedState*>(map);
     }
     close(fd);
     if (file->state_ == nullptr) {

@@ -1,71 +1,91 @@
 #include "program_check.h"
 
 #include <elf.h>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <initializer_list>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace spillway::inject {
 namespace {
 
 namespace fs = std::filesystem;
 
-// True when the ELF file `f` (header `eh`) has a section named `name`.
-bool HasSection(FILE* f, const Elf64_Ehdr& eh, std::string_view name) {
-  Elf64_Shdr strtab;
-  if (eh.e_shoff == 0 || eh.e_shstrndx >= eh.e_shnum ||
-      std::fseek(f, static_cast<long>(eh.e_shoff + uint64_t{eh.e_shstrndx} * eh.e_shentsize),
-                 SEEK_SET) != 0 ||
-      std::fread(&strtab, sizeof(strtab), 1, f) != 1) {
+// `count` bytes at `offset` of `fd`; empty when the file is shorter or unreadable.
+std::string ReadAt(int fd, uint64_t offset, size_t count) {
+  std::string bytes(count, '\0');
+  size_t done = 0;
+  while (done < count) {
+    const ssize_t n =
+        pread(fd, bytes.data() + done, count - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return {};
+    done += static_cast<size_t>(n);
+  }
+  return bytes;
+}
+
+// True when the ELF file `fd` (header `eh`) has a section named one of `names`. The
+// section headers and their name table are read at once: a launcher checks the program
+// of every run.
+bool HasSection(int fd, const Elf64_Ehdr& eh, std::initializer_list<std::string_view> names) {
+  if (eh.e_shoff == 0 || eh.e_shstrndx >= eh.e_shnum || eh.e_shentsize < sizeof(Elf64_Shdr)) {
     return false;
   }
-  for (int i = 0; i < eh.e_shnum; ++i) {
+  const std::string headers = ReadAt(fd, eh.e_shoff, size_t{eh.e_shnum} * eh.e_shentsize);
+  if (headers.empty()) return false;
+  const auto header = [&](int i) {
     Elf64_Shdr sh;
-    char section[32] = {};
-    if (std::fseek(f, static_cast<long>(eh.e_shoff + static_cast<uint64_t>(i) * eh.e_shentsize),
-                   SEEK_SET) != 0 ||
-        std::fread(&sh, sizeof(sh), 1, f) != 1 ||
-        std::fseek(f, static_cast<long>(strtab.sh_offset + sh.sh_name), SEEK_SET) != 0 ||
-        std::fread(section, 1, sizeof(section) - 1, f) == 0) {
-      return false;
-    }
-    if (name == section) return true;
+    std::memcpy(&sh, headers.data() + static_cast<size_t>(i) * eh.e_shentsize, sizeof(sh));
+    return sh;
+  };
+  const Elf64_Shdr strtab = header(eh.e_shstrndx);
+  constexpr uint64_t kMaxNames = uint64_t{1} << 20;
+  const std::string table = ReadAt(fd, strtab.sh_offset, std::min(strtab.sh_size, kMaxNames));
+  for (int i = 0; i < eh.e_shnum; ++i) {
+    const uint64_t at = header(i).sh_name;
+    if (at >= table.size()) continue;
+    const std::string_view section(table.c_str() + at);  // The table ends in a NUL.
+    if (std::find(names.begin(), names.end(), section) != names.end()) return true;
   }
   return false;
 }
 
-// True when the ELF file `f` (header `eh`) asks for an interpreter (is dynamically linked).
-bool HasInterpreter(FILE* f, const Elf64_Ehdr& eh) {
-  for (int i = 0; i < eh.e_phnum; ++i) {
+// True when the ELF file `fd` (header `eh`) asks for an interpreter (is dynamically linked).
+bool HasInterpreter(int fd, const Elf64_Ehdr& eh) {
+  if (eh.e_phentsize < sizeof(Elf64_Phdr)) return false;
+  const std::string headers = ReadAt(fd, eh.e_phoff, size_t{eh.e_phnum} * eh.e_phentsize);
+  for (int i = 0; i < eh.e_phnum && !headers.empty(); ++i) {
     Elf64_Phdr ph;
-    if (std::fseek(f, static_cast<long>(eh.e_phoff + static_cast<uint64_t>(i) * eh.e_phentsize),
-                   SEEK_SET) != 0 ||
-        std::fread(&ph, sizeof(ph), 1, f) != 1) {
-      return false;
-    }
+    std::memcpy(&ph, headers.data() + static_cast<size_t>(i) * eh.e_phentsize, sizeof(ph));
     if (ph.p_type == PT_INTERP) return true;
   }
   return false;
 }
 
-// Empty when the ELF file `f` (header `eh`) can be interposed; otherwise why not.
-std::string WhyNotInterposableElf(const std::string& program, FILE* f, const Elf64_Ehdr& eh) {
-  if (!HasInterpreter(f, eh)) {
+// Empty when the ELF file `fd` (header `eh`) can be interposed; otherwise why not.
+std::string WhyNotInterposableElf(const std::string& program, int fd, const Elf64_Ehdr& eh) {
+  if (!HasInterpreter(fd, eh)) {
     return program +
            " is statically linked (no ELF interpreter): LD_PRELOAD cannot reach its calls";
   }
-  if (HasSection(f, eh, ".go.buildinfo") || HasSection(f, eh, ".note.go.buildid")) {
+  if (HasSection(fd, eh, {".go.buildinfo", ".note.go.buildid"})) {
     return program +
            " is a Go program: it makes its system calls itself, not through the "
            "C library, so LD_PRELOAD cannot reach them";
@@ -73,18 +93,55 @@ std::string WhyNotInterposableElf(const std::string& program, FILE* f, const Elf
   return {};
 }
 
+// What WhyNotInterposableElf said of an ELF file, while the file stays the same (its
+// device, inode, size and change time): a sweep starts the same program at every run.
+class ElfVerdicts final {
+ public:
+  static ElfVerdicts& Get() {
+    static ElfVerdicts verdicts;
+    return verdicts;
+  }
+  std::optional<std::string> Find(const std::string& program, const struct stat& st) {
+    const std::lock_guard<std::mutex> lock(mu_);
+    const auto it = verdicts_.find(program);
+    if (it == verdicts_.end() || it->second.first != Identity(st)) return std::nullopt;
+    return it->second.second;
+  }
+  void Keep(const std::string& program, const struct stat& st, const std::string& why) {
+    const std::lock_guard<std::mutex> lock(mu_);
+    if (verdicts_.size() >= kMaxVerdicts) verdicts_.clear();
+    verdicts_[program] = {Identity(st), why};
+  }
+
+ private:
+  using Id = std::array<uint64_t, 5>;
+  static constexpr size_t kMaxVerdicts = 64;
+  static Id Identity(const struct stat& st) {
+    return {st.st_dev, st.st_ino, static_cast<uint64_t>(st.st_size),
+            static_cast<uint64_t>(st.st_ctim.tv_sec), static_cast<uint64_t>(st.st_ctim.tv_nsec)};
+  }
+  std::mutex mu_;
+  std::map<std::string, std::pair<Id, std::string>> verdicts_;
+};
+
 // WhyNotInterposable, following a script's interpreter `depth` levels deep.
 std::string WhyNotInterposableAt(const std::string& program, int depth) {
-  struct stat st;
-  if (stat(program.c_str(), &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)) != 0) {
+  struct stat st {};
+  const bool stated = stat(program.c_str(), &st) == 0;
+  if (stated && (st.st_mode & (S_ISUID | S_ISGID)) != 0) {
     return program + " is setuid or setgid: the dynamic loader ignores LD_PRELOAD for it";
   }
-  FILE* f = std::fopen(program.c_str(), "rb");
-  if (f == nullptr) return fmt::format("cannot read {}: {}", program, std::strerror(errno));
+  if (stated) {
+    if (std::optional<std::string> known = ElfVerdicts::Get().Find(program, st)) return *known;
+  }
+  const int fd = open(program.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fmt::format("cannot read {}: {}", program, std::strerror(errno));
   char head[256] = {};
-  const size_t n = std::fread(head, 1, sizeof(head) - 1, f);
+  ssize_t n;
+  while ((n = read(fd, head, sizeof(head) - 1)) < 0 && errno == EINTR) {
+  }
   if (n >= 2 && head[0] == '#' && head[1] == '!') {
-    std::fclose(f);
+    close(fd);
     std::string line(head + 2, strcspn(head + 2, "\n"));
     const size_t begin = line.find_first_not_of(" \t");
     if (begin == std::string::npos || depth > 2) return program + ": script without interpreter";
@@ -92,14 +149,15 @@ std::string WhyNotInterposableAt(const std::string& program, int depth) {
     return WhyNotInterposableAt(line, depth + 1);
   }
   Elf64_Ehdr eh;
-  const bool elf =
-      n >= sizeof(eh) && std::memcmp(head, ELFMAG, SELFMAG) == 0 && head[EI_CLASS] == ELFCLASS64;
+  const bool elf = n >= static_cast<ssize_t>(sizeof(eh)) &&
+                   std::memcmp(head, ELFMAG, SELFMAG) == 0 && head[EI_CLASS] == ELFCLASS64;
   std::string why = program + " is not a 64-bit ELF executable or a script";
   if (elf) {
     std::memcpy(&eh, head, sizeof(eh));
-    why = WhyNotInterposableElf(program, f, eh);
+    why = WhyNotInterposableElf(program, fd, eh);
+    if (stated) ElfVerdicts::Get().Keep(program, st, why);
   }
-  std::fclose(f);
+  close(fd);
   return why;
 }
 
@@ -132,15 +190,19 @@ std::string WhyNotInterposable(const std::string& program) {
 
 std::optional<std::string> FindShim() {
   if (const char* env = std::getenv("SPILLWAY_INJECT_LIBRARY"); env != nullptr) return env;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return std::nullopt;
-  for (const fs::path& candidate :
-       {exe.parent_path() / kShimName, exe.parent_path().parent_path() / "lib" / kShimName,
-        exe.parent_path().parent_path() / SPILLWAY_INSTALL_LIBDIR / kShimName}) {
-    if (fs::exists(candidate, ec)) return candidate.string();
-  }
-  return std::nullopt;
+  // Looked for once: this executable does not move.
+  static const std::optional<std::string> kBeside = []() -> std::optional<std::string> {
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) return std::nullopt;
+    for (const fs::path& candidate :
+         {exe.parent_path() / kShimName, exe.parent_path().parent_path() / "lib" / kShimName,
+          exe.parent_path().parent_path() / SPILLWAY_INSTALL_LIBDIR / kShimName}) {
+      if (fs::exists(candidate, ec)) return candidate.string();
+    }
+    return std::nullopt;
+  }();
+  return kBeside;
 }
 
 }  // namespace spillway::inject

@@ -3,6 +3,7 @@
 // starts, and a report that never travels on the program's streams.
 #include "spillway/inject/launcher.h"
 
+#include <gmock/gmock.h>
 #include <signal.h>
 
 #include <cstdint>
@@ -52,6 +53,28 @@ TEST_F(LauncherTest, ASignalDeathIs128PlusTheSignal) {
   EXPECT_EQ(outcome->exit_status, 128 + 9);
   EXPECT_EQ(outcome->signal, 9);
   EXPECT_FALSE(outcome->timed_out);
+}
+
+// The launcher keeps its check of a program per file: a program replaced at the same path
+// (here by one with the section Go's linker writes) is checked again.
+TEST_F(LauncherTest, AProgramReplacedAtItsPathIsCheckedAgain) {
+  const fs::path fake_go = root_ / "go";
+  if (RunShell("objcopy --add-section .go.buildinfo=/dev/null /bin/true " +
+               ShellQuote(fake_go.string()))
+          .exit_code != 0) {
+    GTEST_SKIP() << "objcopy is not installed";
+  }
+  const fs::path program = root_ / "program";
+  fs::copy_file("/bin/true", program);
+  Invocation inv = Shell("");
+  inv.command = {program.string()};
+  ASSERT_TRUE(inject::Run(inv).ok());
+  fs::copy_file(fake_go, program, fs::copy_options::overwrite_existing);
+  const StatusOr<Outcome> refused = inject::Run(inv);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), ::testing::HasSubstr("is a Go program"));
+  fs::copy_file("/bin/true", program, fs::copy_options::overwrite_existing);
+  EXPECT_TRUE(inject::Run(inv).ok());
 }
 
 TEST_F(LauncherTest, ATimeoutEndsTheProgramAndItsChildrenWith124) {
