@@ -509,16 +509,12 @@ Status Validate(const CmdSweepOptions& options, Sweep* sweep) {
   return OkStatus();
 }
 
-// A private directory for the runs' traces and outputs, removed when the sweep ends: in
-// $TMPDIR, else in /dev/shm as the launcher's state files, else in /tmp. Every run makes
-// and removes three files there; on tmpfs that costs no disk inode (ext4 searches its
-// bitmap past the many inodes a sweep has just freed).
+// A private directory for the runs' traces and outputs, removed when the sweep ends.
 class WorkDir {
  public:
   WorkDir() {
-    const char* dir = std::getenv("TMPDIR");
-    if (dir == nullptr || *dir == '\0') dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    path_ = std::string(dir) + "/spillway-sweep-XXXXXX";
+    const char* tmp = std::getenv("TMPDIR");
+    path_ = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/spillway-sweep-XXXXXX";
     if (mkdtemp(path_.data()) == nullptr) path_.clear();
     // Searchable, so that a program of the run that switches users can write its trace.
     if (!path_.empty()) chmod(path_.c_str(), 0711);
