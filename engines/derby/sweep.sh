@@ -4,11 +4,12 @@
 # the build has not) boots a copy of a database of 20,000 rows of 100 bytes made once
 # before the sweep, out of the scope, with derby.storage.tempDirectory={dir} and
 # derby.storage.sortBufferMax=100, and prints the CRC-32 of `SELECT k, v FROM t ORDER BY v
-# DESC`: the sort spills its merge runs into {dir}/derbytmp_<database id>/T*.tmp. The
+# DESC`: the sort spills its merge runs into {dir}/derbytmp_<id>/T*.tmp, <id> new at
+# every boot. The
 # JVM's heap is fixed (-Xms16m -Xmx16m) because Derby grows its sort buffer while free
 # heap allows: with more heap it may not spill at all; -XX:+UseSerialGC keeps GC threads
 # few. A kill run's restart is the same command in the same {dir}: the database copy (kept
-# by {dir}'s name) is booted again with the temp directory the killed run left.
+# by {dir}'s name) is booted again, beside what the killed run left in {dir}.
 # Usage: engines/derby/sweep.sh [sample] [spillway sweep options]
 #   sample  one baseline run instead of 3 (ctest's --max-runs sample, to keep it short)
 . "$(dirname "$0")/../profile_lib.sh"
