@@ -31,5 +31,6 @@ profile duckdb engines/duckdb/sweep.sh plain
 profile duckdb_limit_set engines/duckdb/sweep.sh limit-set
 profile duckdb_limit_config engines/duckdb/sweep.sh limit-config
 profile lancedb engines/lancedb/sweep.sh
+profile derby engines/derby/sweep.sh
 echo "all profiles: $(($(date +%s) - all_start)) s"
 exit "$failed"

@@ -41,6 +41,7 @@ std::string InjectLine(const LineContext& sweep, const std::string& scope, const
     line += " --share-with ";
     line += ShellWord(options.share_with);
   }
+  if (!options.java_frames) line += " --no-java-frames";
   line += " --";
   // Appended a piece at a time: GCC 12 warns (-Wrestrict, a false positive) on `" " + word`.
   for (const std::string& arg : words) {

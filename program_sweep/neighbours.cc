@@ -98,6 +98,7 @@ std::string RoundReproducer(const NeighbourSetup& setup, const std::vector<Insta
     run += " --share-with ";
     run += ShellWord(options.share_with);
   }
+  if (!options.java_frames) run += " --no-java-frames";
   run += " --";
   for (const std::string& arg : setup.command_for(kScopeMark)) {
     run += ' ';

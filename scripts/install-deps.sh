@@ -21,7 +21,9 @@ case "${1:-build}" in
               cargo rustc librust-tempfile-dev sqlite3 nodejs fiu-utils strace) ;;
   engines) want+=(clang libclang-rt-14-dev clang-tidy python3
                  cargo rustc librust-tempfile-dev sqlite3 nodejs fiu-utils strace
-                 postgresql-15 coreutils)
+                 postgresql-15 coreutils
+                 # Apache Derby, embedded, and the JDK that compiles its JDBC program.
+                 libderby-java openjdk-17-jdk-headless)
            # A nodejs package that bundles npm (NodeSource's) conflicts with Debian's npm.
            command -v npm >/dev/null || want+=(npm) ;;
   plot) want+=(gnuplot-nox) ;;

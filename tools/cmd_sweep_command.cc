@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "commands.h"
@@ -170,8 +171,11 @@ int Report(const program_sweep::CmdSweepResult& result, const std::string& junit
 int Run(CmdSweepArgs& args) {
   MakeOptions(args);
   // The shim's switch, inherited by every `spillway inject` the sweep runs (as its
-  // --no-java-frames would set it), before any run starts.
+  // --no-java-frames would set it), before any run starts; the reproducers carry
+  // --no-java-frames whenever it is off, also when set by hand.
   if (args.no_java_frames) setenv("SPILLWAY_INJECT_JAVA_FRAMES", "0", 1);
+  const char* java_frames = std::getenv("SPILLWAY_INJECT_JAVA_FRAMES");
+  args.options.java_frames = java_frames == nullptr || std::string_view(java_frames) != "0";
   SweepProgress progress;
   args.options.on_progress = [&progress](uint64_t done, uint64_t total, uint64_t violations) {
     progress.Show(done, total, violations);

@@ -1,7 +1,8 @@
 // Call sites in Java code (docs/inject.md#call-sites): the Java probe (java_probe/) under
 // `spillway inject`, a site per Java call site whose id is the same in every run, with
 // the interpreter only and with the JIT warmed up; `site=ID nth=1` failing exactly that
-// Java call; frames lines naming the classes, methods and lines; --no-java-frames.
+// Java call; frames lines naming the classes, methods and lines; --no-java-frames, and a
+// sweep's reproducers with it.
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <set>
@@ -221,6 +223,32 @@ TEST_F(JavaSitesTest, NoJavaFramesKeepsTheNativeSites) {
     for (const auto& [site, frames] : run.frames) {
       for (const std::string& frame : frames) EXPECT_FALSE(frame.starts_with("java:")) << frame;
     }
+  }
+}
+
+// A sweep by native frames gives reproducers that fail the call its run failed: they carry
+// --no-java-frames, without which their site id (a native one) would name no site.
+TEST_F(JavaSitesTest, SweepWithoutJavaFramesGivesReproducersOfTheSameSites) {
+  const fs::path out = root_ / "kept";
+  const CommandResult sweep = RunShell(fmt::format(
+      "{} sweep --under {} --no-java-frames --op write --errno EIO --mode transient --json "
+      "--out {} -- {} -cp {} JavaProbe {{dir}} {} 0",
+      SPILLWAY_BINARY, ShellQuote(scope_.string()), ShellQuote(out.string()), JAVA_BINARY,
+      JAVA_PROBE_CLASSES, ShellQuote(twin_.string())));
+  ASSERT_EQ(sweep.exit_code, 1) << sweep.out;
+  const nlohmann::json report = nlohmann::json::parse(sweep.out);
+  // By native frames: one site for java.io's writes, one for java.nio's.
+  ASSERT_EQ(report["runs"].size(), 2u) << sweep.out;
+  for (const nlohmann::json& run : report["runs"]) {
+    const std::string line = run["reproducer"].get<std::string>();
+    EXPECT_THAT(line, testing::HasSubstr(" --no-java-frames --")) << line;
+    ASSERT_TRUE(run["kept"].is_string()) << run;
+    const std::string kept = run["kept"].get<std::string>();
+    std::ifstream in(kept.substr(0, kept.find(".{")) + ".stdout");
+    const std::string stdout_of_run{std::istreambuf_iterator<char>(in),
+                                    std::istreambuf_iterator<char>()};
+    ASSERT_THAT(stdout_of_run, testing::HasSubstr(" failed ")) << kept;
+    EXPECT_EQ(RunShell("(" + line + ") 2>/dev/null").out, stdout_of_run) << line;
   }
 }
 

@@ -88,6 +88,10 @@ struct CmdSweepOptions {
   std::vector<std::string> command;
   std::string spillway_binary;  // The spillway executable the reproducers name.
   std::string share_with;       // `spillway inject --share-with USER`; empty: none.
+  // False when the runs' sites in Java code keep native frames (--no-java-frames, which
+  // sets the shim's switch for every run): the reproducers then pass it on, so that a
+  // site id means the same there.
+  bool java_frames = true;
   // Trace every run, as the sweep once did (--trace-all). By default only the baselines,
   // the runs planned by call number and the violations --out keeps are traced; a run
   // planned by site is judged by its rule's counters.
