@@ -208,6 +208,32 @@ TEST(ModelSimulateTest, WritesOneScenarioPerDistinctViolation) {
   }
 }
 
+// True when `text` has a line that starts with `verb` and a space.
+bool HasLine(const std::string& text, const std::string& verb) {
+  return text.rfind(verb + " ", 0) == 0 || text.find("\n" + verb + " ") != std::string::npos;
+}
+
+// reap_skips_empty leaves an empty spill directory, as if it were being made: every seed
+// breaks the `reap` invariant, and in some of them what the reap leaves is a directory
+// that a `kill` left half-made (its mkdir done, the process dead before its first file),
+// the shrunk program keeping the kill; in the others a `crash` after its files were gone.
+TEST(ModelSimulateTest, ReapSkipsEmptyIsCaughtAsAReapAlsoAfterAKill) {
+  SimulateOptions options;
+  options.quirks = Quirk::kReapSkipsEmpty;
+  options.jobs = 4;
+  options.steps = 1000;
+  const StatusOr<SimulateResult> ran = Simulate(options);
+  ASSERT_TRUE(ran.ok()) << ran.status().ToString();
+  int after_kill = 0;
+  for (const SeedResult& r : ran->runs) {
+    ASSERT_TRUE(r.violation.has_value()) << "seed " << r.seed;
+    EXPECT_EQ(r.violation->kind, InvariantKind::kReap) << r.violation->message;
+    EXPECT_TRUE(HasLine(r.shrunk_text, "reap")) << r.shrunk_text;
+    if (HasLine(r.shrunk_text, "kill")) ++after_kill;
+  }
+  EXPECT_GT(after_kill, 0) << "no seed shows a directory killed half-made";
+}
+
 constexpr char kPath[] = "/out/spillway-simulate-9.scenario";
 
 // Seed `seed`'s run of `steps` steps that built `plans` plans and `spills` files, broken at
