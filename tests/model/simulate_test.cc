@@ -234,6 +234,29 @@ TEST(ModelSimulateTest, ReapSkipsEmptyIsCaughtAsAReapAlsoAfterAKill) {
   EXPECT_GT(after_kill, 0) << "no seed shows a directory killed half-made";
 }
 
+// Kills are generated, and each one's process keeps its count of faults although the next
+// process has a filesystem of its own: the call a kill fired at counts as "OP kill", and
+// the errno faults of the processes before the last still count.
+TEST(ModelSimulateTest, CountsTheFaultsOfKilledProcesses) {
+  SimulateOptions options;
+  options.steps = 3000;
+  const StatusOr<SimulateResult> ran = Simulate(options);
+  ASSERT_TRUE(ran.ok()) << ran.status().ToString();
+  ASSERT_EQ(ran->runs.size(), 1u);
+  const SeedResult& r = ran->runs[0];
+  EXPECT_FALSE(r.violation.has_value()) << r.violation->message;
+  uint64_t kills = 0;
+  uint64_t errno_faults = 0;
+  for (const auto& [what, n] : r.faults) {
+    const bool kill = what.ends_with(" kill");
+    (kill ? kills : errno_faults) += n;
+    EXPECT_EQ(what.find(" E0"), std::string::npos) << what;
+  }
+  EXPECT_GT(kills, 0u);
+  // About 5% of 3000 lines are faults; most fail a call before the run ends.
+  EXPECT_GT(errno_faults, 50u);
+}
+
 constexpr char kPath[] = "/out/spillway-simulate-9.scenario";
 
 // Seed `seed`'s run of `steps` steps that built `plans` plans and `spills` files, broken at
