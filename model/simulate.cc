@@ -94,6 +94,16 @@ void CountStep(const scenario::Command& line, scenario::Runner& runner, uint64_t
   for (const std::string& name : bound) result->plan_metrics[name] = runner.plan(name)->metrics();
 }
 
+// Adds the faults a process's filesystem injected to the run's count: "OP ERRNO", or "OP
+// kill" for the call a `kill` fired at.
+void CountFaults(const FaultInjectingFileSystem& fs, SeedResult* result) {
+  for (const InjectedFault& fault : fs.injected()) {
+    const std::string what =
+        fault.action == FaultAction::kKill ? "kill" : ErrnoName(fault.error_number);
+    ++result->faults[fmt::format("{} {}", OpKindName(fault.op), what)];
+  }
+}
+
 // Runs one program on a fresh runner, from the seed's step result->steps until its steps
 // are used up or a violation, then drops everything; its lines go to `*lines`. Returns
 // the error of a runner that could not be created. `progress` counts steps done.
@@ -117,7 +127,11 @@ Status RunOneProgram(const SimulateOptions& options, const GenOptions& gen, Choo
     const auto* write = std::get_if<scenario::Write>(&line.verb);
     const SpillFile* file = write != nullptr ? sut.runner->file(write->file) : nullptr;
     const uint64_t size_before = file != nullptr ? file->size() : 0;
+    // A kill replaces the process's filesystem (the runner keeps the dead one until the
+    // next kill): its faults are counted now, or they would be lost with it.
+    const FaultInjectingFileSystem* process_fs = &sut.runner->fs();
     result->violation = command->Execute(state, sut);
+    if (&sut.runner->fs() != process_fs) CountFaults(*process_fs, result);
     ++result->steps;
     progress->fetch_add(1);
     if (result->violation) result->violation_step = result->steps;
@@ -136,9 +150,7 @@ Status RunOneProgram(const SimulateOptions& options, const GenOptions& gen, Choo
   }
   result->plan_metrics.clear();
   result->checks += sut.checks;
-  for (const InjectedFault& fault : sut.runner->fs().injected()) {
-    ++result->faults[fmt::format("{} {}", OpKindName(fault.op), ErrnoName(fault.error_number))];
-  }
+  CountFaults(sut.runner->fs(), result);
   return OkStatus();
 }
 

@@ -341,8 +341,11 @@ std::optional<std::string> Transition(const scenario::Drop& v, SpillModel& s, Af
   if (plan.budget >= 0) a->budgets.insert(plan.budget);
   if (const int e = s.rules.Take(OpKind::kRemove); e == 0 || e == ENOENT || !file.on_disk) {
     file.on_disk = false;
-  } else if (file.dir < 0) {
-    return std::nullopt;  // Left behind in a directory the model cannot name.
+  } else if (file.dir < 0 && e != kKilled) {
+    // Left behind in a directory the model cannot name. Not so when the process dies at
+    // the removal: the kill crashes its plan, and the file stays as a crash leaves an open
+    // one, wherever it is, until a reap of all of its plan's local dirs.
+    return std::nullopt;
   }
   MaybeFinish(s, plan);
   Collect(s);

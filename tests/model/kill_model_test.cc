@@ -103,6 +103,47 @@ expect count /l*/datafusion-*/* 0
              Quirk::kReapSkipsEmpty, InvariantKind::kReap);
 }
 
+// A plan on two local dirs puts each file in one of them at random, so the model cannot
+// name a file's directory. Killed at the removal of such a file, the process leaves it
+// wherever it is, as a crash leaves an open file; the model follows the line (a removal
+// that fails for another reason it cannot), and the reap takes both directories back.
+TEST(KillModelTest, FollowsAKillAtTheRemovalOfAFileInADirectoryItCannotName) {
+  const std::vector<scenario::Command> lines = Lines(R"(plan p /l0,/l1
+spill f p
+spill g p
+kill 1
+drop f
+reap /l0,/l1
+)");
+  const Program program = ProgramFromLines(lines);
+  EXPECT_EQ(program.commands.size(), lines.size()) << "a command was not valid where it stands";
+  std::string text;
+  const std::optional<Violation> v = RunProgram(program, scenario::RunnerOptions{}, &text);
+  EXPECT_FALSE(v.has_value()) << v->message << "\n" << text;
+}
+
+// The drops at the end of a run follow the model until a drop it cannot predict (here an
+// injected EIO on a file whose directory it cannot name); the drops after it run on the
+// managers alone. When a pending kill fires during one of them, the names after it died
+// with the process: the drops stop there and the check of what is left counts the dead
+// process's directories as a crash's.
+TEST(KillModelTest, DropsAtTheEndStopWhenAKillTheModelDoesNotFollowFires) {
+  const std::vector<scenario::Command> lines = Lines(R"(budget b 100
+plan p /l0,/l1 budget=b
+spill f p
+kill 2
+fault remove EIO
+)");
+  const Program program = ProgramFromLines(lines);
+  ASSERT_EQ(program.commands.size(), lines.size());
+  std::string text;
+  const std::optional<Violation> v = RunProgram(program, scenario::RunnerOptions{}, &text);
+  EXPECT_FALSE(v.has_value()) << v->message << "\n" << text;
+  // f's removal fails (EIO), p's first call is the kill's; b is not dropped.
+  EXPECT_NE(text.find("\ndrop p\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("drop b"), std::string::npos) << text;
+}
+
 // The kill counts every call of every kind, before any rule; it fires once, and then
 // every call fails.
 TEST(KillModelTest, RulesCountEveryCallUntilTheKillAndFailEveryOneAfter) {

@@ -208,6 +208,55 @@ TEST(ModelSimulateTest, WritesOneScenarioPerDistinctViolation) {
   }
 }
 
+// True when `text` has a line that starts with `verb` and a space.
+bool HasLine(const std::string& text, const std::string& verb) {
+  return text.rfind(verb + " ", 0) == 0 || text.find("\n" + verb + " ") != std::string::npos;
+}
+
+// reap_skips_empty leaves an empty spill directory, as if it were being made: every seed
+// breaks the `reap` invariant, and in some of them what the reap leaves is a directory
+// that a `kill` left half-made (its mkdir done, the process dead before its first file),
+// the shrunk program keeping the kill; in the others a `crash` after its files were gone.
+TEST(ModelSimulateTest, ReapSkipsEmptyIsCaughtAsAReapAlsoAfterAKill) {
+  SimulateOptions options;
+  options.quirks = Quirk::kReapSkipsEmpty;
+  options.jobs = 4;
+  options.steps = 1000;
+  const StatusOr<SimulateResult> ran = Simulate(options);
+  ASSERT_TRUE(ran.ok()) << ran.status().ToString();
+  int after_kill = 0;
+  for (const SeedResult& r : ran->runs) {
+    ASSERT_TRUE(r.violation.has_value()) << "seed " << r.seed;
+    EXPECT_EQ(r.violation->kind, InvariantKind::kReap) << r.violation->message;
+    EXPECT_TRUE(HasLine(r.shrunk_text, "reap")) << r.shrunk_text;
+    if (HasLine(r.shrunk_text, "kill")) ++after_kill;
+  }
+  EXPECT_GT(after_kill, 0) << "no seed shows a directory killed half-made";
+}
+
+// Kills are generated, and each one's process keeps its count of faults although the next
+// process has a filesystem of its own: the call a kill fired at counts as "OP kill", and
+// the errno faults of the processes before the last still count.
+TEST(ModelSimulateTest, CountsTheFaultsOfKilledProcesses) {
+  SimulateOptions options;
+  options.steps = 3000;
+  const StatusOr<SimulateResult> ran = Simulate(options);
+  ASSERT_TRUE(ran.ok()) << ran.status().ToString();
+  ASSERT_EQ(ran->runs.size(), 1u);
+  const SeedResult& r = ran->runs[0];
+  EXPECT_FALSE(r.violation.has_value()) << r.violation->message;
+  uint64_t kills = 0;
+  uint64_t errno_faults = 0;
+  for (const auto& [what, n] : r.faults) {
+    const bool kill = what.ends_with(" kill");
+    (kill ? kills : errno_faults) += n;
+    EXPECT_EQ(what.find(" E0"), std::string::npos) << what;
+  }
+  EXPECT_GT(kills, 0u);
+  // About 5% of 3000 lines are faults; most fail a call before the run ends.
+  EXPECT_GT(errno_faults, 50u);
+}
+
 constexpr char kPath[] = "/out/spillway-simulate-9.scenario";
 
 // Seed `seed`'s run of `steps` steps that built `plans` plans and `spills` files, broken at
