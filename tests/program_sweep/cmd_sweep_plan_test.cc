@@ -316,7 +316,8 @@ TEST_F(PlanTest, ABaselineWithoutSitesIsPlannedByCallNumber) {
   options.errnos = {EIO};
   RunPlan plan(baseline, options, nullptr);
   EXPECT_EQ(plan.depth(), Depth::kAll);
-  EXPECT_EQ(Plan(baseline, options).size(), 6u);  // 2 calls x (1 errno x 2 modes + 1 kill).
+  // 2 calls x (1 errno x 2 modes + kill + corrupt + lost).
+  EXPECT_EQ(Plan(baseline, options).size(), 10u);
 }
 
 TEST_F(PlanTest, ThePlanIsAStreamThatReadsTheBaselineOnlyAsFarAsItGoes) {

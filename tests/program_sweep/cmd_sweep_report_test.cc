@@ -75,7 +75,10 @@ RunResult SampleRun(uint64_t index) {
   if (index == 2 || index == 6) {
     spec.error_number = 0;
     spec.mode = index == 2 ? FaultMode::kCorrupt : FaultMode::kLost;
-    run.damage = {.op = "write", .path = spec.call.path, .action = index == 2 ? "corrupt" : "lost"};
+    run.damage.emplace();
+    run.damage->op = "write";
+    run.damage->path = spec.call.path;
+    run.damage->action = index == 2 ? "corrupt" : "lost";
     run.damage->offset = static_cast<int64_t>(index * 100);
     if (index == 2) run.damage->bit = 3;
     if (index == 6) run.damage->lost_bytes = 512;
