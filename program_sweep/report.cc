@@ -17,8 +17,7 @@ std::string Describe(const RunSpec& spec) {
 }
 
 // A corrupt or lost run's damage, one line ("" for other runs): "damage: bit 3 of byte
-// 4100 of {dir}/f flipped in what read returned", "damage: 512 bytes of write at 0 of
-// {dir}/f lost".
+// 4100 of {dir}/f flipped by a read", "damage: 512 bytes of a write at 0 of {dir}/f lost".
 std::string DamageLine(const RunResult& run) {
   if (!IsDamageMode(run.spec.mode)) return {};
   if (!run.damage) return "  damage: none (the call moved no bytes of its own, as fclose)\n";
