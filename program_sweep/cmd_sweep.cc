@@ -105,7 +105,8 @@ StatusOr<InjectOutcome> RunIn(const Sweep& sweep, const Scope& scope,
                               Tracing tracing) {
   return RunInject({scope.real, CommandFor(words, scope.given), faults, timeout,
                     sweep.work_dir + "/" + label, sweep.options->share_with,
-                    tracing != Tracing::kNone, tracing == Tracing::kSymbolized});
+                    tracing != Tracing::kNone, tracing == Tracing::kSymbolized,
+                    sweep.options->seed});
 }
 
 // Shows the outcome's paths relative to the scope (its trace is read so).

@@ -26,12 +26,14 @@ std::string ReplaceDir(const std::string& arg, const std::string& dir,
 
 std::string Verbatim(std::string_view text) { return std::string(text); }
 
-// `spillway inject --under SCOPE [--fault RULE] --timeout T [--share-with U] -- WORDS`, the
-// scope a shell word already.
+// `spillway inject --under SCOPE [--seed S] [--fault RULE] --timeout T [--share-with U] --
+// WORDS`, the scope a shell word already; --seed with a rule that damages data (the seed
+// chooses the byte and bit a corrupt rule flips).
 std::string InjectLine(const LineContext& sweep, const std::string& scope, const std::string& rule,
-                       const std::vector<std::string>& words) {
+                       bool damage, const std::vector<std::string>& words) {
   const CmdSweepOptions& options = *sweep.options;
   std::string line = fmt::format("{} inject --under {}", ShellWord(options.spillway_binary), scope);
+  if (damage) line += fmt::format(" --seed {}", options.seed);
   if (!rule.empty()) {
     line += " --fault ";
     line += ShellWord(rule);
@@ -79,10 +81,11 @@ std::string Reproducer(const LineContext& sweep, const RunSpec& spec) {
     line = fmt::format("d=$(mktemp -d -p {}) && ", ShellWord(sweep.under));
     scope = "\"$d\"";
   }
-  line += InjectLine(sweep, scope, FaultRuleFor(spec), sweep.options->command);
+  line +=
+      InjectLine(sweep, scope, FaultRuleFor(spec), IsDamageMode(spec.mode), sweep.options->command);
   if (spec.mode == FaultMode::kKill) {
     line += "; ";
-    line += InjectLine(sweep, scope, {}, RestartWords(*sweep.options));
+    line += InjectLine(sweep, scope, {}, false, RestartWords(*sweep.options));
   }
   return line;
 }

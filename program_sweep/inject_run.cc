@@ -22,6 +22,7 @@ StatusOr<InjectOutcome> RunInject(const InjectInvocation& invocation) {
   run.command = invocation.command;
   run.under = {invocation.scope};
   run.faults = invocation.faults;
+  run.seed = invocation.seed;
   if (invocation.trace) run.trace = invocation.files_prefix + ".trace";
   run.symbolize = invocation.symbolize;
   run.timeout = invocation.timeout;

@@ -6,6 +6,7 @@
 #ifndef SPILLWAY_PROGRAM_SWEEP_INJECT_RUN_H_
 #define SPILLWAY_PROGRAM_SWEEP_INJECT_RUN_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,7 @@ struct InjectInvocation {
   bool trace = false;
   // Symbolize the trace's frames after the run (the baseline's, which the report shows).
   bool symbolize = false;
+  uint64_t seed = 0;  // inject::Invocation::seed: the byte and bit a corrupt rule flips.
 };
 
 struct InjectOutcome {

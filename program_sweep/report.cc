@@ -10,11 +10,26 @@ namespace {
 std::string Describe(const RunSpec& spec) {
   const std::string at = spec.by_site ? fmt::format("site {} call {}", spec.site, spec.nth)
                                       : fmt::format("call {}", spec.n);
-  const std::string how =
-      spec.mode == FaultMode::kKill
-          ? std::string(FaultModeName(spec.mode))
-          : fmt::format("{} {}", ErrnoName(spec.error_number), FaultModeName(spec.mode));
+  const std::string how = ModeAction(spec.mode) ? std::string(FaultModeName(spec.mode))
+                                                : fmt::format("{} {}", ErrnoName(spec.error_number),
+                                                              FaultModeName(spec.mode));
   return fmt::format("{} ({} {} {}) {}", at, spec.call.op, spec.call.call, spec.call.path, how);
+}
+
+// A corrupt or lost run's damage, one line ("" for other runs): "damage: bit 3 of byte
+// 4100 of {dir}/f flipped by a read", "damage: 512 bytes of a write at 0 of {dir}/f lost".
+std::string DamageLine(const RunResult& run) {
+  if (!IsDamageMode(run.spec.mode)) return {};
+  if (!run.damage) return "  damage: none (the call moved no bytes of its own, as fclose)\n";
+  const inject::ProgramFault& d = *run.damage;
+  const std::string at = d.offset >= 0 ? fmt::format("{}", d.offset) : "an unknown offset";
+  if (run.spec.mode == FaultMode::kLost) {
+    return fmt::format("  damage: {} bytes of a {} at {} of {} lost\n", d.lost_bytes, d.op, at,
+                       d.path);
+  }
+  if (d.bit < 0) return fmt::format("  damage: none (the {} of {} moved no byte)\n", d.op, d.path);
+  return fmt::format("  damage: bit {} of byte {} of {} flipped by a {}\n", d.bit, at, d.path,
+                     d.op);
 }
 
 std::string VerdictList(const RunResult& run) {
@@ -146,6 +161,7 @@ void PrintViolation(std::FILE* out, const RunResult& run) {
                VerdictList(run).c_str(), HowItEnded(run).c_str());
   PrintLeftovers(out, run);
   std::fputs(RestartLines(run).c_str(), out);
+  std::fputs(DamageLine(run).c_str(), out);
   std::fprintf(out, "  reproduce: %s\n", run.reproducer.c_str());
   if (!run.kept_as.empty()) {
     std::fprintf(out, "  kept: %s.{sh,stdout,stderr,trace}\n", run.kept_as.c_str());
@@ -163,9 +179,10 @@ bool IsViolationRun(const RunResult& run) {
 
 // A violation's JUnit <failure>, with its reproducer.
 std::string FailureXml(const RunResult& run) {
-  return fmt::format("<failure message=\"{}\">{}\n{}reproduce: {}</failure>",
+  return fmt::format("<failure message=\"{}\">{}\n{}{}reproduce: {}</failure>",
                      XmlEscape(VerdictList(run)), XmlEscape(HowItEnded(run)),
-                     XmlEscape(RestartLines(run)), XmlEscape(run.reproducer));
+                     XmlEscape(RestartLines(run)), XmlEscape(DamageLine(run)),
+                     XmlEscape(run.reproducer));
 }
 
 // The neighbour rounds' line, and each neighbour run that is a violation.
@@ -217,6 +234,12 @@ Status PrintText(std::FILE* out, const CmdSweepResult& result) {
     if (IsViolationRun(run)) PrintViolation(out, run);
   }));
   std::fprintf(out, "verdicts: %s\n", Counts(result.by_verdict, false).c_str());
+  if (result.damage_runs > 0) {
+    // Does it notice? clean_error: it did; silent_wrong_output: it printed damaged data.
+    std::fprintf(out, "damage runs (corrupt, lost): %llu: %s\n",
+                 static_cast<unsigned long long>(result.damage_runs),
+                 Counts(result.damage_by_verdict, true).c_str());
+  }
   const NeighbourResult& neighbours = result.neighbours;
   const std::string neighbour_violations =
       neighbours.instances == 0 ? std::string()
@@ -258,8 +281,10 @@ Status WriteJunit(std::FILE* out, const CmdSweepResult& result) {
     std::fputs(xml.c_str(), out);
   }
   SPILLWAY_RETURN_IF_ERROR(result.runs->ForEach([out](const RunResult& run) {
-    std::string xml = fmt::format("<testcase classname=\"spillway.sweep\" name=\"{}\">",
-                                  XmlEscape(Describe(run.spec)));
+    // A corrupt or lost run is a case of spillway.sweep.damage: does the program notice?
+    std::string xml =
+        fmt::format("<testcase classname=\"spillway.sweep{}\" name=\"{}\">",
+                    IsDamageMode(run.spec.mode) ? ".damage" : "", XmlEscape(Describe(run.spec)));
     if (IsViolationRun(run)) {
       xml += FailureXml(run);
     } else if (!run.diverged_at.empty()) {

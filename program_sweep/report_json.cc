@@ -62,7 +62,9 @@ Json SummaryJson(const CmdSweepResult& result) {
           {"violations", result.violations},
           {"neighbour_violations", result.neighbours.violations},
           {"baseline_leaks", result.scratch ? result.baseline.leftovers.size() : 0},
-          {"by_verdict", CountsJson(result.by_verdict)}};
+          {"by_verdict", CountsJson(result.by_verdict)},
+          {"damage_runs", result.damage_runs},
+          {"damage_by_verdict", CountsJson(result.damage_by_verdict)}};
 }
 
 // `{"instances", "rounds", "seed", "violations", "by_verdict", "runs": [{"round",

@@ -230,6 +230,8 @@ StatusOr<CmdSweepResult> MergeReports(const std::vector<std::string>& files) {
   merged.by_verdict = counts.by_verdict;
   merged.by_site = std::move(counts.by_site);
   merged.violations = counts.violations;
+  merged.damage_runs = counts.damage_runs;
+  merged.damage_by_verdict = counts.damage_by_verdict;
   merged.runs = std::make_shared<ShardRuns>(std::move(in_order), merged.depth);
   return merged;
 }

@@ -9,6 +9,34 @@ std::string StringOr(const nlohmann::json& j, const char* key) {
   return j.at(key).is_null() ? std::string() : j.at(key).get<std::string>();
 }
 
+// A damage run's `damage`: {"op", "path", "offset", "bit"} for corrupt, {"op", "path",
+// "offset", "lost_bytes"} for lost; offset and bit null when the call moved no byte.
+Json DamageJson(const inject::ProgramFault& fault) {
+  Json j = {{"op", fault.op},
+            {"path", fault.path},
+            {"offset", fault.offset >= 0 ? Json(fault.offset) : Json(nullptr)}};
+  if (fault.action == FaultActionName(FaultAction::kLost)) {
+    j["lost_bytes"] = fault.lost_bytes;
+  } else {
+    j["bit"] = fault.bit >= 0 ? Json(fault.bit) : Json(nullptr);
+  }
+  return j;
+}
+
+inject::ProgramFault DamageFromJson(const nlohmann::json& j, FaultMode mode) {
+  inject::ProgramFault fault;
+  fault.op = j.at("op").get<std::string>();
+  fault.path = j.at("path").get<std::string>();
+  fault.action = FaultActionName(*ModeAction(mode));
+  if (!j.at("offset").is_null()) fault.offset = j.at("offset").get<int64_t>();
+  if (mode == FaultMode::kLost) {
+    fault.lost_bytes = j.at("lost_bytes").get<uint64_t>();
+  } else if (!j.at("bit").is_null()) {
+    fault.bit = j.at("bit").get<int>();
+  }
+  return fault;
+}
+
 }  // namespace
 
 Json LeftoversJson(const std::vector<SweepLeftover>& leftovers) {
@@ -47,7 +75,8 @@ Json RunJson(const RunResult& run) {
   j["call"] = run.spec.call.call;
   j["path"] = run.spec.call.path;
   const bool kill = run.spec.mode == FaultMode::kKill;
-  j["errno"] = kill ? Json(nullptr) : Json(ErrnoName(run.spec.error_number));
+  const bool errno_mode = !ModeAction(run.spec.mode);
+  j["errno"] = errno_mode ? Json(ErrnoName(run.spec.error_number)) : Json(nullptr);
   j["mode"] = FaultModeName(run.spec.mode);
   j["exit"] = run.exit_code ? Json(*run.exit_code) : nullptr;
   j["signal"] = run.signal ? Json(*run.signal) : nullptr;
@@ -59,6 +88,9 @@ Json RunJson(const RunResult& run) {
   j["attempts"] = run.attempts;
   j["reproducer"] = run.reproducer;
   j["kept"] = run.kept_as.empty() ? Json(nullptr) : Json(run.kept_as);
+  if (IsDamageMode(run.spec.mode)) {
+    j["damage"] = run.damage ? DamageJson(*run.damage) : Json(nullptr);
+  }
   if (!kill) return j;
   j["orphans"] = Json::array();
   for (const inject::Leftover& orphan : run.orphans) {
@@ -97,7 +129,7 @@ RunResult RunFromJson(const nlohmann::json& j, Depth depth) {
   spec.call = {j.at("op").get<std::string>(), j.at("call").get<std::string>(),
                j.at("path").get<std::string>(), false, spec.site};
   spec.mode = FromName<FaultModeName>(j.at("mode").get<std::string>());
-  if (spec.mode != FaultMode::kKill) {
+  if (!ModeAction(spec.mode)) {
     const std::optional<int> e = ErrnoFromName(j.at("errno").get<std::string>());
     if (!e) throw std::invalid_argument("unknown errno " + j.at("errno").dump());
     spec.error_number = *e;
@@ -113,6 +145,9 @@ RunResult RunFromJson(const nlohmann::json& j, Depth depth) {
   run.attempts = j.value("attempts", 1);  // Reports from before --retries made one.
   run.reproducer = j.at("reproducer").get<std::string>();
   run.kept_as = StringOr(j, "kept");
+  if (IsDamageMode(spec.mode) && !j.at("damage").is_null()) {
+    run.damage = DamageFromJson(j.at("damage"), spec.mode);
+  }
   if (spec.mode != FaultMode::kKill) return run;
   for (const nlohmann::json& orphan : j.at("orphans")) {
     run.orphans.push_back(

@@ -24,7 +24,9 @@ Json SiteJson(const SiteInfo& site);
 // `{"index", "n", "site", "nth", "op", "call", "path", "errno", "mode", "exit", "signal",
 // "reported_error", "verdicts", "leftovers", "diverged_at", "reproducer", "kept"}`; a kill
 // run's errno is null and it adds "orphans": [{"path", "size"}] and "restart": {"exit",
-// "signal", "timed_out", "output_matches", "leftovers"} (null when its rule never fired).
+// "signal", "timed_out", "output_matches", "leftovers"} (null when its rule never fired); a
+// corrupt or lost run's errno is null and it adds "damage": {"op", "path", "offset", "bit"}
+// or {"op", "path", "offset", "lost_bytes"} (null when nothing was damaged).
 Json RunJson(const RunResult& run);
 
 // The value `kNameOf` calls `name` (vocab::ParseName). Throws std::invalid_argument for a

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -52,14 +53,15 @@ std::vector<UnitRun> RunsFor(const std::string& op, const PlanOptions& options) 
   if (!FaultOpCodeFromName(op, &op_code) || op_code == kFaultAnyOp) return runs;
   const std::vector<uint8_t>& ops = options.ops;
   if (!ops.empty() && std::find(ops.begin(), ops.end(), op_code) == ops.end()) return runs;
-  bool kill = false;
   for (int e : ErrnosFor(op, options.errnos, ops)) {
     for (FaultMode mode : options.modes) {
-      if (mode != FaultMode::kKill) runs.push_back({e, mode});
+      if (!ModeAction(mode)) runs.push_back({e, mode});
     }
   }
-  for (FaultMode mode : options.modes) kill = kill || mode == FaultMode::kKill;
-  if (kill) runs.push_back({0, FaultMode::kKill});
+  for (FaultMode mode : options.modes) {
+    const std::optional<FaultAction> action = ModeAction(mode);
+    if (action && FaultActionAllows(*action, op_code)) runs.push_back({0, mode});
+  }
   return runs;
 }
 

@@ -1,6 +1,7 @@
 // Which runs a sweep makes, as a stream: for each planned call of the baseline (each site's
 // first call; with edges also its second and last; with all every call number), each errno
-// its operation can return and each errno mode, and one kill run (mode kill); then --max-runs
+// its operation can return and each errno mode, and one run of each action mode (kill;
+// corrupt for reads and writes; lost for writes); then --max-runs
 // sampling and the --shard slice, both decided run by run so that the plan is never held and shards
 // agree.
 #ifndef SPILLWAY_PROGRAM_SWEEP_RUN_PLAN_H_
@@ -21,7 +22,8 @@ struct PlanOptions {
   Depth depth = Depth::kFirst;
   std::vector<int> errnos;   // Empty: DefaultErrnosFor each operation (defaults.h).
   std::vector<uint8_t> ops;  // Empty: every operation.
-  std::vector<FaultMode> modes = {FaultMode::kTransient, FaultMode::kPersistent, FaultMode::kKill};
+  std::vector<FaultMode> modes = {FaultMode::kTransient, FaultMode::kPersistent, FaultMode::kKill,
+                                  FaultMode::kCorrupt, FaultMode::kLost};
   uint64_t max_runs = 0;  // 0: every run.
   int shard_index = 1;
   int shard_count = 1;
@@ -30,7 +32,7 @@ struct PlanOptions {
 // The baseline's calls, in order: sets *call and returns true, or false at the end.
 using CallSource = std::function<bool(TracedCall* call)>;
 
-// One run of a planned call: its errno (0 for a kill) and mode.
+// One run of a planned call: its errno (0 for a kill, corrupt or lost run) and mode.
 struct UnitRun {
   int error_number = 0;
   FaultMode mode = FaultMode::kTransient;
@@ -102,7 +104,9 @@ std::vector<int> ErrnosFor(const std::string& op, const std::vector<int>& asked,
                            const std::vector<uint8_t>& ops);
 
 // The runs of one planned call of `op`: each of ErrnosFor in each errno mode of `modes`,
-// then one kill run when `modes` has kill (for any operation in `ops`, whatever its errnos).
+// then one run of each other mode of `modes` whose action `op` takes (FaultActionAllows):
+// kill for any operation in `ops` whatever its errnos, corrupt for read and write, lost for
+// write.
 std::vector<UnitRun> RunsFor(const std::string& op, const PlanOptions& options);
 
 }  // namespace spillway::program_sweep

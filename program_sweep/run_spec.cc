@@ -20,9 +20,12 @@ void CmdSweepResult::Count(const RunResult& run) {
   ++run_count;
   violations += std::any_of(run.verdicts.begin(), run.verdicts.end(), IsViolation) ? 1 : 0;
   auto* site = run.spec.site.empty() ? nullptr : &by_site[run.spec.site];
+  const bool damage = IsDamageMode(run.spec.mode);
+  damage_runs += damage ? 1 : 0;
   for (Verdict v : run.verdicts) {
     ++by_verdict[static_cast<int>(v)];
     if (site != nullptr) ++(*site)[static_cast<int>(v)];
+    if (damage) ++damage_by_verdict[static_cast<int>(v)];
   }
 }
 
@@ -44,20 +47,36 @@ int ExitStatusOf(const CmdSweepResult& result) {
   return result.violations == 0 && result.neighbours.violations == 0 && !baseline_leaks ? 0 : 1;
 }
 
+std::optional<FaultAction> ModeAction(FaultMode mode) {
+  switch (mode) {
+    case FaultMode::kTransient:
+    case FaultMode::kPersistent:
+      return std::nullopt;
+    case FaultMode::kKill:
+      return FaultAction::kKill;
+    case FaultMode::kCorrupt:
+      return FaultAction::kCorrupt;
+    case FaultMode::kLost:
+      return FaultAction::kLost;
+  }
+  return std::nullopt;
+}
+
+bool IsDamageMode(FaultMode mode) {
+  return mode == FaultMode::kCorrupt || mode == FaultMode::kLost;
+}
+
 std::string FaultRuleFor(const RunSpec& spec) {
   const std::string where = spec.by_site ? fmt::format("site={} nth={}", spec.site, spec.nth)
                                          : fmt::format("after={}", spec.after);
+  if (const std::optional<FaultAction> action = ModeAction(spec.mode)) {
+    return fmt::format("{} {} {}", spec.call.op, FaultActionName(*action), where);
+  }
+  // Persistent: that call and every later call of the op fail. By site, the site's call
+  // only triggers the rule (then=any), so calls of the op from other sites fail as well.
   std::string_view repeat;
-  switch (spec.mode) {
-    case FaultMode::kTransient:
-      break;
-    case FaultMode::kPersistent:
-      // That call and every later call of the op fail. By site, the site's call only
-      // triggers the rule (then=any), so calls of the op from other sites fail as well.
-      repeat = spec.by_site ? " times=forever then=any" : " times=forever";
-      break;
-    case FaultMode::kKill:
-      return fmt::format("{} kill {}", spec.call.op, where);
+  if (spec.mode == FaultMode::kPersistent) {
+    repeat = spec.by_site ? " times=forever then=any" : " times=forever";
   }
   return fmt::format("{} {} {}{}", spec.call.op, ErrnoName(spec.error_number), where, repeat);
 }

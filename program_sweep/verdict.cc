@@ -66,6 +66,17 @@ void SetEnding(const InjectOutcome& outcome, std::optional<int>* exit_code,
   }
 }
 
+// The first fault that damaged data (a corrupt or lost rule's), if any.
+std::optional<inject::ProgramFault> DamageOf(const std::vector<inject::ProgramFault>& faults) {
+  for (const inject::ProgramFault& fault : faults) {
+    if (fault.action == FaultActionName(FaultAction::kCorrupt) ||
+        fault.action == FaultActionName(FaultAction::kLost)) {
+      return fault;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<std::string_view> PathComponents(std::string_view path) {
@@ -184,6 +195,9 @@ void Judge(const JudgeInput& input, RunResult* result) {
   if (!result->diverged_at.empty()) {
     verdicts.push_back(Verdict::kDiverged);
     return;
+  }
+  if (input.spec != nullptr && IsDamageMode(input.spec->mode)) {
+    result->damage = DamageOf(outcome.faults);
   }
   const bool leak = AnyLeak(outcome.leftovers);
   if (hung) {

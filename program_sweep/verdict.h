@@ -48,7 +48,9 @@ struct JudgeInput {
 // its rule's counters); otherwise what happened instead.
 std::string Divergence(const JudgeInput& input);
 
-// Fills the result's exit_code, signal, verdicts, diverged_at and reported_error. Whether
+// Fills the result's exit_code, signal, verdicts, diverged_at, reported_error and, for a
+// corrupt or lost run whose rule fired, damage (the same verdicts judge it: clean_error
+// when it noticed, tolerated, silent_wrong_output when it did not). Whether
 // the planned call came is read from the outcome's trace, or, for a run planned by site
 // that was not traced, from its rule's counters.
 void Judge(const JudgeInput& input, RunResult* result);

@@ -235,7 +235,9 @@ void AddPlanOptions(CLI::App& sweep, CmdSweepArgs& args) {
       .add_option("--mode", args.modes,
                   "Modes (a comma list). transient: the call fails once; persistent: it and "
                   "every later call of its operation fail (both: these two); kill: the process "
-                  "gets SIGKILL just before the call, once per planned call, and is restarted")
+                  "gets SIGKILL just before the call, once per planned call, and is restarted; "
+                  "corrupt: a read or write succeeds with one bit of its data flipped (--seed "
+                  "chooses it); lost: a write succeeds and stores nothing")
       ->delimiter(',')
       ->allow_extra_args(false)
       ->check(CLI::IsMember(modes))
@@ -264,7 +266,9 @@ void AddNeighbourOptions(CLI::App& sweep, CmdSweepArgs& args) {
                   "How many rounds of neighbours")
       ->check(CLI::Range(1, INT_MAX).description("POSITIVE"))
       ->capture_default_str();
-  sweep.add_option("--seed", args.options.seed, "Seeds the neighbours' start offsets")
+  sweep
+      .add_option("--seed", args.options.seed,
+                  "Seeds the neighbours' start offsets and the bit each corrupt run flips")
       ->capture_default_str();
 }
 

@@ -36,6 +36,8 @@ std::string_view HowOften(FaultMode mode) {
     case FaultMode::kPersistent:
       return ", and so does every later one";
     case FaultMode::kKill:
+    case FaultMode::kCorrupt:  // Not a mode of this sweep.
+    case FaultMode::kLost:
       return {};
   }
   return {};

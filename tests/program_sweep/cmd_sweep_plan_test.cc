@@ -207,13 +207,19 @@ TEST_F(PlanTest, FirstDepthFailsEachSitesFirstCallBySite) {
   options.errnos = {EIO};
   uint64_t planned = 0;
   const std::vector<RunSpec> runs = Plan(baseline, options, &planned);
-  ASSERT_EQ(runs.size(), 12u);  // 4 sites x (1 errno x 2 modes + 1 kill).
-  EXPECT_EQ(planned, 12u);
+  // By default, 3 write sites x (1 errno x 2 modes + kill + corrupt + lost) and the read
+  // site's 1 x 2 + kill + corrupt.
+  ASSERT_EQ(runs.size(), 19u);
+  EXPECT_EQ(planned, 19u);
   EXPECT_EQ(FaultRuleFor(runs[0]), "write EIO site=00000000000a nth=1");
   EXPECT_EQ(FaultRuleFor(runs[1]), "write EIO site=00000000000a nth=1 times=forever then=any");
   EXPECT_EQ(FaultRuleFor(runs[2]), "write kill site=00000000000a nth=1");
   EXPECT_EQ(runs[2].mode, FaultMode::kKill);
-  EXPECT_EQ(FaultRuleFor(runs[3]), "read EIO site=00000000000b nth=1");
+  EXPECT_EQ(FaultRuleFor(runs[3]), "write corrupt site=00000000000a nth=1");
+  EXPECT_EQ(FaultRuleFor(runs[4]), "write lost site=00000000000a nth=1");
+  EXPECT_EQ(FaultRuleFor(runs[5]), "read EIO site=00000000000b nth=1");
+  EXPECT_EQ(FaultRuleFor(runs[8]), "read corrupt site=00000000000b nth=1");
+  EXPECT_EQ(FaultRuleFor(runs[9]), "write EIO site=00000000000c nth=1");
   for (const RunSpec& run : runs) EXPECT_EQ(run.n, 0u);
 }
 
@@ -271,13 +277,47 @@ TEST_F(PlanTest, KillIsOneRunPerPlannedCallWhateverTheErrnos) {
   EXPECT_EQ(Plan(baseline, options).size(), 1u);
 }
 
+// Damage runs: corrupt one per planned read or write call, lost one per planned write
+// call, whatever the errnos; none for the other operations.
+TEST_F(PlanTest, CorruptIsOneRunPerReadOrWriteCallAndLostPerWriteCall) {
+  const Baseline baseline = MakeBaseline({{"create", "000000000001"},
+                                          {"write", "000000000002"},
+                                          {"write", "000000000002"},
+                                          {"read", "000000000003"},
+                                          {"remove", "000000000004"}});
+  PlanOptions options;
+  options.errnos = {ENOTDIR};
+  options.modes = {FaultMode::kCorrupt, FaultMode::kLost};
+  uint64_t planned = 0;
+  const std::vector<RunSpec> runs = Plan(baseline, options, &planned);
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(planned, 3u);
+  EXPECT_EQ(FaultRuleFor(runs[0]), "write corrupt site=000000000002 nth=1");
+  EXPECT_EQ(FaultRuleFor(runs[1]), "write lost site=000000000002 nth=1");
+  EXPECT_EQ(FaultRuleFor(runs[2]), "read corrupt site=000000000003 nth=1");
+  for (const RunSpec& run : runs) EXPECT_EQ(run.error_number, 0);
+  EXPECT_EQ(runs[1].mode, FaultMode::kLost);
+  options.depth = Depth::kEdges;
+  EXPECT_EQ(Plan(baseline, options).size(), 5u);  // The write site's second call too.
+  options.depth = Depth::kAll;
+  const std::vector<RunSpec> all = Plan(baseline, options);
+  ASSERT_EQ(all.size(), 5u);
+  EXPECT_EQ(FaultRuleFor(all[3]), "write lost after=1");
+  EXPECT_EQ(FaultRuleFor(all[4]), "read corrupt after=0");
+  // Only lost, on a program without writes: nothing to run.
+  options.modes = {FaultMode::kLost};
+  options.ops = {static_cast<uint8_t>(FaultOp::kRead)};
+  EXPECT_TRUE(Plan(baseline, options).empty());
+}
+
 TEST_F(PlanTest, ABaselineWithoutSitesIsPlannedByCallNumber) {
   const Baseline baseline = MakeBaseline(Unsited({"write", "write"}));
   PlanOptions options;
   options.errnos = {EIO};
   RunPlan plan(baseline, options, nullptr);
   EXPECT_EQ(plan.depth(), Depth::kAll);
-  EXPECT_EQ(Plan(baseline, options).size(), 6u);  // 2 calls x (1 errno x 2 modes + 1 kill).
+  // 2 calls x (1 errno x 2 modes + kill + corrupt + lost).
+  EXPECT_EQ(Plan(baseline, options).size(), 10u);
 }
 
 TEST_F(PlanTest, ThePlanIsAStreamThatReadsTheBaselineOnlyAsFarAsItGoes) {

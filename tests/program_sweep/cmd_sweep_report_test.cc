@@ -71,6 +71,18 @@ RunResult SampleRun(uint64_t index) {
   }
   if (index == 7) run.verdicts = {Verdict::kDiverged};
   if (index == 7) run.diverged_at = "call 3 was \"read\"";
+  // Damage runs: 2 a corrupted write, 6 a lost one (both silent_wrong_output).
+  if (index == 2 || index == 6) {
+    spec.error_number = 0;
+    spec.mode = index == 2 ? FaultMode::kCorrupt : FaultMode::kLost;
+    run.damage.emplace();
+    run.damage->op = "write";
+    run.damage->path = spec.call.path;
+    run.damage->action = index == 2 ? "corrupt" : "lost";
+    run.damage->offset = static_cast<int64_t>(index * 100);
+    if (index == 2) run.damage->bit = 3;
+    if (index == 6) run.damage->lost_bytes = 512;
+  }
   run.reproducer = "spillway inject --fault '" + FaultRuleFor(spec) + "' -- prog \"$d\"";
   return run;
 }
@@ -189,6 +201,30 @@ TEST_F(ReportTest, MergedShardReportsGiveTheUnshardedReportsAndRefuseRunsOutOfPl
     EXPECT_NE(refused.status().message().find("plan order"), std::string::npos)
         << refused.status().message();
   }
+}
+
+// Damage runs carry their damage through the spool and merge (the tests above), and every
+// report says which runs they were.
+TEST_F(ReportTest, ReportsSayWhichRunsDamagedData) {
+  const CmdSweepResult result = SampleResult({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 1, 1);
+  EXPECT_EQ(result.damage_runs, 2u);
+  const std::string reports = Reports(result);
+  EXPECT_NE(reports.find(R"("damage":{"op":"write","path":"{dir}/f2","offset":200,"bit":3})"),
+            std::string::npos);
+  EXPECT_NE(
+      reports.find(R"("damage":{"op":"write","path":"{dir}/f6","offset":600,"lost_bytes":512})"),
+      std::string::npos);
+  EXPECT_NE(reports.find(R"("damage_runs":2,"damage_by_verdict":{"clean_error":0,)"),
+            std::string::npos);
+  EXPECT_NE(reports.find("<testcase classname=\"spillway.sweep.damage\" name=\"site "
+                         "00000000000a call 2 (write pwrite64 {dir}/f2) corrupt\">"),
+            std::string::npos);
+  EXPECT_NE(reports.find("damage: bit 3 of byte 200 of {dir}/f2 flipped by a write\n"),
+            std::string::npos);
+  EXPECT_NE(reports.find("damage: 512 bytes of a write at 600 of {dir}/f6 lost\n"),
+            std::string::npos);
+  EXPECT_NE(reports.find("damage runs (corrupt, lost): 2: silent_wrong_output 2\n"),
+            std::string::npos);
 }
 
 // The error MergeReports gives for `files` (empty when it merged them).

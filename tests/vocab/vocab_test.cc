@@ -65,7 +65,8 @@ TEST(NamesTest, SnakeCaseVocabularyRefusesOtherSpellings) {
 // The names both sweeps and simulate print (docs/sweep.md, docs/simulate.md).
 TEST(VocabTest, NamesAreThoseTheReportsPrint) {
   EXPECT_THAT(AllNames<FsKindName>(), ElementsAre("mem", "posix"));
-  EXPECT_THAT(AllNames<FaultModeName>(), ElementsAre("transient", "persistent", "kill"));
+  EXPECT_THAT(AllNames<FaultModeName>(),
+              ElementsAre("transient", "persistent", "kill", "corrupt", "lost"));
   EXPECT_THAT(AllNames<VerdictName>(),
               ElementsAre("clean_error", "tolerated", "silent_wrong_output", "leak", "crash",
                           "hang", "diverged", "orphan", "reclaimed", "restart_failed"));

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "spillway/inject/launcher.h"
+#include "spillway/vfs/fault_action.h"
 #include "spillway/vfs/status.h"
 #include "spillway/vocab/vocab.h"
 
@@ -30,6 +31,14 @@ using vocab::IsViolation;
 using vocab::kVerdictCount;
 using vocab::Verdict;
 using vocab::VerdictName;
+
+// The action a mode's rule takes in place of an errno (kill, corrupt, lost); nullopt for
+// the errno modes (transient, persistent).
+std::optional<FaultAction> ModeAction(FaultMode mode);
+
+// True for the modes that damage data instead of failing a call: corrupt (`read` and
+// `write` calls) and lost (`write` calls).
+bool IsDamageMode(FaultMode mode);
 
 // Which calls of the baseline the plan fails: each site's first call, its first, second and
 // last calls, or every call number.
@@ -60,7 +69,8 @@ struct CmdSweepOptions {
   std::string under;         // The scope's parent (or the scope, without {dir}).
   std::vector<int> errnos;   // Empty: DefaultErrnosFor each operation (defaults.h).
   std::vector<uint8_t> ops;  // FaultOp codes to sweep; empty: every operation.
-  std::vector<FaultMode> modes = {FaultMode::kTransient, FaultMode::kPersistent, FaultMode::kKill};
+  std::vector<FaultMode> modes = {FaultMode::kTransient, FaultMode::kPersistent, FaultMode::kKill,
+                                  FaultMode::kCorrupt, FaultMode::kLost};
   // After a kill run, this shell command (run by /bin/sh -c, {dir} replaced) is run without
   // faults in the killed run's scope instead of the swept command; its output is compared
   // with its own run without faults, made once after the baseline. Unset: the swept command.
@@ -102,6 +112,8 @@ struct CmdSweepOptions {
   // runs them.
   int neighbours = 0;  // 0..kMaxNeighbours.
   int neighbour_rounds = 3;
+  // Seeds the neighbours' offsets, and every run's `spillway inject --seed`: the byte and
+  // bit a corrupt run flips.
   uint64_t seed = 0;
   // Called after each run (from the thread that ran it, serialised by the sweep).
   std::function<void(uint64_t done, uint64_t total, uint64_t violations)> on_progress;
@@ -164,8 +176,8 @@ struct RunSpec {
 
 // The rule that fails the spec's call: `OP ERRNO site=ID nth=K [times=forever then=any]`
 // by site, else `OP ERRNO after=N [times=forever]` (persistent: that call and every later
-// call of the op, from any site); for a kill run `OP kill site=ID nth=K` or
-// `OP kill after=N`.
+// call of the op, from any site); for a kill, corrupt or lost run `OP ACTION site=ID nth=K`
+// or `OP ACTION after=N` (`read corrupt site=ID nth=1`).
 std::string FaultRuleFor(const RunSpec& spec);
 
 // The restart after a kill run: the command run again without faults in the killed run's
@@ -195,6 +207,10 @@ struct RunResult {
   // are still there after it (their sizes now).
   std::optional<RestartResult> restart;
   std::vector<inject::Leftover> orphans;
+  // A corrupt or lost run whose rule damaged its call: the launcher's record of what it did
+  // (op, path shown as the report shows paths, offset and bit, or offset and lost_bytes).
+  // Unset when the call moved no bytes of its own (fclose, ftruncate).
+  std::optional<inject::ProgramFault> damage;
 };
 
 inline constexpr int kMaxNeighbours = 16;
@@ -269,9 +285,13 @@ struct CmdSweepResult {
   std::array<uint64_t, kVerdictCount> by_verdict = {};
   std::map<std::string, std::array<uint64_t, kVerdictCount>> by_site;  // By site id.
   uint64_t violations = 0;  // Runs with at least one violation verdict.
+  // The corrupt and lost runs among them ("does it notice?"), and their verdicts.
+  uint64_t damage_runs = 0;
+  std::array<uint64_t, kVerdictCount> damage_by_verdict = {};
   NeighbourResult neighbours;
 
-  // Counts `run` in run_count, by_verdict, by_site and violations.
+  // Counts `run` in run_count, by_verdict, by_site, violations and (a corrupt or lost run)
+  // damage_runs and damage_by_verdict.
   void Count(const RunResult& run);
 };
 

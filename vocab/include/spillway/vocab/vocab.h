@@ -45,7 +45,9 @@ constexpr std::string_view PlanModeName(PlanMode mode) {
 // the errno; the command sweep, the calls of the chosen call's operation. kKill: the process
 // making the call dies (SIGKILL) just before it, with no errno, and is restarted (the
 // reference sweep kills at each of its filesystem calls).
-enum class FaultMode : uint8_t { kTransient, kPersistent, kKill };
+// kCorrupt and kLost damage data instead of failing the call: one bit of a read or write
+// flipped, or a write acknowledged and never stored (the command sweep only).
+enum class FaultMode : uint8_t { kTransient, kPersistent, kKill, kCorrupt, kLost };
 
 constexpr std::string_view FaultModeName(FaultMode mode) {
   switch (mode) {
@@ -55,6 +57,10 @@ constexpr std::string_view FaultModeName(FaultMode mode) {
       return "persistent";
     case FaultMode::kKill:
       return "kill";
+    case FaultMode::kCorrupt:
+      return "corrupt";
+    case FaultMode::kLost:
+      return "lost";
   }
   return {};
 }
