@@ -58,6 +58,9 @@ std::string FaultRuleFor(const RunSpec& spec) {
       break;
     case FaultMode::kKill:
       return fmt::format("{} kill {}", spec.call.op, where);
+    case FaultMode::kCorrupt:
+    case FaultMode::kLost:
+      return fmt::format("{} {} {}", spec.call.op, FaultModeName(spec.mode), where);
   }
   return fmt::format("{} {} {}{}", spec.call.op, ErrnoName(spec.error_number), where, repeat);
 }

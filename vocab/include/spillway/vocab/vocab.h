@@ -45,7 +45,7 @@ constexpr std::string_view PlanModeName(PlanMode mode) {
 // the errno; the command sweep, the calls of the chosen call's operation. kKill: the process
 // making the call dies (SIGKILL) just before it, with no errno, and is restarted (the
 // reference sweep kills at each of its filesystem calls).
-enum class FaultMode : uint8_t { kTransient, kPersistent, kKill };
+enum class FaultMode : uint8_t { kTransient, kPersistent, kKill, kCorrupt, kLost };
 
 constexpr std::string_view FaultModeName(FaultMode mode) {
   switch (mode) {
@@ -55,6 +55,10 @@ constexpr std::string_view FaultModeName(FaultMode mode) {
       return "persistent";
     case FaultMode::kKill:
       return "kill";
+    case FaultMode::kCorrupt:
+      return "corrupt";
+    case FaultMode::kLost:
+      return "lost";
   }
   return {};
 }
@@ -85,6 +89,8 @@ enum class InvariantKind : uint8_t {
   kReap,                  // A reap never removes a live plan's directories.
   kMetrics,               // A plan's spills and spilled bytes agree with its creates and
                           // writes and never go down; its peak is at least its usage.
+  kUndetectedDamage,      // A framed spill file whose bytes were damaged never reads back
+                          // as ok: the read reports DATA_LOSS.
   kMalformed,             // The runner refused a line (a name error).
   kSetup,                 // The runner could not be created.
 };
@@ -123,6 +129,8 @@ constexpr std::string_view InvariantKindName(InvariantKind kind) {
       return "reap";
     case InvariantKind::kMetrics:
       return "metrics";
+    case InvariantKind::kUndetectedDamage:
+      return "undetected_damage";
     case InvariantKind::kMalformed:
       return "malformed";
     case InvariantKind::kSetup:
@@ -151,6 +159,8 @@ enum class Check : uint8_t {
                       // peak usage) differ from what its acts did.
   kReap,              // A reap removed what a live process holds, or left a crashed
                       // process's spill directory without reporting why.
+  kUndetectedDamage,  // A framed spill file read back as ok with bytes other than those
+                      // written: damage on the disk went unnoticed.
 };
 
 constexpr std::string_view CheckName(Check check) {
@@ -177,6 +187,8 @@ constexpr std::string_view CheckName(Check check) {
       return "metrics";
     case Check::kReap:
       return "reap";
+    case Check::kUndetectedDamage:
+      return "undetected_damage";
   }
   return {};
 }
