@@ -137,7 +137,10 @@ Status RunOneProgram(const SimulateOptions& options, const GenOptions& gen, Choo
   result->plan_metrics.clear();
   result->checks += sut.checks;
   for (const InjectedFault& fault : sut.runner->fs().injected()) {
-    ++result->faults[fmt::format("{} {}", OpKindName(fault.op), ErrnoName(fault.error_number))];
+    // A lie (corrupt, lost) or a kill has no errno: its action's word names it.
+    const std::string what = fault.error_number != 0 ? ErrnoName(fault.error_number)
+                                                     : std::string(FaultActionName(fault.action));
+    ++result->faults[fmt::format("{} {}", OpKindName(fault.op), what)];
   }
   return OkStatus();
 }
