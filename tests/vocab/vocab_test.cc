@@ -65,17 +65,19 @@ TEST(NamesTest, SnakeCaseVocabularyRefusesOtherSpellings) {
 // The names both sweeps and simulate print (docs/sweep.md, docs/simulate.md).
 TEST(VocabTest, NamesAreThoseTheReportsPrint) {
   EXPECT_THAT(AllNames<FsKindName>(), ElementsAre("mem", "posix"));
-  EXPECT_THAT(AllNames<FaultModeName>(), ElementsAre("transient", "persistent", "kill"));
+  EXPECT_THAT(AllNames<FaultModeName>(),
+              ElementsAre("transient", "persistent", "kill", "corrupt", "lost"));
   EXPECT_THAT(AllNames<VerdictName>(),
               ElementsAre("clean_error", "tolerated", "silent_wrong_output", "leak", "crash",
                           "hang", "diverged", "orphan", "reclaimed", "restart_failed"));
   EXPECT_THAT(AllNames<CheckName>(),
               ElementsAre("false_success", "unreported_fault", "unexplained_error",
                           "limit_not_enforced", "accounting", "lazy_plan", "leftover",
-                          "fault_missed", "runner", "metrics", "reap"));
+                          "fault_missed", "runner", "metrics", "reap", "undetected_damage"));
   EXPECT_EQ(InvariantKindName(InvariantKind::kOuterAccounting), "outer_accounting");
   EXPECT_EQ(InvariantKindName(InvariantKind::kAccountingAfterDrops), "accounting_after_drops");
-  EXPECT_EQ(kCountOf<InvariantKindName>, 18u);
+  EXPECT_EQ(InvariantKindName(InvariantKind::kUndetectedDamage), "undetected_damage");
+  EXPECT_EQ(kCountOf<InvariantKindName>, 19u);
 }
 
 // Only what a program got wrong fails a sweep: not a clean error, not tolerating the fault,
