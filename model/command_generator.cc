@@ -120,6 +120,11 @@ struct Generator<scenario::Plan> {
       spec.missing_dir_written = true;
     }
     if (spec.dirs_kind == scenario::DirsKind::kList) PickPlacement(chooser, &spec);
+    // Some plans frame their spill files, so that a read notices the damage a lie made.
+    if (chooser.Pick(3) == 2) {
+      spec.frame = true;
+      spec.frame_written = true;
+    }
     // Most plans share a budget when there is one, so that their sum reaches it.
     if (!g.budgets.empty() && chooser.Pick(4) != 0) spec.budget = PickOne(chooser, g.budgets);
     return plan;
@@ -164,6 +169,14 @@ struct Generator<scenario::Write> {
   static scenario::Write Make(const GenContext& g, Chooser& chooser) {
     std::string file = PickOne(chooser, g.files);
     return {std::move(file), chooser.Pick(8) == 7 ? chooser.Pick(600) : chooser.Pick(41)};
+  }
+};
+
+template <>
+struct Generator<scenario::Read> {
+  static bool Can(const GenContext& g) { return !g.files.empty(); }
+  static scenario::Read Make(const GenContext& g, Chooser& chooser) {
+    return {PickOne(chooser, g.files)};
   }
 };
 
@@ -220,7 +233,15 @@ struct Generator<scenario::Fault> {
     for (const int e : kErrnos) {
       if (OpKindCanReturn(fault.rule.op, e)) errnos.push_back(e);
     }
-    fault.rule.error_number = PickOne(chooser, errnos);
+    // A third of the rules on reads and writes lie instead of failing: corrupt, or (a
+    // write) lost.
+    const bool lies = fault.rule.op == OpKind::kRead || fault.rule.op == OpKind::kWrite;
+    if (lies && chooser.Pick(3) == 2) {
+      const bool lost = fault.rule.op == OpKind::kWrite && chooser.Pick(2) == 1;
+      fault.rule.action = lost ? FaultAction::kLost : FaultAction::kCorrupt;
+    } else {
+      fault.rule.error_number = PickOne(chooser, errnos);
+    }
     if (chooser.Pick(100) >= static_cast<uint64_t>(100 - g.o.forever_percent)) {
       fault.rule.times.reset();  // times=forever
     }
@@ -354,20 +375,22 @@ struct WeightTable {
   }
 };
 
-// The generator's weights: every generated verb, once, with its weight. `kill` weighs as
-// `capacity` does, twice `crash` (a kill is a crash at a call inside an operation); as it
-// waits for no rule to be due and no os_tmp plan to be alive, about one line in 500 is a
-// kill. A seed's program depends on this table and its order (the order a draw walks),
-// never on the order of scenario::Verb; a verb not listed is never generated, so a new
-// verb changes no seeded program until it is given a weight here (trial_verb_test in
-// tests/model/).
+// The generator's weights: every generated verb, once, with its weight. `read` weighs
+// little: it changes no state, and a few reads after the lies that damage files are
+// enough to check what they return. `kill` weighs as `capacity` does, twice `crash` (a
+// kill is a crash at a call inside an operation); as it waits for no rule to be due and
+// no os_tmp plan to be alive, about one line in 500 is a kill. A seed's program depends on
+// this table and its order (the order a draw walks), never on the order of scenario::Verb;
+// a verb not listed is never generated, so a new verb changes no seeded program until it
+// is given a weight here (trial_verb_test in tests/model/).
 using Weights =
     WeightTable<Weight<scenario::Dir, 4>, Weight<scenario::Plan, 10>, Weight<scenario::Spill, 16>,
-                Weight<scenario::Write, 20>, Weight<scenario::Clone, 3>, Weight<scenario::Drop, 10>,
-                Weight<scenario::SetLimit, 3>, FaultWeight<scenario::Fault>,
-                ThirdOfFaultWeight<scenario::ShortWrite>, Weight<scenario::Clean, 3>,
-                Weight<scenario::Capacity, 2>, Weight<scenario::Budget, 3>,
-                Weight<scenario::Crash, 1>, Weight<scenario::Reap, 4>, Weight<scenario::Kill, 2>>;
+                Weight<scenario::Write, 20>, Weight<scenario::Read, 3>, Weight<scenario::Clone, 3>,
+                Weight<scenario::Drop, 10>, Weight<scenario::SetLimit, 3>,
+                FaultWeight<scenario::Fault>, ThirdOfFaultWeight<scenario::ShortWrite>,
+                Weight<scenario::Clean, 3>, Weight<scenario::Capacity, 2>,
+                Weight<scenario::Budget, 3>, Weight<scenario::Crash, 1>, Weight<scenario::Reap, 4>,
+                Weight<scenario::Kill, 2>>;
 
 }  // namespace
 

@@ -6,7 +6,8 @@
 
 namespace spillway::model {
 
-void ModelRules::Add(OpKind op, int error_number, std::optional<uint64_t> times) {
+void ModelRules::Add(OpKind op, int error_number, std::optional<uint64_t> times,
+                     FaultAction action) {
   if (times.has_value() && *times == 0) return;  // Fails no call.
   Queue& q = At(op);
   std::vector<Rule> rules;
@@ -19,18 +20,19 @@ void ModelRules::Add(OpKind op, int error_number, std::optional<uint64_t> times)
   // A limited rule right after another with the same errno fails calls as one rule of
   // their summed times.
   if (!rules.empty() && times.has_value() && rules.back().times.has_value() &&
-      rules.back().error_number == error_number &&
+      rules.back().error_number == error_number && rules.back().action == action &&
       *rules.back().times <= std::numeric_limits<uint64_t>::max() - *times) {
     *rules.back().times += *times;
   } else {
-    rules.push_back(Rule{error_number, times});
+    rules.push_back(Rule{error_number, times, action});
   }
   q.rules = std::make_shared<const std::vector<Rule>>(std::move(rules));
   q.front = 0;
   q.front_used = 0;
 }
 
-int ModelRules::Take(OpKind op) {
+int ModelRules::Take(OpKind op, FaultAction* action) {
+  if (action != nullptr) *action = FaultAction::kFail;
   if (killed_) return kKilled;
   if (kill_in_ != 0 && --kill_in_ == 0) {
     killed_ = true;
@@ -40,6 +42,7 @@ int ModelRules::Take(OpKind op) {
   if (q.rules == nullptr) return 0;
   const Rule& rule = (*q.rules)[q.front];
   const int error_number = rule.error_number;
+  if (action != nullptr) *action = rule.action;
   if (!rule.times.has_value()) return error_number;
   if (++q.front_used < *rule.times) return error_number;
   q.front_used = 0;

@@ -23,6 +23,7 @@
 #include "spillway/scenario/scenario.h"
 #include "spillway/spill/quirks.h"
 #include "spillway/spill/spill_budget.h"
+#include "spillway/vfs/fault_action.h"
 #include "spillway/vfs/fault_injecting_file_system.h"
 #include "spillway/vfs/status.h"
 
@@ -98,8 +99,9 @@ void CountStep(const scenario::Command& line, scenario::Runner& runner, uint64_t
 // kill" for the call a `kill` fired at.
 void CountFaults(const FaultInjectingFileSystem& fs, SeedResult* result) {
   for (const InjectedFault& fault : fs.injected()) {
-    const std::string what =
-        fault.action == FaultAction::kKill ? "kill" : ErrnoName(fault.error_number);
+    // A kill or a lie (corrupt, lost) has no errno: its action's word names it.
+    const std::string what = fault.error_number != 0 ? ErrnoName(fault.error_number)
+                                                     : std::string(FaultActionName(fault.action));
     ++result->faults[fmt::format("{} {}", OpKindName(fault.op), what)];
   }
 }

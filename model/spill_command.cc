@@ -51,7 +51,9 @@ Rendered Render(const SpillModel& s, const std::string& outcome, const SpillComm
     if (outcome == kOk) {
       out.Add(Line(scenario::ExpectOk{}), InvariantKind::kOutcome);
     } else {
-      out.Add(Line(scenario::ExpectError{outcome}), InvariantKind::kOutcome);
+      // A read the model knows damaged must say so: its ok is damage gone unnoticed.
+      out.Add(Line(scenario::ExpectError{outcome}),
+              outcome == kDataLoss ? InvariantKind::kUndetectedDamage : InvariantKind::kOutcome);
     }
   }
   auto bound_plan = [&](int id) -> const ModelPlan* {

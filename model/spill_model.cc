@@ -44,6 +44,8 @@ constexpr std::pair<Quirk, InvariantKind> kQuirkInvariants[] = {
     {Quirk::kWriteIgnoresErrors, InvariantKind::kOutcome},
     {Quirk::kReapIgnoresErrors, InvariantKind::kOutcome},
     {Quirk::kReapSkipsEmpty, InvariantKind::kReap},
+    // A framed file's damage read back as ok.
+    {Quirk::kReaderSkipsCheck, InvariantKind::kUndetectedDamage},
 };
 
 }  // namespace

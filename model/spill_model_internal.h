@@ -26,8 +26,9 @@ inline constexpr std::string_view kLocalFilesGlob = "/l*/datafusion-*/*";
 // The OsTmpDirectory mode's directory is tempfile::tempdir()'s ".tmp" + random.
 inline constexpr std::string_view kTmpSpillDirsGlob = "/tmp/.tmp*";
 inline constexpr std::string_view kTmpFilesGlob = "/tmp/.tmp*/*";
-// The code name of a successful outcome.
+// The code name of a successful outcome, and of damage a framed file's reader caught.
 inline constexpr std::string_view kOk = "OK";
+inline constexpr std::string_view kDataLoss = "DATA_LOSS";
 
 // ---------------------------------------------------------------------------------------
 // Lines

@@ -15,6 +15,7 @@
 
 #include "spill_model_internal.h"
 #include "spillway/model/spill_model.h"
+#include "spillway/spill/read_spill_file.h"
 
 namespace spillway::model {
 
@@ -63,6 +64,7 @@ std::optional<std::string> Transition(const scenario::Plan& v, SpillModel& s, Af
   plan.recreate = spec.missing_dir == MissingDirPolicy::kRecreate;
   plan.each = spec.layout == SpillDirLayout::kEach;
   plan.failover = spec.failover;
+  plan.framed = spec.frame;
   switch (spec.dirs_kind) {
     case scenario::DirsKind::kList:
       plan.kind = spec.mode == scenario::PlanMode::kEager ? PlanKind::kEager : PlanKind::kLazy;
@@ -252,6 +254,35 @@ std::optional<std::string> Transition(const scenario::Spill& v, SpillModel& s, A
   return std::string(kOk);
 }
 
+// One append of `n` bytes to `file`: an injected fault stores nothing; a corrupt or lost
+// rule stores the bytes damaged (recorded in file.damaged when there is at least one); a
+// pending short write lets some bytes through (the filesystem may store fewer when it is
+// full, and then says ENOSPC), then fails with EIO; a full in-memory filesystem stores what
+// fits, then fails with ENOSPC. Adds the bytes stored to *stored and returns the errno, 0
+// on success, kUnpredictable for a damaged append the filesystem cut short.
+int Append(SpillModel& s, ModelFile& file, uint64_t n, uint64_t* stored) {
+  FaultAction action = FaultAction::kFail;
+  if (const int e = s.rules.Take(OpKind::kWrite, &action); e != 0) return e;
+  const uint64_t free_bytes = !s.capacity.has_value()       ? n
+                              : s.MemBytes() >= *s.capacity ? 0
+                                                            : *s.capacity - s.MemBytes();
+  const bool damaged = action == FaultAction::kCorrupt || action == FaultAction::kLost;
+  uint64_t allowed = n;
+  int e = 0;
+  if (!damaged && !file.short_writes.empty()) {
+    allowed = std::min(file.short_writes.front(), n);
+    file.short_writes.pop_front();
+    e = EIO;
+  }
+  const uint64_t now = std::min(allowed, free_bytes);
+  if (now < allowed) e = ENOSPC;
+  if (damaged && e != 0) return kUnpredictable;
+  if (damaged && n != 0) file.damaged.emplace_back(file.size, file.size + n);
+  file.size += now;
+  *stored += now;
+  return e;
+}
+
 std::optional<std::string> Transition(const scenario::Write& v, SpillModel& s, Affected* a) {
   const std::optional<int> file_id = BoundFile(s, v.file);
   if (!file_id.has_value()) return std::nullopt;
@@ -261,7 +292,8 @@ std::optional<std::string> Transition(const scenario::Write& v, SpillModel& s, A
   a->used.insert(file.plan);
   a->metrics.insert(file.plan);
   if (plan.budget >= 0) a->budgets.insert(plan.budget);
-  const uint64_t n = v.size;
+  // Framed, a header goes before the bytes, and the limits count both.
+  const uint64_t n = plan.framed ? v.size + kSpillFrameHeaderBytes : v.size;
   if (!PassesLimit(plan.used, plan.limit, n)) return std::string("LIMIT");
   // Then the budget's, if any: a write refused by either counts in neither.
   if (plan.budget >= 0 &&
@@ -270,28 +302,31 @@ std::optional<std::string> Transition(const scenario::Write& v, SpillModel& s, A
   }
   if (n == 0) return std::string(kOk);  // No filesystem call, nothing counted.
 
-  // One append. An injected fault fails it before it stores anything.
-  if (const int e = s.rules.Take(OpKind::kWrite); e != 0) return CodeName(e);
-  const uint64_t free_bytes = !s.capacity.has_value()       ? n
-                              : s.MemBytes() >= *s.capacity ? 0
-                                                            : *s.capacity - s.MemBytes();
+  // One append, or (framed) the header's and then the bytes', the second only after the
+  // first succeeded.
+  const uint64_t start = file.size;
   uint64_t stored = 0;
-  int e = 0;
-  if (!file.short_writes.empty()) {
-    // A pending short write lets some bytes through (the filesystem may store fewer when
-    // it is full, and then says ENOSPC), then fails with EIO.
-    const uint64_t allowed = std::min(file.short_writes.front(), n);
-    file.short_writes.pop_front();
-    stored = std::min(allowed, free_bytes);
-    e = stored < allowed ? ENOSPC : EIO;
-  } else {
-    stored = std::min(n, free_bytes);
-    e = stored < n ? ENOSPC : 0;
-  }
-  file.size += stored;
+  int e = Append(s, file, plan.framed ? kSpillFrameHeaderBytes : n, &stored);
+  if (plan.framed && e == 0) e = Append(s, file, v.size, &stored);
+  if (e == kUnpredictable) return std::nullopt;
+  // A frame cut short reads back as a truncation, and so does everything after it.
+  if (plan.framed && stored != 0 && stored < n) file.damaged.emplace_back(start, start + stored);
   plan.used += stored;
   plan.spilled += stored;
   return CodeName(e);
+}
+
+std::optional<std::string> Transition(const scenario::Read& v, SpillModel& s, Affected*) {
+  const std::optional<int> file_id = BoundFile(s, v.file);
+  if (!file_id.has_value()) return std::nullopt;
+  const ModelFile& file = s.files.at(*file_id);
+  // One read call: its fault, or the file as it is on disk, or a read corrupt's flipped bit.
+  FaultAction action = FaultAction::kFail;
+  if (const int e = s.rules.Take(OpKind::kRead, &action); e != 0) return CodeName(e);
+  if (!file.on_disk) return CodeName(ENOENT);
+  const bool damaged = !file.damaged.empty() || (action == FaultAction::kCorrupt && file.size != 0);
+  if (damaged && s.plans.at(file.plan).framed) return std::string(kDataLoss);
+  return std::string(kOk);  // Plain: the damaged bytes come back as data, unnoticed.
 }
 
 std::optional<std::string> Transition(const scenario::Clone& v, SpillModel& s,
@@ -371,9 +406,9 @@ std::optional<std::string> Transition(const scenario::SetLimit& v, SpillModel& s
 std::optional<std::string> Transition(const scenario::Fault& v, SpillModel& s, Affected* a) {
   const FaultRule& rule = v.rule;
   // The model predicts rules on one kind of call, on every path, acting from the first
-  // matching call on. A corrupt, lost or ok rule takes its calls and lets them succeed:
-  // the model tracks sizes, not contents, and a damaged Append stores as many bytes (a
-  // delay changes no outcome), so it holds such a rule as one of errno 0.
+  // matching call on. A corrupt, lost or ok rule takes its calls and lets them succeed
+  // (a damaged Append stores as many bytes, a delay changes no outcome), so it holds such
+  // a rule as one of errno 0 that names its action: a file's damaged ranges follow it.
   const bool succeeds = rule.action == FaultAction::kCorrupt || rule.action == FaultAction::kLost ||
                         rule.action == FaultAction::kOk;
   if (!rule.op.has_value() || (rule.error_number == 0 && !succeeds) || rule.after != 0 ||
@@ -384,6 +419,7 @@ std::optional<std::string> Transition(const scenario::Fault& v, SpillModel& s, A
     case OpKind::kMkdir:
     case OpKind::kCreate:
     case OpKind::kWrite:
+    case OpKind::kRead:
     case OpKind::kRemove:
     case OpKind::kRmdir:
     case OpKind::kList:
@@ -400,7 +436,7 @@ std::optional<std::string> Transition(const scenario::Fault& v, SpillModel& s, A
   }
   // No call the model follows is a sync (a spill file is never synced): a sync rule
   // fails none of them and is not kept.
-  if (*rule.op != OpKind::kSync) s.rules.Add(*rule.op, rule.error_number, rule.times);
+  if (*rule.op != OpKind::kSync) s.rules.Add(*rule.op, rule.error_number, rule.times, rule.action);
   a->outcome = false;
   return std::string(kOk);
 }

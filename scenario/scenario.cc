@@ -51,7 +51,7 @@ std::string_view MissingDirName(MissingDirPolicy policy) {
   return policy == MissingDirPolicy::kFail ? "fail" : "recreate";
 }
 
-std::string_view FailoverName(bool failover) { return failover ? "on" : "off"; }
+std::string_view OnOffName(bool on) { return on ? "on" : "off"; }
 
 }  // namespace internal
 
@@ -61,7 +61,7 @@ bool PlanSpec::operator==(const PlanSpec& other) const {
   return dirs_kind == other.dirs_kind &&
          (dirs_kind != DirsKind::kList || local_dirs == other.local_dirs) && mode == other.mode &&
          limit == other.limit && missing_dir == other.missing_dir && layout == other.layout &&
-         failover == other.failover && budget == other.budget;
+         failover == other.failover && frame == other.frame && budget == other.budget;
 }
 
 bool IsExpect(const Verb& verb) {
@@ -88,8 +88,9 @@ std::vector<std::string> Dictionary() {
   for (const SpillDirLayout layout : {SpillDirLayout::kAll, SpillDirLayout::kEach}) {
     words.push_back(fmt::format("layout={}", SpillDirLayoutName(layout)));
   }
-  for (const bool failover : {true, false}) {
-    words.push_back(fmt::format("failover={}", internal::FailoverName(failover)));
+  for (const bool on : {true, false}) {
+    words.push_back(fmt::format("failover={}", internal::OnOffName(on)));
+    words.push_back(fmt::format("frame={}", internal::OnOffName(on)));
   }
   words.push_back(fmt::format("{}=", internal::kBudgetOption));
   for (const std::string_view option : {"limit=", "after=", "times=", "path="}) {
@@ -101,6 +102,7 @@ std::vector<std::string> Dictionary() {
   for (const Quirk q : AllQuirks()) words.emplace_back(QuirkName(q));
   words.emplace_back(internal::kLimitWord);
   words.emplace_back(internal::kDisabledError);
+  words.emplace_back(internal::kDataLossWord);
   return words;
 }
 
@@ -144,7 +146,10 @@ std::vector<std::string> PrintArgs(const Plan& v) {
     out.push_back(fmt::format("layout={}", SpillDirLayoutName(spec.layout)));
   }
   if (spec.failover_written || spec.failover) {
-    out.push_back(fmt::format("failover={}", internal::FailoverName(spec.failover)));
+    out.push_back(fmt::format("failover={}", internal::OnOffName(spec.failover)));
+  }
+  if (spec.frame_written || spec.frame) {
+    out.push_back(fmt::format("frame={}", internal::OnOffName(spec.frame)));
   }
   if (!spec.budget.empty())
     out.push_back(fmt::format("{}={}", internal::kBudgetOption, spec.budget));
@@ -157,6 +162,7 @@ std::vector<std::string> PrintArgs(const Spill& v) {
   return out;
 }
 std::vector<std::string> PrintArgs(const Write& v) { return {v.file, FormatSize(v.size)}; }
+std::vector<std::string> PrintArgs(const Read& v) { return {v.file}; }
 std::vector<std::string> PrintArgs(const Clone& v) { return {v.name, v.file}; }
 std::vector<std::string> PrintArgs(const Drop& v) { return {v.name}; }
 std::vector<std::string> PrintArgs(const SetLimit& v) { return {v.plan, FormatSize(v.size)}; }

@@ -245,10 +245,12 @@ std::string ParsePlanOption(std::string_view word, PlanSpec* spec) {
                   : key == "missing_dir" ? &spec->missing_dir_written
                   : key == "layout"      ? &spec->layout_written
                   : key == "failover"    ? &spec->failover_written
+                  : key == "frame"       ? &spec->frame_written
                                          : nullptr;
   if (written == nullptr) {
     return fmt::format(
-        "unknown option {} for plan (mode=, limit=, missing_dir=, layout=, failover=, budget=)",
+        "unknown option {} for plan (mode=, limit=, missing_dir=, layout=, failover=, frame=, "
+        "budget=)",
         Quote(word));
   }
   if (*written) return fmt::format("{}= given twice", key);
@@ -263,7 +265,10 @@ std::string ParsePlanOption(std::string_view word, PlanSpec* spec) {
                        &spec->layout);
   }
   if (key == "failover") {
-    return ParseChoice(key, value, true, false, internal::FailoverName, &spec->failover);
+    return ParseChoice(key, value, true, false, internal::OnOffName, &spec->failover);
+  }
+  if (key == "frame") {
+    return ParseChoice(key, value, true, false, internal::OnOffName, &spec->frame);
   }
   return ParseChoice(key, value, MissingDirPolicy::kFail, MissingDirPolicy::kRecreate,
                      internal::MissingDirName, &spec->missing_dir);
@@ -409,6 +414,11 @@ std::string ParseArgs(const Words& args, Spill* v) {
   return {};
 }
 
+std::string ParseArgs(const Words& args, Read* v) {
+  if (std::string err = CheckArity(Read::kUsage, args, 1, 1); !err.empty()) return err;
+  return ParseName(args[0], &v->file);
+}
+
 std::string ParseArgs(const Words& args, Clone* v) {
   return ParseTwo<Clone>(args, ParseName, &v->name, ParseName, &v->file);
 }
@@ -451,9 +461,10 @@ std::string ParseArgs(const Words& args, ExpectOk*) {
 std::string ParseArgs(const Words& args, ExpectError* v) {
   if (std::string err = CheckArity(ExpectError::kUsage, args, 1, 1); !err.empty()) return err;
   if (args[0] != internal::kLimitWord && args[0] != internal::kDisabledError &&
-      !ErrnoFromName(args[0]).has_value()) {
-    return fmt::format("unknown error {}: an errno name (ENOENT, ENOSPC, ...), {} or {}",
-                       Quote(args[0]), internal::kLimitWord, internal::kDisabledError);
+      args[0] != internal::kDataLossWord && !ErrnoFromName(args[0]).has_value()) {
+    return fmt::format("unknown error {}: an errno name (ENOENT, ENOSPC, ...), {}, {} or {}",
+                       Quote(args[0]), internal::kLimitWord, internal::kDisabledError,
+                       internal::kDataLossWord);
   }
   v->error = std::string(args[0]);
   return {};

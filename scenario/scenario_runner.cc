@@ -17,6 +17,7 @@
 #include "pattern_data.h"
 #include "scenario_syntax.h"
 #include "spillway/scenario/scenario.h"
+#include "spillway/spill/read_spill_file.h"
 #include "spillway/spill/reap.h"
 #include "spillway/spill/spill_budget.h"
 #include "spillway/spill/spill_writer.h"
@@ -91,7 +92,8 @@ struct Runner::Impl {
   std::set<std::string> dropped;
   std::set<std::string> crashed;  // Names bound when the process crashed.
   Status last_outcome;
-  ReapReport last_reap;  // Of the most recent `reap`.
+  ReapReport last_reap;   // Of the most recent `reap`.
+  std::string last_read;  // What the most recent `read` returned.
   bool seen_act = false;
   internal::PatternData data;
 
@@ -151,6 +153,7 @@ struct Runner::Impl {
     spill.missing_dir = spec.missing_dir;
     spill.layout = spec.layout;
     spill.failover = spec.failover;
+    spill.frame_spill_files = spec.frame;
     spill.quirks = quirks;
     spill.seed = MixSeed(options.seed, ++plans_built);
     spill.cleanup_log = cleanup_log;
@@ -245,6 +248,14 @@ struct Runner::Impl {
     }
     SpillWriter writer(*file);
     *outcome = writer.Write(*bytes);
+    return StepResult::kOk;
+  }
+  StepResult Act(const Read& c, Status* outcome, std::string* message) {
+    const SpillFile* file = FindFile(c.file, message);
+    if (file == nullptr) return StepResult::kMalformed;
+    StatusOr<std::string> bytes = ReadSpillFile(*file);
+    last_read = bytes.ok() ? std::move(*bytes) : std::string();
+    *outcome = bytes.status();
     return StepResult::kOk;
   }
   StepResult Act(const Clone& c, Status*, std::string* message) {
@@ -541,6 +552,7 @@ StepResult Runner::Step(const Command& command, std::string* message) {
 const Status& Runner::last_outcome() const { return impl_->last_outcome; }
 const ReapReport& Runner::last_reap() const { return impl_->last_reap; }
 uint64_t Runner::kills() const { return impl_->kills; }
+const std::string& Runner::last_read() const { return impl_->last_read; }
 FaultInjectingFileSystem& Runner::fs() { return *impl_->fs; }
 FileSystem& Runner::base_fs() { return *impl_->base; }
 

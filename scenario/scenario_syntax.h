@@ -26,12 +26,14 @@ inline constexpr std::string_view kForeverWord = "forever";
 inline constexpr std::string_view kAnyOpWord = "any";
 // The kinds of call `fault` names (by OpKindName), in the language's order: the one table
 // of them (FaultOps()).
-inline constexpr OpKind kFaultOpKinds[] = {OpKind::kMkdir,  OpKind::kCreate, OpKind::kWrite,
-                                           OpKind::kRemove, OpKind::kRmdir,  OpKind::kList,
-                                           OpKind::kStat,   OpKind::kSync};
+inline constexpr OpKind kFaultOpKinds[] = {OpKind::kMkdir, OpKind::kCreate, OpKind::kWrite,
+                                           OpKind::kRead,  OpKind::kRemove, OpKind::kRmdir,
+                                           OpKind::kList,  OpKind::kStat,   OpKind::kSync};
 // The `expect error` words for a spill manager's own errors.
 inline constexpr std::string_view kLimitWord = "LIMIT";
 inline constexpr std::string_view kDisabledError = "DISABLED";
+// The `expect error` word for damage a framed spill file's checks caught (kDataLoss).
+inline constexpr std::string_view kDataLossWord = "DATA_LOSS";
 
 // A size in its shortest exact spelling: 1024 -> "1K", 1536 -> "1536", 0 -> "0".
 std::string FormatSize(uint64_t size);
@@ -46,8 +48,8 @@ std::string FaultOpName(const std::optional<OpKind>& op);
 // The name of a MissingDirPolicy or PlanMode as written after `missing_dir=` / `mode=`.
 std::string_view MissingDirName(MissingDirPolicy policy);
 using vocab::PlanModeName;
-// The value of `failover=` (`layout=`'s is SpillDirLayoutName).
-std::string_view FailoverName(bool failover);
+// The value of `failover=` and `frame=` (`layout=`'s is SpillDirLayoutName).
+std::string_view OnOffName(bool on);
 
 // An outcome for people, for the runner's messages (scenario.cc, beside OutcomeName).
 std::string Describe(const Status& s);

@@ -28,6 +28,7 @@ constexpr std::array kQuirkNames = {
     QuirkEntry{Quirk::kWriteIgnoresErrors, "write_ignores_errors"},
     QuirkEntry{Quirk::kReapIgnoresErrors, "reap_ignores_errors"},
     QuirkEntry{Quirk::kReapSkipsEmpty, "reap_skips_empty"},
+    QuirkEntry{Quirk::kReaderSkipsCheck, "reader_skips_check"},
 };
 
 }  // namespace

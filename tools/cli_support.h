@@ -36,8 +36,8 @@ CLI::Option* AddQuirkOption(CLI::App& command, Quirks& quirks);
 std::vector<std::string> QuirkNames(Quirks quirks);
 
 // --mode: the name of one of a sweep's fault modes (`name_of` names each), or "both"; sets
-// `modes` to that mode, or to both. With `with_kill`, also kKill's name and "all" (both and
-// kill). The help shows the initial `modes` as the default.
+// `modes` to that mode, or to both. With `with_kill`, also the names of kKill, kCorrupt and
+// kLost, and "all" (every one). The help shows the initial `modes` as the default.
 // FaultMode is workload_sweep::FaultMode or program_sweep::FaultMode.
 inline constexpr std::string_view kBothModes = "both";
 inline constexpr std::string_view kAllModes = "all";
@@ -46,7 +46,7 @@ CLI::Option* AddModeOption(CLI::App& command, std::vector<FaultMode>& modes, Nam
                            const std::string& description, bool with_kill = false) {
   const std::vector<FaultMode> every = {FaultMode::kTransient, FaultMode::kPersistent};
   std::vector<FaultMode> all = every;
-  if (with_kill) all.push_back(FaultMode::kKill);
+  if (with_kill) all.insert(all.end(), {FaultMode::kKill, FaultMode::kCorrupt, FaultMode::kLost});
   std::vector<std::string> names;
   names.reserve(all.size() + 2);
   for (FaultMode mode : all) names.emplace_back(name_of(mode));

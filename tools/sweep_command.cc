@@ -62,8 +62,9 @@ void AddSweepWorkloadCommand(CLI::App& app, int& exit_code) {
   AddQuirkOption(*sub, args->options.quirks);
   AddModeOption(*sub, args->options.modes, workload_sweep::FaultModeName,
                 "transient: operation n fails once; persistent: it and every later one fail; "
-                "kill: the process dies at call n, and the next one reaps; both: transient "
-                "and persistent; all: the three",
+                "kill: the process dies at call n, and the next one reaps; corrupt: write or "
+                "read call n flips a bit; lost: write call n stores nothing; both: transient "
+                "and persistent; all: the five",
                 /*with_kill=*/true);
   sub->add_option("--out", args->out,
                   "Where scenario files for violations are written, made if missing; not "

@@ -12,6 +12,7 @@
 #include "spillway/spill/quirks.h"
 #include "spillway/vfs/status.h"
 #include "spillway/vocab/vocab.h"
+#include "workload_run.h"
 
 namespace spillway::workload_sweep {
 namespace {
@@ -40,6 +41,9 @@ std::vector<std::string> QuirkNames(Quirks quirks) {
 
 std::string DescribeFirstRun(const SweepViolation& v) {
   if (v.mode == FaultMode::kKill) return fmt::format("killed at call {}", v.fault_op);
+  if (internal::IsDamageMode(v.mode)) {
+    return "with " + internal::DescribeDamage(v.mode, v.damaged_op, v.fault_op);
+  }
   if (!v.error_number) return "in the run without a fault";
   return fmt::format("with {} at operation {} ({})", ErrnoName(*v.error_number), v.fault_op,
                      FaultModeName(v.mode));
@@ -87,6 +91,7 @@ std::string ReportJson(const SweepOptions& options, const SweepResult& result) {
   }
   json["runs"] = result.runs;
   json["kill_runs"] = result.kill_runs;
+  json["damage_runs"] = result.damage_runs;
   json["runs_with_violations"] = result.runs_with_violations;
   json["scenario_files"] = result.scenario_files;
   json["violations"] = nlohmann::json::array();
@@ -96,10 +101,12 @@ std::string ReportJson(const SweepOptions& options, const SweepResult& result) {
     item["message"] = v.message;
     item["act"] = v.act;
     item["errno"] = v.error_number ? nlohmann::json(ErrnoName(*v.error_number)) : nullptr;
-    item["mode"] = v.error_number || v.mode == FaultMode::kKill
+    item["mode"] = v.error_number || v.mode != FaultMode::kTransient
                        ? nlohmann::json(FaultModeName(v.mode))
                        : nullptr;
     item["operation"] = v.fault_op;
+    item["damaged_op"] = internal::IsDamageMode(v.mode) ? nlohmann::json(OpKindName(v.damaged_op))
+                                                        : nlohmann::json(nullptr);
     item["runs"] = v.runs;
     item["scenario"] = v.scenario_path;
     item["scenario_line"] = v.scenario_line;
@@ -127,7 +134,9 @@ std::string ReportText(const SweepOptions& options, const SweepResult& result) {
                              result.operations_by_errno.at(e));
   }
   const size_t error_modes =
-      options.modes.size() - std::ranges::count(options.modes, FaultMode::kKill);
+      static_cast<size_t>(std::ranges::count_if(options.modes, [](FaultMode m) {
+        return m != FaultMode::kKill && !internal::IsDamageMode(m);
+      }));
   std::string swept;
   if (error_modes != 0) {
     swept = fmt::format(" + ({}) operations x {} mode{}", per_errno, error_modes,
@@ -135,6 +144,10 @@ std::string ReportText(const SweepOptions& options, const SweepResult& result) {
   }
   if (result.kill_runs != 0)
     swept += fmt::format(" + {} kill runs, one per call", result.kill_runs);
+  if (result.damage_runs != 0) {
+    swept += fmt::format(" + {} damage runs ({} write calls, {} read calls)", result.damage_runs,
+                         result.write_calls, result.read_calls);
+  }
   text += fmt::format("runs: {} (1 without a fault{})\n", result.runs, swept);
   if (result.violations.empty()) return text + "violations: 0\n";
   text += fmt::format("violations: {} distinct, in {} of {} runs\n", result.violations.size(),
@@ -158,6 +171,9 @@ std::string RunLines(const RunReport& run) {
                                                      FaultModeName(run.mode), run.fault_op)
                                        : "no fault";
   if (run.mode == FaultMode::kKill) which = fmt::format("kill at call {}", run.fault_op);
+  if (internal::IsDamageMode(run.mode)) {
+    which = internal::DescribeDamage(run.mode, run.damaged_op, run.fault_op);
+  }
   std::string text = fmt::format(
       "run {}: {} operations, {} faults injected, {} acts failed, {} skipped, {} cleanup "
       "records: {}\n",

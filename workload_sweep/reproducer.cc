@@ -36,7 +36,7 @@ std::string_view HowOften(FaultMode mode) {
     case FaultMode::kPersistent:
       return ", and so does every later one";
     case FaultMode::kKill:
-    case FaultMode::kCorrupt:  // Not a mode of this sweep.
+    case FaultMode::kCorrupt:
     case FaultMode::kLost:
       return {};
   }
@@ -56,6 +56,9 @@ std::string ScenarioText(const WorkloadRun& run, const Finding& finding,
   if (spec.error_number) {
     text += fmt::format("# The fault: filesystem operation {} fails with {}{}.\n", spec.fault_op,
                         ErrnoName(*spec.error_number), HowOften(spec.mode));
+  } else if (IsDamageMode(spec.mode)) {
+    text += fmt::format("# The fault: {} lies (it succeeds and damages the data).\n",
+                        DescribeDamage(spec.mode, spec.damaged_op, spec.fault_op));
   } else if (spec.mode == FaultMode::kKill) {
     text += fmt::format(
         "# The process is killed at its filesystem call {} (`kill`); the next one reaps.\n",

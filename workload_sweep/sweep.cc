@@ -38,6 +38,10 @@ using internal::WriteTextFile;
 
 std::string SpecTag(const WorkloadRunSpec& spec) {
   if (spec.mode == FaultMode::kKill) return fmt::format("kill-call{}", spec.fault_op);
+  if (internal::IsDamageMode(spec.mode)) {
+    return fmt::format("{}-{}-call{}", FaultModeName(spec.mode), OpKindName(spec.damaged_op),
+                       spec.fault_op);
+  }
   if (!spec.error_number) return "nofault";
   return fmt::format("{}-{}-op{}", ErrnoName(*spec.error_number), FaultModeName(spec.mode),
                      spec.fault_op);
@@ -83,6 +87,7 @@ class ViolationLog {
     violation.error_number = spec.error_number;
     violation.mode = spec.mode;
     violation.fault_op = spec.fault_op;
+    violation.damaged_op = spec.damaged_op;
     violation.runs = 1;
     const std::string text = ScenarioText(run, finding, spec, options_, &violation.scenario_line);
     auto [file, fresh] = files_.emplace(ScenarioIdentity(finding.check, text), it->second);
@@ -165,12 +170,15 @@ StatusOr<SweepResult> RunSweep(const SweepOptions& options) {
     SPILLWAY_RETURN_IF_ERROR(run.Execute());
     ++result.runs;
     if (spec.mode == FaultMode::kKill) ++result.kill_runs;
+    if (internal::IsDamageMode(spec.mode)) ++result.damage_runs;
     if (!run.findings().empty()) ++result.runs_with_violations;
     for (const Finding& finding : run.findings()) {
       SPILLWAY_RETURN_IF_ERROR(log.Add(run, finding, spec));
     }
-    if (!spec.error_number && spec.mode != FaultMode::kKill) {
+    if (!spec.error_number && spec.mode == FaultMode::kTransient) {
       result.operations = run.report().operations;
+      result.write_calls = run.Calls(OpKind::kWrite);
+      result.read_calls = run.Calls(OpKind::kRead);
       for (int e : options.errnos) result.operations_by_errno[e] = run.OperationsThatCanReturn(e);
     }
     if (options.on_run) options.on_run(run.report());
@@ -181,7 +189,7 @@ StatusOr<SweepResult> RunSweep(const SweepOptions& options) {
   SPILLWAY_RETURN_IF_ERROR(sweep_one(WorkloadRunSpec{}));
   for (int error_number : options.errnos) {
     for (FaultMode mode : options.modes) {
-      if (mode == FaultMode::kKill) continue;  // Not an errno's: below.
+      if (mode == FaultMode::kKill || internal::IsDamageMode(mode)) continue;  // Below.
       for (uint64_t op = 1; op <= result.operations_by_errno[error_number]; ++op) {
         SPILLWAY_RETURN_IF_ERROR(sweep_one(WorkloadRunSpec{error_number, mode, op}));
       }
@@ -191,6 +199,17 @@ StatusOr<SweepResult> RunSweep(const SweepOptions& options) {
   if (std::ranges::count(options.modes, FaultMode::kKill) != 0) {
     for (uint64_t call = 1; call <= result.operations; ++call) {
       SPILLWAY_RETURN_IF_ERROR(sweep_one(WorkloadRunSpec{std::nullopt, FaultMode::kKill, call}));
+    }
+  }
+  // Each write call (and, corrupt, each read call) in turn lies.
+  for (FaultMode mode : options.modes) {
+    if (!internal::IsDamageMode(mode)) continue;
+    for (const OpKind op : {OpKind::kWrite, OpKind::kRead}) {
+      if (op == OpKind::kRead && mode == FaultMode::kLost) continue;
+      const uint64_t calls = op == OpKind::kWrite ? result.write_calls : result.read_calls;
+      for (uint64_t call = 1; call <= calls; ++call) {
+        SPILLWAY_RETURN_IF_ERROR(sweep_one(WorkloadRunSpec{std::nullopt, mode, call, op}));
+      }
     }
   }
   return result;

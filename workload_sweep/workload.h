@@ -27,6 +27,7 @@ SetupRole RoleOf(const scenario::SetQuirk&);
 ActRole RoleOf(const scenario::Plan&);
 ActRole RoleOf(const scenario::Spill&);
 ActRole RoleOf(const scenario::Write&);
+ActRole RoleOf(const scenario::Read&);
 ActRole RoleOf(const scenario::Clone&);
 ActRole RoleOf(const scenario::Drop&);
 ActRole RoleOf(const scenario::SetLimit&);

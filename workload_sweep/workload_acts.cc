@@ -15,6 +15,7 @@
 
 #include "spillway/model/spill_model.h"
 #include "spillway/spill/disk_manager.h"
+#include "spillway/spill/read_spill_file.h"
 #include "spillway/spill/reap.h"
 #include "spillway/spill/spill_file.h"
 #include "spillway/spill/spill_status.h"
@@ -98,6 +99,8 @@ std::string WorkloadRun::RefusingLimit(const std::string& plan_name, const ActRu
 bool WorkloadRun::IsAnswer(const Command& command, const InjectedFault& fault,
                            const Status& outcome) const {
   if (fault.bytes_stored > 0) return false;
+  // A lie (corrupt, lost) is not an error the call reports: only a later read can see it.
+  if (fault.action == FaultAction::kCorrupt || fault.action == FaultAction::kLost) return true;
   // A stat failing with ENOENT says "it does not exist"; EEXIST on a creation says the name
   // exists (a local dir someone else made is the one wanted; a unique name is retried by
   // the filesystem, which then succeeds).
@@ -208,6 +211,7 @@ void WorkloadRun::Follow(const scenario::Plan& v, const ActRun& run) {
   plan.limit = v.spec.limit;
   plan.budget = v.spec.budget;
   plan.failover = v.spec.failover;
+  plan.framed = v.spec.frame;
   plan.spill_roots = run.lazy_roots;
   plans_[v.name] = plan;
   if (runner().plan(v.name) == nullptr) {
@@ -271,11 +275,12 @@ bool WorkloadRun::CanRun(const scenario::Write& v) const { return file_ids_.cont
 void WorkloadRun::Predict(const scenario::Write& v, ActRun* run) {
   const FileModel& file = files_[file_ids_.at(v.file)];
   const PlanModel& plan = plans_.at(file.plan);
-  run->fits_plan = model::PassesLimit(ModelUsed(file.plan), plan.limit, v.size);
+  const uint64_t bytes = WriteBytes(file.plan, v.size);
+  run->fits_plan = model::PassesLimit(ModelUsed(file.plan), plan.limit, bytes);
   // A budget is checked after the plan's limit: a write the plan refuses never reaches it.
   run->fits_budget =
       plan.budget.empty() || !run->fits_plan ||
-      model::PassesLimit(ModelBudgetUsed(plan.budget), budgets_.at(plan.budget).limit, v.size);
+      model::PassesLimit(ModelBudgetUsed(plan.budget), budgets_.at(plan.budget).limit, bytes);
   run->fits = run->fits_plan && run->fits_budget;
 }
 
@@ -288,15 +293,21 @@ void WorkloadRun::Follow(const scenario::Write& v, const ActRun& run) {
   PlanModel& plan = plans_.at(file.plan);
   const std::string limit = run.fits ? "" : RefusingLimit(file.plan, run);
   // A write counts exactly what reached the file: all of it, or the bytes an injected
-  // short write stored, and nothing else.
+  // short write stored, and nothing else; framed, a header the first of its two appends
+  // stored before the second failed.
+  const uint64_t bytes = WriteBytes(file.plan, v.size);
   uint64_t stored = 0;
   if (run.outcome.ok()) {
-    stored = v.size;
+    stored = bytes;
   } else {
+    const uint64_t appends =
+        runner().fs().calls(OpKind::kWrite) - run.kinds_before[static_cast<size_t>(OpKind::kWrite)];
+    if (plan.framed && appends == 2) stored = kSpillFrameHeaderBytes;
     for (const InjectedFault& fault : run.faults) {
       if (fault.op == OpKind::kWrite && fault.path == file.path) stored += fault.bytes_stored;
     }
   }
+  file.torn = file.torn || (plan.framed && stored != 0 && stored < bytes);
   file.expected += stored;
   plan.spilled += stored;
   plan.peak = std::max(plan.peak, ModelUsed(file.plan));
@@ -386,6 +397,43 @@ void WorkloadRun::Follow(const scenario::SetLimit& v, const ActRun& run) {
 bool WorkloadRun::CanRun(const scenario::ShortWrite& v) const { return file_ids_.contains(v.file); }
 
 void WorkloadRun::Follow(const scenario::ShortWrite&, const ActRun&) {}  // Nothing to follow.
+
+uint64_t WorkloadRun::WriteBytes(const std::string& plan, uint64_t size) const {
+  return plans_.at(plan).framed ? size + kSpillFrameHeaderBytes : size;
+}
+
+// ---------------------------------------------------------------------------------------
+// read
+
+bool WorkloadRun::CanRun(const scenario::Read& v) const { return file_ids_.contains(v.file); }
+
+bool WorkloadRun::ReadsDamage(const FileModel& file, const ActRun& run) const {
+  auto lied = [&](const InjectedFault& fault) {
+    return fault.path == file.path &&
+           ((fault.action == FaultAction::kCorrupt && fault.bit >= 0) ||
+            (fault.action == FaultAction::kLost && fault.lost_bytes > 0));
+  };
+  const std::vector<InjectedFault> all = runner_->fs().injected();
+  const bool written = std::any_of(all.begin(), all.end(), [&](const InjectedFault& fault) {
+    return fault.op == OpKind::kWrite && lied(fault);
+  });
+  return written || file.torn || std::any_of(run.faults.begin(), run.faults.end(), lied);
+}
+
+// A framed file's damage is DATA_LOSS when it is read, and nothing else is.
+bool WorkloadRun::Explained(const scenario::Read& v, const ActRun& run) const {
+  const FileModel& file = files_[file_ids_.at(v.file)];
+  return run.outcome.code() == StatusCode::kDataLoss && plans_.at(file.plan).framed &&
+         ReadsDamage(file, run);
+}
+
+void WorkloadRun::Follow(const scenario::Read& v, const ActRun& run) {
+  const FileModel& file = files_[file_ids_.at(v.file)];
+  if (!run.outcome.ok() || !plans_.at(file.plan).framed || !ReadsDamage(file, run)) return;
+  Add(Check::kUndetectedDamage, "undetected_damage" + run.key_suffix,
+      fmt::format("{} read back damaged bytes of framed file {} as ok", run.act_text, file.path),
+      run.line, {ExpectError(std::string(StatusCodeName(StatusCode::kDataLoss)))});
+}
 
 // ---------------------------------------------------------------------------------------
 // budget

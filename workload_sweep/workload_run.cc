@@ -100,6 +100,14 @@ bool WorkloadRun::Step(const Command& command, int act) {
   return false;
 }
 
+bool IsDamageMode(FaultMode mode) {
+  return mode == FaultMode::kCorrupt || mode == FaultMode::kLost;
+}
+
+std::string DescribeDamage(FaultMode mode, OpKind op, uint64_t call) {
+  return fmt::format("{} call {} {}", OpKindName(op), call, FaultModeName(mode));
+}
+
 bool WorkloadRun::RunPreamble() {
   // Quirks go first, as lines, so that the scenario written for a violation carries them.
   for (Quirk quirk : AllQuirks()) {
@@ -110,8 +118,14 @@ bool WorkloadRun::RunPreamble() {
   }
   // The fault goes after the setting up, which the fault rules do not count.
   if (spec_.mode == FaultMode::kKill) return Step(Command{scenario::Kill{spec_.fault_op}}, -1);
-  if (!spec_.error_number) return true;
   scenario::Fault fault;
+  if (IsDamageMode(spec_.mode)) {
+    fault.rule.op = spec_.damaged_op;
+    fault.rule.action = spec_.mode == FaultMode::kLost ? FaultAction::kLost : FaultAction::kCorrupt;
+    fault.rule.after = spec_.fault_op - 1;
+    return Step(Command{std::move(fault)}, -1);
+  }
+  if (!spec_.error_number) return true;
   fault.rule.op = std::nullopt;
   fault.rule.error_number = *spec_.error_number;
   fault.rule.after = spec_.fault_op - 1;
@@ -132,6 +146,7 @@ Status WorkloadRun::Execute() {
   report_.error_number = spec_.error_number;
   report_.mode = spec_.mode;
   report_.fault_op = spec_.fault_op;
+  report_.damaged_op = spec_.damaged_op;
 
   if (!RunPreamble()) return OkStatus();
   for (size_t i = 0; i < workload_.acts.size(); ++i) {
@@ -166,16 +181,20 @@ Status WorkloadRun::Execute() {
   report_.injected = all_faults;
   report_.cleanup_records = runner().cleanup_log()->failure_count();
   CheckKillFired();
-  if (spec_.error_number) {
+  if (spec_.error_number || IsDamageMode(spec_.mode)) {
     bool met = false;
     for (const InjectedFault& fault : all_faults) {
-      met = met || (fault.bytes_stored == 0 && fault.error_number == *spec_.error_number);
+      met = met || (spec_.error_number
+                        ? fault.bytes_stored == 0 && fault.error_number == *spec_.error_number
+                        : fault.action != FaultAction::kFail && fault.op == spec_.damaged_op);
     }
     if (!met) {
       Add(Check::kFaultMissed, "fault_missed",
           fmt::format("no {} was injected although operation {} was counted in the run "
                       "without a fault: the workload's operations do not replay identically",
-                      ErrnoName(*spec_.error_number), spec_.fault_op),
+                      spec_.error_number ? ErrnoName(*spec_.error_number)
+                                         : std::string(FaultModeName(spec_.mode)),
+                      spec_.fault_op),
           -1, {}, "the fault rule above never fired");
     }
   }

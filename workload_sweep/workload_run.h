@@ -29,7 +29,13 @@ struct WorkloadRunSpec {
   std::optional<int> error_number;  // nullopt: no fault.
   FaultMode mode = FaultMode::kTransient;
   uint64_t fault_op = 0;
+  OpKind damaged_op = OpKind::kWrite;  // kCorrupt and kLost: the kind fault_op counts.
 };
+
+// True for the modes that damage data rather than fail a call (kCorrupt, kLost).
+bool IsDamageMode(FaultMode mode);
+// "write call 3 corrupt": the damage a run of such a mode injects.
+std::string DescribeDamage(FaultMode mode, OpKind op, uint64_t call);
 
 // A violation as one run found it.
 struct Finding {
@@ -65,6 +71,8 @@ class WorkloadRun final {
   // Of the run's filesystem calls, those of a kind that can fail with `error_number`: the
   // operations an `any` rule of that errno counts. REQUIRES: Execute() ran.
   uint64_t OperationsThatCanReturn(int error_number) const;
+  // The run's calls of kind `op`. REQUIRES: Execute() ran.
+  uint64_t Calls(OpKind op) const { return runner_->fs().calls(op); }
 
   // Tests only: `hook` runs on the runner after each act, before the next one, so a test
   // can make the runner lose what the run bound (Check::kRunner). REQUIRES: before Execute().
@@ -83,6 +91,7 @@ class WorkloadRun final {
     bool spill_tried = false;  // A spill through it has run (whatever its outcome).
     bool disabled = false;
     bool failover = false;  // failover=on: a create may go on to its other local dirs.
+    bool framed = false;    // frame=on: a write adds a frame header; reads check frames.
     uint64_t limit = 0;
     std::string budget;                    // The budget it names; empty for none.
     std::vector<std::string> spill_roots;  // Where its spill directories go.
@@ -107,6 +116,7 @@ class WorkloadRun final {
     std::string plan;
     std::string path;
     uint64_t expected = 0;  // Bytes that reached the file, by the acts' outcomes.
+    bool torn = false;      // Framed, a failed write left part of a frame.
     std::set<std::string> refs;
     bool flagged = false;
   };
@@ -193,6 +203,7 @@ class WorkloadRun final {
   bool CanRun(const scenario::Plan& v) const;
   bool CanRun(const scenario::Spill& v) const;
   bool CanRun(const scenario::Write& v) const;
+  bool CanRun(const scenario::Read& v) const;
   bool CanRun(const scenario::Clone& v) const;
   bool CanRun(const scenario::Drop& v) const;
   bool CanRun(const scenario::SetLimit& v) const;
@@ -203,6 +214,7 @@ class WorkloadRun final {
   void Follow(const scenario::Plan& v, const ActRun& run);
   void Follow(const scenario::Spill& v, const ActRun& run);
   void Follow(const scenario::Write& v, const ActRun& run);
+  void Follow(const scenario::Read& v, const ActRun& run);
   void Follow(const scenario::Clone& v, const ActRun& run);
   void Follow(const scenario::Drop& v, const ActRun& run);
   void Follow(const scenario::SetLimit& v, const ActRun& run);
@@ -222,6 +234,7 @@ class WorkloadRun final {
   }
   bool Explained(const scenario::Spill& v, const ActRun& run) const;
   bool Explained(const scenario::Write& v, const ActRun& run) const;
+  bool Explained(const scenario::Read& v, const ActRun& run) const;
   bool Explained(const scenario::SetLimit& v, const ActRun& run) const;
   template <typename V>
   bool Answers(const V&, const InjectedFault&, const Status&) const {
@@ -230,6 +243,11 @@ class WorkloadRun final {
   bool Answers(const scenario::Spill& v, const InjectedFault& fault, const Status& outcome) const;
   bool Answers(const scenario::Reap& v, const InjectedFault& fault, const Status& outcome) const;
 
+  // The bytes a write of `size` appends to a file of `plan` (a frame header too, framed).
+  uint64_t WriteBytes(const std::string& plan, uint64_t size) const;
+  // Whether a `read` of `file` met damage: a write that lied into it (corrupt, lost) in
+  // this run, a read of it that lied during `run`, or a frame a failed write cut short.
+  bool ReadsDamage(const FileModel& file, const ActRun& run) const;
   // The limit a write that does not fit goes over, with what it holds, for messages.
   std::string RefusingLimit(const std::string& plan_name, const ActRun& run) const;
   // A reap's checks: what it met is in its report, a live process's files are still

@@ -185,8 +185,9 @@ TEST_F(SimulateTest, ForeverFaultsFailEveryLaterMatchingCall) {
 // Only faults Linux can produce: over a long seeded run the generator makes no rule the
 // runner refuses (a pair Linux cannot produce is malformed there, which would be a
 // violation), every injected (op, errno) pair is one the op's call can return (the rule
-// engine's table), and the local-dir race (EEXIST from a mkdir) and stat faults occur.
-// The calls kills fired at ("OP kill") name an operation and no errno.
+// engine's table), each lie (corrupt, lost) one its op can tell, and the local-dir race
+// (EEXIST from a mkdir), stat faults and lies occur. The calls kills fired at ("OP kill")
+// name an operation and no errno.
 TEST_F(SimulateTest, InjectsOnlyFaultsLinuxCanProduceIncludingTheRaceAndStat) {
   model::SimulateOptions options;
   options.seed = 7;
@@ -196,17 +197,25 @@ TEST_F(SimulateTest, InjectsOnlyFaultsLinuxCanProduceIncludingTheRaceAndStat) {
   EXPECT_TRUE(summary["runs"][0]["violation"].is_null()) << summary.dump(2);
   const nlohmann::json& faults = summary["totals"]["faults_injected"];
   ASSERT_FALSE(faults.empty());
+  bool lies = false;
   for (const auto& [pair, n] : faults.items()) {
     const size_t space = pair.find(' ');
     ASSERT_NE(space, std::string::npos) << pair;
     const std::optional<OpKind> op = OpKindFromName(pair.substr(0, space));
     ASSERT_TRUE(op.has_value()) << pair;
     if (pair.substr(space + 1) == "kill") continue;  // The call a kill fired at: no errno.
+    // A lie has no errno: corrupt on a read or a write, lost on a write only.
+    if (const std::string word = pair.substr(space + 1); word == "corrupt" || word == "lost") {
+      EXPECT_TRUE(*op == OpKind::kWrite || (*op == OpKind::kRead && word == "corrupt")) << pair;
+      lies = true;
+      continue;
+    }
     const std::optional<int> error_number = ErrnoFromName(pair.substr(space + 1));
     ASSERT_TRUE(error_number.has_value()) << pair;
     EXPECT_TRUE(OpKindCanReturn(*op, *error_number)) << pair << " cannot happen on Linux";
   }
   EXPECT_TRUE(faults.contains("mkdir EEXIST")) << faults.dump();
+  EXPECT_TRUE(lies) << faults.dump();
   bool stat = false;
   for (const auto& [pair, n] : faults.items()) stat = stat || pair.starts_with("stat ");
   EXPECT_TRUE(stat) << faults.dump();

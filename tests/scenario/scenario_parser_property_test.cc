@@ -93,6 +93,7 @@ void Fill(Plan* v) {
   spec.limit =
       *rc::gen::oneOf(rc::gen::just(kDefaultMaxTempDirectorySize), rc::gen::arbitrary<uint64_t>());
   spec.missing_dir = *rc::gen::element(MissingDirPolicy::kFail, MissingDirPolicy::kRecreate);
+  spec.frame = *rc::gen::arbitrary<bool>();
   spec.budget = *rc::gen::oneOf(rc::gen::just(std::string()), GenName());
 }
 void Fill(SetQuirk* v) { v->quirk = *rc::gen::elementOf(AllQuirks()); }
@@ -123,6 +124,7 @@ void Fill(ExpectSize* v) {
   v->file = *GenName();
   v->size = *rc::gen::arbitrary<uint64_t>();
 }
+void Fill(Read* v) { v->file = *GenName(); }
 void Fill(Clone* v) {
   v->name = *GenName();
   v->file = *GenName();
@@ -147,7 +149,8 @@ void Fill(Fault* v) {
 void Fill(ExpectOk*) {}
 void Fill(ExpectError* v) {
   v->error = *rc::gen::oneOf(rc::gen::elementOf(kErrnos), rc::gen::just(std::string("LIMIT")),
-                             rc::gen::just(std::string("DISABLED")));
+                             rc::gen::just(std::string("DISABLED")),
+                             rc::gen::just(std::string("DATA_LOSS")));
 }
 void Fill(ExpectFiles* v) {
   v->plan = *GenName();
@@ -248,6 +251,7 @@ RC_GTEST_PROP(ScenarioParserProperty, TokenSoup, ()) {
                                                    "mode=lazy",   "limit=10",
                                                    "limit=1G",    "missing_dir=recreate",
                                                    "layout=each", "failover=on",
+                                                   "frame=on",    "read",
                                                    "after=1",     "times=forever",
                                                    "times=2",     "path=/l0/*",
                                                    "mkdir",       "create",

@@ -227,14 +227,14 @@ TEST(ScenarioParserTest, FaultOpsOptionsAndErrnos) {
   EXPECT_EQ(any.path_glob, "/l*/datafusion-*");
 
   const std::vector<std::pair<std::string, OpKind>> ops = {
-      {"mkdir", OpKind::kMkdir},   {"create", OpKind::kCreate}, {"write", OpKind::kWrite},
-      {"remove", OpKind::kRemove}, {"rmdir", OpKind::kRmdir},   {"list", OpKind::kList},
-      {"stat", OpKind::kStat},     {"sync", OpKind::kSync}};
+      {"mkdir", OpKind::kMkdir}, {"create", OpKind::kCreate}, {"write", OpKind::kWrite},
+      {"read", OpKind::kRead},   {"remove", OpKind::kRemove}, {"rmdir", OpKind::kRmdir},
+      {"list", OpKind::kList},   {"stat", OpKind::kStat},     {"sync", OpKind::kSync}};
   for (const auto& [word, op] : ops) {
     EXPECT_EQ(MustParseAs<Fault>("fault " + word + " EIO times=3").rule.op, op) << word;
   }
   ExpectMalformed({
-      {"fault read EIO", "unknown fault OP"},  // Only the OPs the contract defines.
+      {"fault open EIO", "unknown fault OP"},  // Only the OPs the contract defines.
       {"fault write EWHAT", "unknown errno name"},
       {"fault write EIO times=2 times=3", "twice"},
       {"fault write EIO when=now", "unknown option"},
@@ -249,11 +249,13 @@ TEST(ScenarioParserTest, AFaultMayLieOrWaitInsteadOfFailing) {
   EXPECT_EQ(corrupt.times, std::optional<uint64_t>(2));
   EXPECT_EQ(corrupt.delay_ms, 20u);
   EXPECT_EQ(MustParseAs<Fault>("fault write lost").rule.action, FaultAction::kLost);
+  EXPECT_EQ(MustParseAs<Fault>("fault read corrupt").rule.action, FaultAction::kCorrupt);
   EXPECT_EQ(MustParseAs<Fault>("fault any ok delay=5").rule.action, FaultAction::kOk);
   EXPECT_EQ(MustParseAs<Fault>("fault write EIO delay=5").rule.delay_ms, 5u);
   ExpectMalformed({
       {"fault mkdir corrupt", "cannot be applied to mkdir"},
       {"fault create lost", "cannot be applied to create"},
+      {"fault read lost", "cannot be applied to read"},
       {"fault write lost EIO", "unexpected word"},
       {"fault write ok", "ok needs delay=MS"},
       {"fault write EIO delay=0", "from 1 to 3600000"},

@@ -29,7 +29,7 @@ using ::testing::ElementsAre;
 // Names
 
 TEST(QuirksTest, EveryQuirkHasANameThatMapsBack) {
-  EXPECT_EQ(AllQuirks().size(), 14u);
+  EXPECT_EQ(AllQuirks().size(), 15u);
   for (Quirk q : AllQuirks()) {
     const std::optional<Quirk> back = QuirkFromName(QuirkName(q));
     ASSERT_TRUE(back.has_value()) << QuirkName(q);
@@ -44,12 +44,13 @@ TEST(QuirksTest, EveryQuirkHasANameThatMapsBack) {
 }
 
 TEST(QuirksTest, AllQuirksAreInDeclarationOrder) {
-  EXPECT_THAT(AllQuirks(),
-              ElementsAre(Quirk::kWriteLeak, Quirk::kNoRollback, Quirk::kCountLeak,
-                          Quirk::kEagerDirs, Quirk::kSharedLimit, Quirk::kOuterAccounting,
-                          Quirk::kFailoverLeak, Quirk::kBudgetAfterAdd, Quirk::kReapIgnoresLocks,
-                          Quirk::kSpilledCountsRefused, Quirk::kDropIgnoresErrors,
-                          Quirk::kWriteIgnoresErrors, Quirk::kReapIgnoresErrors, Quirk::kReapSkipsEmpty));
+  EXPECT_THAT(
+      AllQuirks(),
+      ElementsAre(Quirk::kWriteLeak, Quirk::kNoRollback, Quirk::kCountLeak, Quirk::kEagerDirs,
+                  Quirk::kSharedLimit, Quirk::kOuterAccounting, Quirk::kFailoverLeak,
+                  Quirk::kBudgetAfterAdd, Quirk::kReapIgnoresLocks, Quirk::kSpilledCountsRefused,
+                  Quirk::kDropIgnoresErrors, Quirk::kWriteIgnoresErrors, Quirk::kReapIgnoresErrors,
+                  Quirk::kReapSkipsEmpty, Quirk::kReaderSkipsCheck));
 }
 
 TEST(QuirksTest, SetsCombineAndPrintInDeclarationOrder) {
@@ -70,7 +71,8 @@ TEST(QuirksTest, SetsCombineAndPrintInDeclarationOrder) {
   EXPECT_EQ(all.ToString(),
             "write_leak,no_rollback,count_leak,eager_dirs,shared_limit,outer_accounting,"
             "failover_leak,budget_after_add,reap_ignores_locks,spilled_counts_refused,"
-            "drop_ignores_errors,write_ignores_errors,reap_ignores_errors,reap_skips_empty");
+            "drop_ignores_errors,write_ignores_errors,reap_ignores_errors,reap_skips_empty,"
+            "reader_skips_check");
 }
 
 // ---------------------------------------------------------------------------------------

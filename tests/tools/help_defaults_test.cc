@@ -46,8 +46,8 @@ std::string ModesName(const std::vector<FaultMode>& modes, NameOf name_of,
     return "both";
   }
   if (!all_name.empty() &&
-      modes ==
-          std::vector<FaultMode>{FaultMode::kTransient, FaultMode::kPersistent, FaultMode::kKill}) {
+      modes == std::vector<FaultMode>{FaultMode::kTransient, FaultMode::kPersistent,
+                                      FaultMode::kKill, FaultMode::kCorrupt, FaultMode::kLost}) {
     return std::string(all_name);
   }
   std::string text;

@@ -73,10 +73,11 @@ TEST(VocabTest, NamesAreThoseTheReportsPrint) {
   EXPECT_THAT(AllNames<CheckName>(),
               ElementsAre("false_success", "unreported_fault", "unexplained_error",
                           "limit_not_enforced", "accounting", "lazy_plan", "leftover",
-                          "fault_missed", "runner", "metrics", "reap"));
+                          "fault_missed", "runner", "metrics", "reap", "undetected_damage"));
   EXPECT_EQ(InvariantKindName(InvariantKind::kOuterAccounting), "outer_accounting");
   EXPECT_EQ(InvariantKindName(InvariantKind::kAccountingAfterDrops), "accounting_after_drops");
-  EXPECT_EQ(kCountOf<InvariantKindName>, 18u);
+  EXPECT_EQ(InvariantKindName(InvariantKind::kUndetectedDamage), "undetected_damage");
+  EXPECT_EQ(kCountOf<InvariantKindName>, 19u);
 }
 
 // Only what a program got wrong fails a sweep: not a clean error, not tolerating the fault,

@@ -87,12 +87,35 @@ TEST_F(ReportTest, JsonViolationsSayWhereAndHow) {
   EXPECT_EQ(faulted["errno"], "EIO");
   EXPECT_EQ(faulted["mode"], "persistent");
   EXPECT_EQ(faulted["operation"], 7);
+  EXPECT_TRUE(faulted["damaged_op"].is_null());  // Only a damage run names one.
   EXPECT_EQ(faulted["runs"], 3);
   EXPECT_EQ(faulted["scenario"], "/out/b.scenario");
   EXPECT_EQ(faulted["scenario_line"], 12);
   EXPECT_EQ(faulted["has_expect"], false);
   EXPECT_EQ(faulted["replay_exit"], 0);
   EXPECT_EQ(json["violations"][2]["same_scenario_as"], 1);
+}
+
+// A damage run has no errno: its mode, and the kind and number of the call it damaged.
+TEST_F(ReportTest, ADamageRunNamesItsModeAndTheCallItDamaged) {
+  SweepViolation damaged = result_.violations[1];
+  damaged.check = Check::kUndetectedDamage;
+  damaged.error_number = std::nullopt;
+  damaged.mode = FaultMode::kCorrupt;
+  damaged.damaged_op = OpKind::kRead;
+  damaged.fault_op = 3;
+  result_.violations = {damaged};
+  result_.damage_runs = 9;
+  const nlohmann::json json = nlohmann::json::parse(ReportJson(options_, result_));
+  EXPECT_EQ(json["damage_runs"], 9);
+  const nlohmann::json& v = json["violations"][0];
+  EXPECT_EQ(v["check"], "undetected_damage");
+  EXPECT_TRUE(v["errno"].is_null());
+  EXPECT_EQ(v["mode"], "corrupt");
+  EXPECT_EQ(v["damaged_op"], "read");
+  EXPECT_EQ(v["operation"], 3);
+  EXPECT_NE(ReportText(options_, result_).find("first seen with read call 3 corrupt;"),
+            std::string::npos);
 }
 
 TEST_F(ReportTest, TextSaysHowToReproduceEachViolation) {

@@ -67,12 +67,16 @@ TEST(SweepTest, CorrectCodeHasNoViolationAndEveryOperationIsSwept) {
   EXPECT_GE(enospc_ops, 3u);  // mkdir, create, write.
   EXPECT_LT(enospc_ops, eio_ops);
   EXPECT_EQ(eio_ops, result->operations);  // Every call here reaches the disk.
-  // The default modes: transient and persistent per errno, and a kill at every call.
+  // The default modes: transient and persistent per errno, a kill at every call, and a lie
+  // at every write call (corrupt, lost) and read call (corrupt; this workload reads none).
   EXPECT_EQ(result->kill_runs, result->operations);
-  EXPECT_EQ(result->runs, 1 + (enospc_ops + eio_ops) * 2 + result->kill_runs);
+  EXPECT_EQ(result->read_calls, 0u);
+  EXPECT_GE(result->write_calls, 1u);
+  EXPECT_EQ(result->damage_runs, 2 * result->write_calls + result->read_calls);
+  EXPECT_EQ(result->runs, 1 + (enospc_ops + eio_ops) * 2 + result->kill_runs + result->damage_runs);
   EXPECT_EQ(runs_seen, result->runs);
-  // Every faulted run met its fault.
-  EXPECT_EQ(faulted_runs_with_fault, result->runs - 1 - result->kill_runs);
+  // Every run with an errno met its fault.
+  EXPECT_EQ(faulted_runs_with_fault, result->runs - 1 - result->kill_runs - result->damage_runs);
   EXPECT_EQ(result->runs_with_violations, 0u);
 }
 
@@ -265,6 +269,8 @@ drop p
   bool removed = false;
   options.on_run = [&](const RunReport& run) {
     for (const InjectedFault& fault : run.injected) {
+      // A lie (the damage runs' corrupt and lost) fails nothing: it has no errno.
+      if (fault.action == FaultAction::kCorrupt || fault.action == FaultAction::kLost) continue;
       EXPECT_TRUE(OpKindCanReturn(fault.op, fault.error_number))
           << OpKindName(fault.op) << " " << ErrnoName(fault.error_number);
       local_dir_race = local_dir_race || (fault.op == OpKind::kMkdir &&

@@ -29,14 +29,16 @@ inline constexpr int kKilled = -2;
 class ModelRules {
  public:
   // Adds a rule that fails the next `times` calls of kind `op` (nullopt: every call)
-  // with `error_number` (0: lets them succeed, as a corrupt, lost or ok rule does), once
-  // the rules already due for `op` have failed theirs. A rule
+  // with `error_number` (0: lets them succeed, as a corrupt, lost or ok rule does, which
+  // `action` names), once the rules already due for `op` have failed theirs. A rule
   // no call can reach (times=0, or behind a rule that fails every call) is not kept.
-  void Add(OpKind op, int error_number, std::optional<uint64_t> times);
+  void Add(OpKind op, int error_number, std::optional<uint64_t> times,
+           FaultAction action = FaultAction::kFail);
 
   // The errno the next call of kind `op` fails with, 0 when no rule is due; consumes one
-  // failure of a rule that fails a limited number of calls.
-  int Take(OpKind op);
+  // failure of a rule that fails a limited number of calls. Sets `*action`, when given,
+  // to the rule's action (kFail when none is due or the process is killed).
+  int Take(OpKind op, FaultAction* action = nullptr);
 
   // True when some rule is due for calls of kind `op`.
   bool Due(OpKind op) const { return At(op).rules != nullptr; }
@@ -59,6 +61,7 @@ class ModelRules {
   struct Rule {
     int error_number = 0;
     std::optional<uint64_t> times;  // Calls it fails; nullopt: every call.
+    FaultAction action = FaultAction::kFail;
   };
   // The rules due for one kind: (*rules)[front...], of which the first has already failed
   // front_used calls. rules is null when none is due; the list is never changed once made.

@@ -56,7 +56,12 @@
 // - `reap DIRS` (valid only while no fault rule is due): every spill directory on disk in
 //   those local dirs that no live plan holds (a crashed plan's, one a failed removal left
 //   behind) is removed with its files; a live plan's are untouched;
-// - metrics: a successful spill counts one spill, every stored byte counts as spilled.
+// - metrics: a successful spill counts one spill, every stored byte counts as spilled;
+// - frame=on: a write appends a 20-byte frame header and then its bytes (two appends, the
+//   limit checked on both together; an empty write appends a header); `read FILE` is one
+//   read call: its errno, else DATA_LOSS when the file holds damage (a corrupt or lost
+//   write of at least one byte, a frame a failed write cut short, or a `read corrupt` of
+//   a non-empty file), else ok. Without framing a damaged file reads back ok, wrong.
 // The printed expectations cover what a line changes; after every line every invariant is
 // checked too (CheckInvariants), through the same `expect` lines where the language has
 // one, and a violation names the line that does not hold.
@@ -83,6 +88,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "spillway/model/model_rules.h"
@@ -179,6 +185,10 @@ struct ModelFile {
   int refs = 0;         // Bound names (handles); 0 once dropped.
   bool on_disk = true;  // The directory entry exists.
   std::deque<uint64_t> short_writes;  // Pending `short_write` byte counts, in order.
+  // Byte ranges [first, second) whose content is not what was written: a corrupt or lost
+  // write's, and (framed) a frame cut short by a failed write. A framed file with any
+  // reads back as DATA_LOSS; a plain one reads back as ok, with these bytes wrong.
+  std::vector<std::pair<uint64_t, uint64_t>> damaged;
 };
 
 enum class PlanKind { kLazy, kEager, kOsTmp, kDisabled };
@@ -192,6 +202,7 @@ struct ModelPlan {
   bool recreate = false;  // missing_dir=recreate.
   bool each = false;      // layout=each: a slot's directory is made by its first file.
   bool failover = false;  // failover=on.
+  bool framed = false;    // frame=on: its files are framed and checked when read.
   bool bound = true;      // The plan's name is bound (not dropped).
   bool built = false;     // Its directories were made (slots is filled).
   bool finished = false;  // Its directories were removed (plan and files gone), or it

@@ -57,6 +57,10 @@ struct PlanSpec {
   bool layout_written = false;
   bool failover = false;
   bool failover_written = false;
+  // frame=on: the plan's spill files are framed and checked when read back
+  // (SpillOptions::frame_spill_files; off by default, as upstream).
+  bool frame = false;
+  bool frame_written = false;
   // budget=B: the executor-wide budget (a `budget` name) the plan's writes must also fit;
   // empty for none (the default, as Comet).
   std::string budget;
@@ -98,7 +102,7 @@ struct Plan {
   static constexpr std::string_view kWord = "plan";
   static constexpr std::string_view kUsage =
       "plan NAME DIRS [mode=lazy|eager] [limit=SIZE] [missing_dir=fail|recreate] "
-      "[layout=all|each] [failover=on|off] [budget=B]";
+      "[layout=all|each] [failover=on|off] [frame=on|off] [budget=B]";
   static constexpr bool kIsExpect = false;
   std::string name;
   PlanSpec spec;
@@ -130,6 +134,15 @@ struct Write {
   std::string file;
   uint64_t size = 0;
   bool operator==(const Write&) const = default;
+};
+struct Read {
+  // Reads the file back whole (ReadSpillFile: framed, every frame checked): ok, DATA_LOSS
+  // for damage a framed file's checks catch, or an errno.
+  static constexpr std::string_view kWord = "read";
+  static constexpr std::string_view kUsage = "read FILE";
+  static constexpr bool kIsExpect = false;
+  std::string file;
+  bool operator==(const Read&) const = default;
 };
 struct Clone {
   static constexpr std::string_view kWord = "clone";
@@ -226,7 +239,7 @@ struct ExpectError {
   static constexpr std::string_view kWord = "expect error";
   static constexpr std::string_view kUsage = "expect error E";
   static constexpr bool kIsExpect = true;
-  std::string error;  // An errno name, "LIMIT" or "DISABLED".
+  std::string error;  // An errno name, "LIMIT", "DISABLED" or "DATA_LOSS".
   bool operator==(const ExpectError&) const = default;
 };
 struct ExpectUsed {
@@ -314,7 +327,7 @@ using Verb = std::variant<
 #ifdef SPILLWAY_TRIAL_VERB
     Note,
 #endif
-    Dir, File, Plan, SetQuirk, Spill, Write, Clone, Drop, SetLimit, Fault, ShortWrite, Clean,
+    Dir, File, Plan, SetQuirk, Spill, Write, Read, Clone, Drop, SetLimit, Fault, ShortWrite, Clean,
     Capacity, Budget, Crash, Reap, Kill, ExpectOk, ExpectError, ExpectUsed, ExpectFiles, ExpectSize,
     ExpectCount, ExpectSpilled, ExpectSpills, ExpectExists, ExpectMissing>;
 
@@ -418,6 +431,8 @@ class Runner {
   const ReapReport& last_reap() const;
   // How many processes a `kill` line has killed; each time, fs() is the next process's.
   uint64_t kills() const;
+  // The bytes the most recent `read` returned (empty before any, and after a failed one).
+  const std::string& last_read() const;
 
   // State, for property tests and sweeps.
   FaultInjectingFileSystem& fs();                  // The filesystem under test.

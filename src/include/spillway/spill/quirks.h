@@ -85,6 +85,10 @@ enum class Quirk : uint32_t {
   // its lock): a process killed between making a spill directory and creating its first
   // file there leaves it for good, and the reap reports nothing.
   kReapSkipsEmpty = 1u << 13,
+  // A reader of framed spill files that trusts each frame's length and skips the
+  // checksums (the way Arrow IPC readers skip re-validation for speed, apache/datafusion
+  // #15320): a flipped bit or a lost write's zeros come back as data, and the read succeeds.
+  kReaderSkipsCheck = 1u << 14,
 };
 
 // A set of quirks. Thread safety: a value; safe to copy and read concurrently.
@@ -111,7 +115,7 @@ const std::vector<Quirk>& AllQuirks();
 // "write_leak", "no_rollback", "count_leak", "eager_dirs", "shared_limit",
 // "outer_accounting", "failover_leak", "budget_after_add", "reap_ignores_locks",
 // "spilled_counts_refused", "drop_ignores_errors", "write_ignores_errors",
-// "reap_ignores_errors", "reap_skips_empty".
+// "reap_ignores_errors", "reap_skips_empty", "reader_skips_check".
 std::string_view QuirkName(Quirk q);
 std::optional<Quirk> QuirkFromName(std::string_view name);
 // Prints QuirkName(q), so that test frameworks show a quirk parameter by name.

@@ -46,7 +46,7 @@ constexpr std::string_view PlanModeName(PlanMode mode) {
 // making the call dies (SIGKILL) just before it, with no errno, and is restarted (the
 // reference sweep kills at each of its filesystem calls).
 // kCorrupt and kLost damage data instead of failing the call: one bit of a read or write
-// flipped, or a write acknowledged and never stored (the command sweep only).
+// flipped, or a write acknowledged and never stored.
 enum class FaultMode : uint8_t { kTransient, kPersistent, kKill, kCorrupt, kLost };
 
 constexpr std::string_view FaultModeName(FaultMode mode) {
@@ -91,6 +91,8 @@ enum class InvariantKind : uint8_t {
   kReap,                  // A reap never removes a live plan's directories.
   kMetrics,               // A plan's spills and spilled bytes agree with its creates and
                           // writes and never go down; its peak is at least its usage.
+  kUndetectedDamage,      // A framed spill file whose bytes were damaged never reads back
+                          // as ok: the read reports DATA_LOSS.
   kMalformed,             // The runner refused a line (a name error).
   kSetup,                 // The runner could not be created.
 };
@@ -129,6 +131,8 @@ constexpr std::string_view InvariantKindName(InvariantKind kind) {
       return "reap";
     case InvariantKind::kMetrics:
       return "metrics";
+    case InvariantKind::kUndetectedDamage:
+      return "undetected_damage";
     case InvariantKind::kMalformed:
       return "malformed";
     case InvariantKind::kSetup:
@@ -157,6 +161,8 @@ enum class Check : uint8_t {
                       // peak usage) differ from what its acts did.
   kReap,              // A reap removed what a live process holds, or left a crashed
                       // process's spill directory without reporting why.
+  kUndetectedDamage,  // A framed spill file read back as ok with bytes other than those
+                      // written: damage on the disk went unnoticed.
 };
 
 constexpr std::string_view CheckName(Check check) {
@@ -183,6 +189,8 @@ constexpr std::string_view CheckName(Check check) {
       return "metrics";
     case Check::kReap:
       return "reap";
+    case Check::kUndetectedDamage:
+      return "undetected_damage";
   }
   return {};
 }

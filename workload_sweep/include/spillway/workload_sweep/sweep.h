@@ -33,8 +33,10 @@ namespace spillway::workload_sweep {
 // kPersistent: operation n and every later one fail (`... times=forever`).
 // kKill: no errno; the process dies at its filesystem call n (`kill n`; every call counts),
 // then a new process over the same dirs reaps what it left, spills, and drops everything
-// (docs/sweep.md). The modes and their names are the shared vocabulary's
-// (spillway/vocab/vocab.h).
+// (docs/sweep.md). kCorrupt: no errno; write call n (or read call n) succeeds with one bit
+// of its bytes flipped (`fault write|read corrupt after=n-1`); kLost: write call n succeeds
+// and stores zeros (`fault write lost after=n-1`). The modes and their names are the shared
+// vocabulary's (spillway/vocab/vocab.h).
 using vocab::FaultMode;
 using vocab::FaultModeName;
 
@@ -66,6 +68,8 @@ struct SweepViolation {
   std::optional<int> error_number;
   FaultMode mode = FaultMode::kTransient;
   uint64_t fault_op = 0;
+  // kCorrupt and kLost: the kind of call fault_op counts (write or read).
+  OpKind damaged_op = OpKind::kWrite;
   // How many runs showed it.
   uint64_t runs = 0;
   // The scenario file written for it, and the line of the act in that file (0: none).
@@ -88,8 +92,9 @@ struct RunReport {
   std::optional<int> error_number;  // nullopt: the run without a fault.
   FaultMode mode = FaultMode::kTransient;
   uint64_t fault_op = 0;
-  uint64_t operations = 0;       // Filesystem calls counted.
-  uint64_t faults_injected = 0;  // Rule faults and short writes.
+  OpKind damaged_op = OpKind::kWrite;  // kCorrupt and kLost: the kind fault_op counts.
+  uint64_t operations = 0;             // Filesystem calls counted.
+  uint64_t faults_injected = 0;        // Rule faults and short writes.
   uint64_t acts_failed = 0;
   uint64_t acts_skipped = 0;  // Acts on a name whose plan or spill had failed.
   uint64_t cleanup_records = 0;
@@ -102,7 +107,8 @@ struct SweepOptions {
   // REQUIRES: non-empty; each a positive errno.
   std::vector<int> errnos = DefaultErrnos();
   // REQUIRES: non-empty.
-  std::vector<FaultMode> modes = {FaultMode::kTransient, FaultMode::kPersistent, FaultMode::kKill};
+  std::vector<FaultMode> modes = {FaultMode::kTransient, FaultMode::kPersistent, FaultMode::kKill,
+                                  FaultMode::kCorrupt, FaultMode::kLost};
   // Emulated defects in force for every plan (written as `quirk` lines in scenarios).
   Quirks quirks;
   // Where scenario files are written; created if missing.
@@ -112,8 +118,8 @@ struct SweepOptions {
   // one run) shares that file.
   bool all_reproducers = false;
   // The workload as scenario text; empty means ReferenceWorkload(). Only `dir`, `file`,
-  // `quirk`, `plan`, `spill`, `write`, `clone`, `drop`, `set_limit` and `short_write` may
-  // appear in it.
+  // `quirk` and the acts (`plan`, `spill`, `write`, `read`, `clone`, `drop`, `set_limit`,
+  // `short_write`, `budget`, `crash`, `reap`) may appear in it.
   std::string workload;
   // Called after each run (for --verbose). May be empty.
   std::function<void(const RunReport&)> on_run;
@@ -125,6 +131,11 @@ struct SweepResult {
   std::map<int, uint64_t> operations_by_errno;
   uint64_t runs = 0;       // Including the run without a fault.
   uint64_t kill_runs = 0;  // Of runs, those that kill the process (kKill).
+  // Of the operations, the write and read calls: kCorrupt damages each of both in turn,
+  // kLost each write; and of runs, those that damage one (kCorrupt, kLost).
+  uint64_t write_calls = 0;
+  uint64_t read_calls = 0;
+  uint64_t damage_runs = 0;
   uint64_t runs_with_violations = 0;
   // Distinct violations, in the order first seen.
   std::vector<SweepViolation> violations;
