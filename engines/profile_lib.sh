@@ -140,3 +140,19 @@ expect_baseline_leak() {
     exit 1
   fi
 }
+
+# expect_neighbour_verdict VERDICT: fails unless an instance of the last sweep's neighbour
+# rounds (--neighbours) got VERDICT, or when the sweep ran no rounds (a shard other than
+# the first says so and is not checked): what the profile documents for two instances
+# sharing one scope.
+expect_neighbour_verdict() {
+  if [ "$(report_query 'r["neighbours"]["instances"]')" = 0 ]; then
+    echo "not checked: the neighbour verdict docs/engines.md expects (no neighbour rounds)"
+    return 0
+  fi
+  count=$(report_query 'sum(1 for run in r["neighbours"]["runs"] if a in run["verdicts"])' "$1")
+  if [ "${count:-0}" -eq 0 ]; then
+    echo "FAIL: no neighbour instance was $1; docs/engines.md says this engine shows it" >&2
+    exit 1
+  fi
+}
