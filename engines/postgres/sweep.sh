@@ -39,7 +39,12 @@ else
     -- sh "$run" "$work/pg/data" {dir}
 fi
 expect_left_by_fault tolerated remove
-# A killed backend's temp files are taken back by the postmaster's start (reclaimed); a
-# second single-user backend on the cluster refuses to start (clean_error).
+# A killed backend's temp files are taken back by the postmaster's start (reclaimed). A
+# second single-user backend on the cluster refuses to start (clean_error) while the first
+# runs; limit's query fails within a second, so its instances seldom overlap: both succeed.
 expect_verdict reclaimed write
-expect_neighbour_verdict clean_error
+if [ "$mode" = plain ]; then
+  expect_neighbour_verdict clean_error
+else
+  expect_neighbour_verdict tolerated
+fi
