@@ -26,7 +26,7 @@ if [ ! -f "$work/pg/data/PG_VERSION" ]; then
     --no-sync -U postgres >"$work/pg/initdb.log" 2>&1
 fi
 run="$ENGINES_DIR/postgres/run_single.sh"
-modes="--mode transient,persistent,kill --neighbours 1"
+modes="--mode transient,persistent,kill --neighbours $neighbours"
 # A kill run kills the single-user backend mid-query; its restart is a server (a postmaster
 # on the same cluster) started again, then the query through it (run_server.sh).
 restart="sh $ENGINES_DIR/postgres/run_server.sh $work/pg/data {dir}"
