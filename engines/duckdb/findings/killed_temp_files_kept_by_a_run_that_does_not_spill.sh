@@ -9,7 +9,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 SPILLWAY=${SPILLWAY:-$root/build/default/tools/spillway}
-export NODE_PATH=${DUCKDB_NODE_MODULES:-$root/build/engines/duckdb/node_modules}
+export NODE_PATH="${DUCKDB_NODE_MODULES:-$root/build/engines/duckdb/node_modules}"
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 left() {

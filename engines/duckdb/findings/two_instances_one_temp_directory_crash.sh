@@ -8,7 +8,7 @@
 # in the directory.
 set -eu
 root=$(cd "$(dirname "$0")/../../.." && pwd)
-export NODE_PATH=${DUCKDB_NODE_MODULES:-$root/build/engines/duckdb/node_modules}
+export NODE_PATH="${DUCKDB_NODE_MODULES:-$root/build/engines/duckdb/node_modules}"
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 node "$root/engines/duckdb/spill.js" "$d" plain >"$d.1.out" 2>&1 &
