@@ -5,12 +5,7 @@
 # removes only that one. A DataFusion DiskManager's local dir accumulates one such
 # directory per killed process. Prints the killed run's exit status and the directory after
 # it and after the next run, which exits 0.
-set -eu
-root=$(cd "$(dirname "$0")/../../.." && pwd)
-SPILLWAY=${SPILLWAY:-$root/build/default/tools/spillway}
-RUST_SPILL=${RUST_SPILL:-$root/build/default/tests/inject/rust_spill/target/release/rust_spill}
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+. "$(dirname "$0")/finding_lib.sh"
 status=0
 "$SPILLWAY" inject --under "$d" --fault 'write kill nth=1' -- "$RUST_SPILL" "$d" \
   >/dev/null 2>&1 || status=$?

@@ -4,15 +4,7 @@
 # SQLITE_TMPDIR, and the next run in the same directory leaves it too: its names are
 # random, and nothing looks for another process's files. Prints the killed run's exit
 # status and the directory after it and after the next run, which exits 0.
-set -eu
-root=$(cd "$(dirname "$0")/../../.." && pwd)
-SPILLWAY=${SPILLWAY:-$root/build/default/tools/spillway}
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-sql="PRAGMA cache_size=20; PRAGMA temp_store=FILE;
-CREATE TEMP TABLE t AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i<40000)
-  SELECT (i*7919)%40000 AS k, printf('%096d', i) AS v FROM c;
-SELECT count(*) FROM (SELECT k FROM t ORDER BY v DESC);"
+. "$(dirname "$0")/finding_lib.sh"
 status=0
 SQLITE_TMPDIR=$d "$SPILLWAY" inject --under "$d" --fault 'remove kill nth=1' -- \
   sqlite3 :memory: "$sql" >/dev/null 2>&1 || status=$?
