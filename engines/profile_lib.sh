@@ -2,6 +2,8 @@
 # engine is not installed, and the sweep with its check. Sourced, not run.
 #   SPILLWAY  the spillway executable (default: build/default/tools/spillway)
 #   SPILLWAY_ENGINE_WORK  where the profile works (default: a fresh temp dir, removed)
+#   SPILLWAY_ENGINE_NEIGHBOURS  the profile's --neighbours (default 1: two instances at
+#                         once; 0 leaves the rounds out, as ctest's sampled profiles do)
 # A profile passes its own arguments (e.g. --max-runs 40) on to `spillway sweep`.
 set -eu
 
@@ -16,6 +18,7 @@ else
   trap 'chmod -R u+rwX "$work" 2>/dev/null; rm -rf "$work"' EXIT
 fi
 mkdir -p "$work/scope"
+neighbours=${SPILLWAY_ENGINE_NEIGHBOURS:-1}
 
 # skip_unless COMMAND...: exit 77 (ctest's skip) when a command is missing.
 skip_unless() {
@@ -137,6 +140,22 @@ expect_baseline_leak() {
   fi
   if printf '%s\n' "$leaks" | grep -Ev "$1" | grep -q .; then
     echo "FAIL: the baseline left more than docs/engines.md says:" $leaks >&2
+    exit 1
+  fi
+}
+
+# expect_neighbour_verdict VERDICT: fails unless an instance of the last sweep's neighbour
+# rounds (--neighbours) got VERDICT: what the profile documents for two instances sharing
+# one scope. Not checked when the sweep ran no rounds (SPILLWAY_ENGINE_NEIGHBOURS=0, or a
+# shard other than the first).
+expect_neighbour_verdict() {
+  if [ "$(report_query 'r["neighbours"]["instances"]')" = 0 ]; then
+    echo "not checked: the neighbour verdict docs/engines.md expects (no neighbour rounds)"
+    return 0
+  fi
+  count=$(report_query 'sum(1 for run in r["neighbours"]["runs"] if a in run["verdicts"])' "$1")
+  if [ "${count:-0}" -eq 0 ]; then
+    echo "FAIL: no neighbour instance was $1; docs/engines.md says this engine shows it" >&2
     exit 1
   fi
 }

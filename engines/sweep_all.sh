@@ -1,7 +1,9 @@
 #!/bin/sh
 # The complete site sweeps of the engine profiles (scripts/test.sh --engines): every call
-# site of each engine's baseline, every errno its operation can return, both modes, at the
-# default depth (first). Each profile's summary and kept violations go to
+# site of each engine's baseline, every errno its operation can return, the modes transient,
+# persistent and kill (each kill run with its restart; SQLite and Rust: the default set), at
+# the default depth (first), and three rounds of two instances at once in one scope
+# (--neighbours 1). Each profile's summary and kept violations go to
 # build/engines/sweeps/NAME. Exits 1 if a profile fails (bad input, an engine that spilled outside
 # its scope, or a documented finding no longer seen) or is skipped (scripts/test.sh
 # --engines installs every engine first); the engines' own violations are findings
@@ -18,7 +20,8 @@ profile() {
   SPILLWAY_ENGINE_WORK=$PWD/build/engines/sweeps/$name sh "$@" >"build/engines/sweeps/$name.log" 2>&1 ||
     failed=1
   grep -E "^(baseline|plan|sampled|verdicts|violations|skipped|FAIL)" "build/engines/sweeps/$name.log" || true
-  echo "time: $(($(date +%s) - start)) s"
+  # The load average too: the cores may be shared with other work.
+  echo "time: $(($(date +%s) - start)) s; $(uptime | sed 's/.*load/load/')"
 }
 mkdir -p build/engines/sweeps
 all_start=$(date +%s)

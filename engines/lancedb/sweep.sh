@@ -13,7 +13,11 @@ NODE_PATH=${LANCEDB_NODE_MODULES:-$ENGINES_DIR/../build/engines/lancedb/node_mod
 skip_unless node "$NODE_PATH/@lancedb/lancedb/package.json" "$NODE_PATH/apache-arrow/package.json"
 export NODE_PATH
 mkdir -p "$work/db"
-sweep_engine --jobs 2 --scratch --baselines 5 "$@" -- env TMPDIR={dir} LANCE_MEM_POOL_SIZE=12000000 \
+sweep_engine --jobs 2 --scratch --baselines 5 --mode transient,persistent,kill --neighbours "$neighbours" "$@" -- env TMPDIR={dir} LANCE_MEM_POOL_SIZE=12000000 \
   node "$ENGINES_DIR/lancedb/spill.js" "$work/db"
 expect_baseline_leak '^\{dir\}/\.tmp[A-Za-z0-9]{6}$'
 expect_left_by_fault tolerated remove
+# Killed mid-spill, its spill directory stays with its files: the restart makes its own
+# (orphan). Two builds at once in one TMPDIR both succeed, each leaving its directory (leak).
+expect_verdict orphan write
+expect_neighbour_verdict leak

@@ -3,7 +3,9 @@
 # query.sql (a window ORDER BY over 200,000 md5 strings, 2.8 MB of temp file with
 # work_mem=64kB) in a single-user backend per run (run_single.sh), its pgsql_tmp in {dir}.
 # The backend runs as user postgres under the shim: --share-with postgres hands it the
-# run's state and trace files. Runs are serial (one cluster).
+# run's state and trace files. Runs are serial (one cluster). Kill runs kill the backend
+# at a call; the restart is a postmaster started on the cluster and the query through it
+# (run_server.sh). Neighbours: two single-user backends at once on the one cluster.
 # Usage: engines/postgres/sweep.sh [plain|limit] [spillway sweep options]
 #   plain  no temp_file_limit (default)
 #   limit  temp_file_limit=1MB, below what the query needs: the expected outcome is the
@@ -24,11 +26,25 @@ if [ ! -f "$work/pg/data/PG_VERSION" ]; then
     --no-sync -U postgres >"$work/pg/initdb.log" 2>&1
 fi
 run="$ENGINES_DIR/postgres/run_single.sh"
+modes="--mode transient,persistent,kill --neighbours $neighbours"
+# A kill run kills the single-user backend mid-query; its restart is a server (a postmaster
+# on the same cluster) started again, then the query through it (run_server.sh).
+restart="sh $ENGINES_DIR/postgres/run_server.sh $work/pg/data {dir}"
 if [ "$mode" = limit ]; then
   EXPECT_ERROR="temporary file size exceeds temp_file_limit" \
-    sweep_engine --jobs 1 --scratch --baselines 3 --share-with postgres "$@" -- sh "$run" "$work/pg/data" {dir} -c temp_file_limit=1MB
+    sweep_engine --jobs 1 --scratch --baselines 3 --share-with postgres $modes --restart "$restart" "$@" -- sh "$run" "$work/pg/data" {dir} -c temp_file_limit=1MB
 else
-  sweep_engine --jobs 1 --scratch --baselines 3 --share-with postgres --error-pattern '(ERROR|FATAL|PANIC):' "$@" \
+  sweep_engine --jobs 1 --scratch --baselines 3 --share-with postgres $modes --restart "$restart" \
+    --error-pattern '(ERROR|FATAL|PANIC):' "$@" \
     -- sh "$run" "$work/pg/data" {dir}
 fi
 expect_left_by_fault tolerated remove
+# A killed backend's temp files are taken back by the postmaster's start (reclaimed). A
+# second single-user backend on the cluster refuses to start (clean_error) while the first
+# runs; limit's query fails within a second, so its instances seldom overlap: both succeed.
+expect_verdict reclaimed write
+if [ "$mode" = plain ]; then
+  expect_neighbour_verdict clean_error
+else
+  expect_neighbour_verdict tolerated
+fi

@@ -4,12 +4,7 @@
 # the directory, its openat, fdopendir or a readdir: sweep runs 19-24), the directory
 # "datafusion-XXXXXX" stays behind and the program still exits 0 without a word: what a
 # DataFusion DiskManager leaves in its local dir. Prints the exit status and the leftover.
-set -eu
-root=$(cd "$(dirname "$0")/../../.." && pwd)
-SPILLWAY=${SPILLWAY:-$root/build/default/tools/spillway}
-RUST_SPILL=${RUST_SPILL:-$root/build/default/tests/inject/rust_spill/target/release/rust_spill}
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+. "$(dirname "$0")/finding_lib.sh"
 # The first directory listing in scope is remove_dir_all's readdir of the TempDir.
 status=0
 "$SPILLWAY" inject --under "$d" --fault 'list EIO after=1' -- "$RUST_SPILL" "$d" || status=$?
