@@ -22,11 +22,6 @@ using internal::SpillFileState;
 // What one Write appends, in turn; the first failure stops the rest.
 using Pieces = std::span<const std::string_view>;
 
-// A frame of a batch up to this size is copied behind its header and appended in one
-// write(2), which costs less than a second call for the header; a larger batch is
-// appended after its header, uncopied (bench/spill_frame_bench.cc, docs/performance.md).
-constexpr size_t kCopyFrameLimit = size_t{64} << 10;
-
 constexpr uint64_t kPage = 4096;
 
 // True when the kernel would copy `data`, written at `offset` of a file, into the page
@@ -108,23 +103,16 @@ Status WriteWithoutRollback(SpillFileState& state, Pieces data) {
 // header and batch, uncopied unless the kernel would copy the batch slowly (SlowCopy).
 class Frame {
  public:
-  // Hashes `data`, and copies a small frame, before the caller takes the write lock.
+  // Hashes `data` before the caller takes the write lock.
   Frame(std::string_view data, bool framed, internal::SpillFrameChecksum checksum)
       : data_(data), framed_(framed) {
     if (!framed) return;
     header_ = internal::EncodeSpillFrameHeader(data, checksum);
-    if (data.size() > kCopyFrameLimit) return;
-    copy_.reserve(header_.size() + data.size());
-    copy_.append(header_.data(), header_.size()).append(data);
   }
 
   // The pieces, for a frame starting at `offset` of the file.
   Pieces At(uint64_t offset) {
     if (!framed_) return Pieces(&data_, 1);
-    if (!copy_.empty()) {
-      pieces_[0] = copy_;
-      return Pieces(pieces_.data(), 1);
-    }
     pieces_ = {std::string_view(header_.data(), header_.size()), data_};
     const uint64_t body = offset + internal::kSpillFrameHeaderSize;
     if (SlowCopy(body, data_.data())) {
@@ -141,7 +129,6 @@ class Frame {
   const std::string_view data_;
   const bool framed_;
   internal::SpillFrameHeader header_{};
-  std::string copy_;
   std::unique_ptr<char[]> bounce_;
   std::array<std::string_view, 2> pieces_;
 };

@@ -181,8 +181,8 @@ TEST_F(DamageSweepTest, AnUnknownModeIsBadInput) {
   ExpectUsageError(
       RunShellWithStderr(bin + " sweep --under " + scope + " --mode corrupt,rotten -- true"),
       "sweep", "--mode corrupt,rotten");
-  ExpectUsageError(RunShellWithStderr(bin + " sweep-workload --mode corrupt"), "sweep-workload",
-                   "sweep-workload --mode corrupt");
+  ExpectUsageError(RunShellWithStderr(bin + " sweep-workload --mode corrupt,rotten"),
+                   "sweep-workload", "sweep-workload --mode corrupt,rotten");
 }
 
 }  // namespace
