@@ -101,10 +101,10 @@ Status WriteWithoutRollback(SpillFileState& state, Pieces data) {
 
 // What one Write appends: the batch; a small frame, copied whole; or a large frame's
 // header and batch, uncopied unless the kernel would copy the batch slowly (SlowCopy).
-class Frame {
+class FramedBatch {
  public:
   // Hashes `data` before the caller takes the write lock.
-  Frame(std::string_view data, bool framed, internal::SpillFrameChecksum checksum)
+  FramedBatch(std::string_view data, bool framed, internal::SpillFrameChecksum checksum)
       : data_(data), framed_(framed) {
     if (!framed) return;
     header_ = internal::EncodeSpillFrameHeader(data, checksum);
@@ -152,7 +152,7 @@ Status WriteSpillBatch(const SpillFile& file, std::string_view data, SpillFrameC
   }
   // The checksum is computed, and a small frame copied, before the lock: only the appends
   // are serialized.
-  Frame frame(data, framed, checksum);
+  FramedBatch frame(data, framed, checksum);
   std::lock_guard<std::mutex> lock(state.write_mu);
   const Pieces pieces = frame.At(state.size.load());
   const Quirks quirks = state.accounting->quirks();
