@@ -156,7 +156,6 @@ Status WorkloadRun::Execute() {
       continue;
     }
     RunAct(command, static_cast<int>(i));
-    if (after_act_hook_) after_act_hook_(runner());
     if (killed_) break;
   }
   if (killed_) RunRestart();
@@ -181,6 +180,13 @@ Status WorkloadRun::Execute() {
   report_.injected = all_faults;
   report_.cleanup_records = runner().cleanup_log()->failure_count();
   CheckKillFired();
+  CheckFaultMet(all_faults);
+  return OkStatus();
+}
+
+// A run planned to fault (or damage) an operation must have met that fault: otherwise
+// the workload's operations did not replay as in the run without a fault.
+void WorkloadRun::CheckFaultMet(const std::vector<InjectedFault>& all_faults) {
   if (spec_.error_number || IsDamageMode(spec_.mode)) {
     bool met = false;
     for (const InjectedFault& fault : all_faults) {
@@ -198,7 +204,6 @@ Status WorkloadRun::Execute() {
           -1, {}, "the fault rule above never fired");
     }
   }
-  return OkStatus();
 }
 
 void WorkloadRun::RunAct(const Command& command, int act) {
@@ -207,6 +212,7 @@ void WorkloadRun::RunAct(const Command& command, int act) {
         if constexpr (kHasRole<std::decay_t<decltype(v)>, ActRole>) RunActOf(v, command, act);
       },
       command.verb);
+  if (after_act_hook_) after_act_hook_(runner());
 }
 
 template <typename V>

@@ -161,6 +161,8 @@ class WorkloadRun final {
   uint64_t ModelBudgetUsed(const std::string& budget) const;
   void Add(Check check, std::string key, std::string message, int line,
            std::vector<scenario::Command> expects = {}, std::string note = {});
+  // A fault_missed finding when the run's planned fault or damage never fired.
+  void CheckFaultMet(const std::vector<InjectedFault>& all_faults);
   // Runs one line through the Runner; false (with a kRunner finding) when it refused it.
   bool Step(const scenario::Command& command, int act);
   // After a `kill` fired (kKill): the dead process's names are forgotten and its spill
