@@ -2,12 +2,13 @@
 // runs. Two measurements, each printed as a table; it asserts nothing about speed.
 //
 // 1. A site sweep of the sort and SQLite engine profiles' commands (engines/sort,
-//    engines/sqlite, with their options: --jobs 2 --scratch --baselines 3 --out), made
-//    twice side by side: with --trace-all (every run traced, as the sweep once did) and by
-//    default (a run planned by site judged by its rule's counters, untraced). For each, the
-//    sweep's CPU (user + system, its own and its children's, from wait4), the program runs
-//    it made (its baselines and every run's attempts, from its report), the bare program's
-//    CPU (median of --repeat runs) times those runs, and the ratio of the two.
+//    engines/sqlite, with their options: --jobs 2 --scratch --baselines 3), made three
+//    times side by side: with --trace-all --out (every run traced, as the sweep once did),
+//    by default (a run planned by site judged by its rule's counters, untraced), and with
+//    the profiles' --out (each violation made once more, traced, for the files kept). For
+//    each, the sweep's CPU (user + system, its own and its children's, from wait4), the program
+//    runs it made (its baselines and every run's attempts, from its report), the bare program's CPU
+//    (median of --repeat runs) times those runs, and the ratio of the two.
 // 2. The fixed cost of a run: `--depth all --jobs 2` sweeps of spill_program built to spill
 //    4 files (tests/program_sweep/spill_program.c) of 62 and 248 runs (--max-runs), in runs
 //    per second, each followed by the bare program run as many times serially in a shell
@@ -131,20 +132,27 @@ void SiteSweeps(const std::string& name, const fs::path& work,
   std::printf("%-12s %6s %10s %12s %12s %9s\n", "sweep", "runs", "wall s", "sweep cpu s",
               "runs×bare s", "× bare");
   const int baselines = 3;
-  const std::vector<std::string> profile = {
-      "--jobs", "2", "--scratch", "--baselines", "3", "--out", (work / "out").string()};
-  for (const bool trace_all : {true, false}) {
+  const std::vector<std::string> profile = {"--jobs", "2", "--scratch", "--baselines", "3"};
+  const std::string out = (work / "out").string();
+  // Every run traced, as the sweep once did; the site sweep as it runs (runs by site
+  // untraced); and with the profiles' --out, which makes each violation once more, traced.
+  const struct {
+    const char* label;
+    std::vector<std::string> options;
+  } kinds[] = {
+      {"--trace-all", {"--trace-all", "--out", out}}, {"default", {}}, {"--out", {"--out", out}}};
+  for (const auto& kind : kinds) {
     std::vector<std::string> options = profile;
-    if (trace_all) options.emplace_back("--trace-all");
+    options.insert(options.end(), kind.options.begin(), kind.options.end());
     const SweepRun run = Sweep(work / "sweep", options, baselines, command);
-    const char* label = trace_all ? "--trace-all" : "default";
+    fs::remove_all(out);
     if (run.runs == 0) {
-      std::printf("%-12s sweep failed (exit %d)\n", label, run.child.exit_code);
+      std::printf("%-12s sweep failed (exit %d)\n", kind.label, run.child.exit_code);
       continue;
     }
     const double sum = bare * run.runs;
-    std::printf("%-12s %6d %10.1f %12.2f %12.2f %9.2f\n", label, run.runs, run.child.wall_seconds,
-                run.child.cpu_seconds, sum, run.child.cpu_seconds / sum);
+    std::printf("%-12s %6d %10.1f %12.2f %12.2f %9.2f\n", kind.label, run.runs,
+                run.child.wall_seconds, run.child.cpu_seconds, sum, run.child.cpu_seconds / sum);
   }
   fs::remove_all(work);
 }
