@@ -26,15 +26,9 @@ constexpr int kBlocks = 4;         // Its BLOCKS: the calls of the data sites.
 
 class DamageSweepTest : public InjectTest {
  protected:
-  // `spillway sweep --under SCOPE --json --mode corrupt,lost ARGS -- PROGRAM {dir}`,
-  // expected to exit `expected_exit`: its JSON (null when it printed none).
+  // `spillway sweep --json --mode corrupt,lost ARGS -- PROGRAM {dir}` (SweepJson).
   json Sweep(const std::string& args, const std::string& program, int expected_exit) const {
-    const CommandResult run =
-        RunShell(std::string(SPILLWAY_BINARY) + " sweep --under " + ShellQuote(scope_) +
-                 " --json --mode corrupt,lost " + args + " -- " + program + " '{dir}'");
-    EXPECT_EQ(run.exit_code, expected_exit) << args << " " << program;
-    json result = json::parse(run.out, nullptr, false);
-    return result.is_discarded() ? json(nullptr) : result;
+    return SweepJson("--mode corrupt,lost " + args, program, expected_exit);
   }
 };
 

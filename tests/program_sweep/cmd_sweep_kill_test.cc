@@ -23,15 +23,9 @@ constexpr uint64_t kFileSize = 4096;  // kill_probe.c's FILE_SIZE.
 
 class KillSweepTest : public InjectTest {
  protected:
-  // `spillway sweep --under SCOPE --json --mode kill ARGS -- PROGRAM {dir}`, expected to
-  // exit `expected_exit`: its JSON (null when it printed none).
+  // `spillway sweep --json --mode kill ARGS -- PROGRAM {dir}` (SweepJson).
   json SweepKill(const std::string& args, const std::string& program, int expected_exit) const {
-    const CommandResult run =
-        RunShell(std::string(SPILLWAY_BINARY) + " sweep --under " + ShellQuote(scope_) +
-                 " --json --mode kill " + args + " -- " + program + " '{dir}'");
-    EXPECT_EQ(run.exit_code, expected_exit) << args << " " << program;
-    json result = json::parse(run.out, nullptr, false);
-    return result.is_discarded() ? json(nullptr) : result;
+    return SweepJson("--mode kill " + args, program, expected_exit);
   }
 };
 

@@ -90,4 +90,14 @@ std::string InjectTest::Inject(const std::string& args, const std::string& comma
          ShellQuote(trace_) + " " + args + " -- " + command;
 }
 
+nlohmann::json InjectTest::SweepJson(const std::string& args, const std::string& program,
+                                     int expected_exit) const {
+  const CommandResult run =
+      RunShell(std::string(SPILLWAY_BINARY) + " sweep --under " + ShellQuote(scope_) + " --json " +
+               args + " -- " + program + " '{dir}'");
+  EXPECT_EQ(run.exit_code, expected_exit) << args << " " << program;
+  nlohmann::json result = nlohmann::json::parse(run.out, nullptr, false);
+  return result.is_discarded() ? nlohmann::json(nullptr) : result;
+}
+
 }  // namespace spillway::inject

@@ -46,6 +46,10 @@ class InjectTest : public ::testing::Test {
 
   // `spillway inject --under SCOPE --trace TRACE ARGS -- COMMAND`.
   std::string Inject(const std::string& args, const std::string& command) const;
+  // Runs `spillway sweep --under SCOPE --json ARGS -- PROGRAM '{dir}'`, expecting it to
+  // exit `expected_exit`: its JSON report (null when it printed none).
+  nlohmann::json SweepJson(const std::string& args, const std::string& program,
+                           int expected_exit) const;
 
   std::filesystem::path root_;
   std::filesystem::path scope_;
