@@ -21,3 +21,7 @@ expect_left_by_fault tolerated remove
 # (orphan). Two builds at once in one TMPDIR both succeed, each leaving its directory (leak).
 expect_verdict orphan write
 expect_neighbour_verdict leak
+# Damage: DataFusion's spill files (Arrow IPC) carry no checksum. A flipped bit or zeros
+# that break the IPC framing fail the build (exit 1, under the leak above); zeros in the
+# data make the index miss the key the query asks for (silent_wrong_output).
+expect_verdict silent_wrong_output write lost
