@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run_json.h"
+#include "spillway/vfs/fault_rules.h"
 #include "trace_reader.h"
 #include "verdict.h"
 
@@ -47,13 +48,19 @@ Status ScanBaselineTrace(const std::string& what, int64_t expected_calls, Baseli
   if (!reader.ok()) return Status::InvalidArgument(fmt::format("{}: cannot read it", what));
   baseline->calls = 0;
   baseline->calls_by_op.clear();
+  baseline->calls_moving_no_bytes_by_op.clear();
   baseline->first_call_of_op.clear();
+  baseline->first_call_of_op_moves_bytes.clear();
   baseline->sites.clear();
   TracedCall call;
   while (reader.Next(&call)) {
     const uint64_t n = ++baseline->calls;
     ++baseline->calls_by_op[call.op];
-    baseline->first_call_of_op.emplace(call.op, n);
+    const bool moves_bytes = FaultCallMovesBytes(call.call);
+    if (!moves_bytes) ++baseline->calls_moving_no_bytes_by_op[call.op];
+    if (baseline->first_call_of_op.emplace(call.op, n).second) {
+      baseline->first_call_of_op_moves_bytes[call.op] = moves_bytes;
+    }
     if (call.site.empty()) continue;
     auto [it, fresh] = site_index.emplace(call.site, baseline->sites.size());
     if (fresh) baseline->sites.push_back({call.site, call.op, call.call, call.path, 0, {}});

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <optional>
-#include <set>
 #include <utility>
 
 #include "spillway/program_sweep/defaults.h"
@@ -47,7 +46,7 @@ std::vector<int> ErrnosFor(const std::string& op, const std::vector<int>& asked,
   return allowed;
 }
 
-std::vector<UnitRun> RunsFor(const std::string& op, const PlanOptions& options) {
+std::vector<UnitRun> RunsFor(const std::string& op, bool moves_bytes, const PlanOptions& options) {
   std::vector<UnitRun> runs;
   uint8_t op_code = 0;
   if (!FaultOpCodeFromName(op, &op_code) || op_code == kFaultAnyOp) return runs;
@@ -60,12 +59,12 @@ std::vector<UnitRun> RunsFor(const std::string& op, const PlanOptions& options) 
   }
   for (FaultMode mode : options.modes) {
     const std::optional<FaultAction> action = ModeAction(mode);
-    if (action && FaultActionAllows(*action, op_code)) runs.push_back({0, mode});
+    if (!action || !FaultActionAllows(*action, op_code)) continue;
+    if (IsDamageMode(mode) && !moves_bytes) continue;
+    runs.push_back({0, mode});
   }
   return runs;
 }
-
-uint64_t RunPlan::RunsPerCall(const std::string& op) const { return RunsFor(op, options_).size(); }
 
 RunPlan::RunPlan(const Baseline& baseline, PlanOptions options,
                  std::function<CallSource()> open_calls)
@@ -74,23 +73,34 @@ RunPlan::RunPlan(const Baseline& baseline, PlanOptions options,
       depth_(options_.depth),
       open_calls_(std::move(open_calls)) {
   if (baseline_.sites.empty()) depth_ = Depth::kAll;
-  std::map<std::string, uint64_t> per_call;
-  for (const auto& [op, count] : baseline_.calls_by_op) {
-    per_call[op] = RunsPerCall(op);
-    sizes_[static_cast<int>(Depth::kAll)] += count * per_call[op];
-  }
-  std::set<std::string> site_ops;
-  for (const SiteInfo& site : baseline_.sites) {
-    sizes_[static_cast<int>(Depth::kFirst)] += per_call[site.op];
-    sizes_[static_cast<int>(Depth::kEdges)] +=
-        NthsOf(site, Depth::kEdges).size() * per_call[site.op];
-    site_ops.insert(site.op);
-  }
+  const auto runs_per_call = [this](const std::string& op, bool moves_bytes) -> uint64_t {
+    return RunsFor(op, moves_bytes, options_).size();
+  };
   // The runs of each operation's first planned call, which sampling always keeps.
+  std::map<std::string, uint64_t> first_runs_of_op;
+  for (const auto& [op, count] : baseline_.calls_by_op) {
+    const auto no_bytes = baseline_.calls_moving_no_bytes_by_op.find(op);
+    const uint64_t without =
+        no_bytes == baseline_.calls_moving_no_bytes_by_op.end() ? 0 : no_bytes->second;
+    sizes_[static_cast<int>(Depth::kAll)] +=
+        (count - without) * runs_per_call(op, true) + without * runs_per_call(op, false);
+    if (depth_ == Depth::kAll) {
+      const auto moves = baseline_.first_call_of_op_moves_bytes.find(op);
+      first_runs_of_op[op] =
+          runs_per_call(op, moves == baseline_.first_call_of_op_moves_bytes.end() || moves->second);
+    }
+  }
+  for (const SiteInfo& site : baseline_.sites) {
+    const uint64_t runs = runs_per_call(site.op, FaultCallMovesBytes(site.call));
+    sizes_[static_cast<int>(Depth::kFirst)] += runs;
+    sizes_[static_cast<int>(Depth::kEdges)] += NthsOf(site, Depth::kEdges).size() * runs;
+    // The first site of an operation whose call has runs is its first planned call.
+    if (depth_ != Depth::kAll && runs > 0) first_runs_of_op.emplace(site.op, runs);
+  }
   uint64_t first_runs = 0;
   uint64_t first_ops = 0;
-  for (const auto& [op, runs] : per_call) {
-    if (runs == 0 || (depth_ != Depth::kAll && site_ops.count(op) == 0)) continue;
+  for (const auto& [op, runs] : first_runs_of_op) {
+    if (runs == 0) continue;
     first_runs += runs;
     ++first_ops;
   }
@@ -118,7 +128,7 @@ bool RunPlan::NextUnit() {
       ++unit_n_;
       unit_after_ = seen_by_op_[unit_call_.op]++;
       unit_nth_ = unit_call_.site.empty() ? 0 : ++seen_by_site_[unit_call_.site + unit_call_.op];
-      unit_runs_ = RunsFor(unit_call_.op, options_);
+      unit_runs_ = RunsFor(unit_call_.op, FaultCallMovesBytes(unit_call_.call), options_);
       if (unit_runs_.empty()) continue;
       auto first = baseline_.first_call_of_op.find(unit_call_.op);
       unit_first_of_op_ = first != baseline_.first_call_of_op.end() && first->second == unit_n_;
@@ -131,7 +141,7 @@ bool RunPlan::NextUnit() {
     const SiteInfo& site = sites[site_at_];
     if (nth_at_ == 0) {
       site_nths_ = NthsOf(site, depth_);
-      unit_runs_ = RunsFor(site.op, options_);
+      unit_runs_ = RunsFor(site.op, FaultCallMovesBytes(site.call), options_);
     }
     if (unit_runs_.empty() || nth_at_ >= site_nths_.size()) {
       ++site_at_;

@@ -59,7 +59,6 @@ class RunPlan {
   // The next run of the whole plan, with whether it is one of its operation's first call's.
   bool NextPlanned(RunSpec* spec, bool* first_of_op);
   bool NextUnit();  // Moves to the next planned call; false at the end.
-  uint64_t RunsPerCall(const std::string& op) const;
   bool Sampled(bool first_of_op);
 
   const Baseline& baseline_;
@@ -106,8 +105,9 @@ std::vector<int> ErrnosFor(const std::string& op, const std::vector<int>& asked,
 // The runs of one planned call of `op`: each of ErrnosFor in each errno mode of `modes`,
 // then one run of each other mode of `modes` whose action `op` takes (FaultActionAllows):
 // kill for any operation in `ops` whatever its errnos, corrupt for read and write, lost for
-// write.
-std::vector<UnitRun> RunsFor(const std::string& op, const PlanOptions& options);
+// write; the damage modes (corrupt, lost) only for a call that `moves_bytes`
+// (FaultCallMovesBytes: a damage run at any other would change nothing).
+std::vector<UnitRun> RunsFor(const std::string& op, bool moves_bytes, const PlanOptions& options);
 
 }  // namespace spillway::program_sweep
 

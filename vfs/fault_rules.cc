@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -176,6 +177,13 @@ std::string_view NextWord(std::string_view* s) {
 }
 
 }  // namespace
+
+bool FaultCallMovesBytes(std::string_view call) {
+  static constexpr std::string_view kNoBytes[] = {
+      "ftruncate",         "ftruncate64", "fallocate",       "fallocate64", "posix_fallocate",
+      "posix_fallocate64", "fflush",      "fflush_unlocked", "fclose"};
+  return std::find(std::begin(kNoBytes), std::end(kNoBytes), call) == std::end(kNoBytes);
+}
 
 bool FaultOpCodeFromName(std::string_view name, uint8_t* op_code) {
   if (name == kFaultAnyName) {

@@ -6,10 +6,12 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "spillway/vfs/fault_rules.h"
 #include "support/inject_support.h"
 
 namespace spillway::inject {
@@ -182,6 +184,26 @@ TEST_P(DamageWriteTest, ALostWriteKeepsWhatTheRangeHadAndZerosPastTheOldEnd) {
   EXPECT_EQ(run.bytes, expected);  // The file still grew to its full size.
 }
 INSTANTIATE_TEST_SUITE_P(Families, DamageWriteTest, ::testing::ValuesIn(kWriteFamilies));
+
+// The calls a sweep plans no damage run at (FaultCallMovesBytes) are exactly those the
+// shim lets through undamaged: under a corrupt rule on every write, each write call that
+// moves bytes is damaged (its line names a bit), and no other is. The stdio families end
+// with an fclose that flushes their last bytes.
+TEST_F(InjectDamageTest, OnlyTheCallsThatMoveNoBytesGoThroughUndamaged) {
+  std::set<std::string> calls;
+  for (const char* family : kWriteFamilies) {
+    const ProbeRun run = Probe(family, "--seed 3 --fault 'write corrupt times=forever'");
+    ASSERT_EQ(run.result.exit_code, 0) << family << ": " << run.result.err;
+    for (const nlohmann::json& line : run.trace) {
+      if (line["op"] != "write") continue;
+      const std::string call = line["call"];
+      EXPECT_EQ(line.contains("bit"), FaultCallMovesBytes(call)) << family << ": " << line;
+      calls.insert(call);
+    }
+  }
+  EXPECT_EQ(calls.count("fclose"), 1u);  // A call that moves no bytes was made.
+  EXPECT_EQ(calls.count("fwrite"), 1u);
+}
 
 TEST_F(InjectDamageTest, ADelayIsSeenInTheCallsTimesAndThenTheRuleActs) {
   // Only a wait: the second read ends at least 300 ms after the call before it.

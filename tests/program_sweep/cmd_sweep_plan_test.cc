@@ -33,6 +33,7 @@ struct Call {
   std::string op;
   std::string site;
   std::string path = "f";
+  std::string call{};  // The C library function; empty: the operation's name.
 };
 
 class PlanTest : public ::testing::Test {
@@ -54,7 +55,8 @@ class PlanTest : public ::testing::Test {
     std::set<std::string> sites;
     for (size_t i = 0; i < calls.size(); ++i) {
       std::string line = "{\"seq\":" + std::to_string(i + 1) + ",\"pid\":1,\"tid\":1,\"op\":\"" +
-                         calls[i].op + "\",\"call\":\"" + calls[i].op + "\",\"path\":\"" +
+                         calls[i].op + "\",\"call\":\"" +
+                         (calls[i].call.empty() ? calls[i].op : calls[i].call) + "\",\"path\":\"" +
                          (dir_ / "scope" / calls[i].path).string() +
                          "\",\"result\":0,\"errno\":null,\"injected\":false";
       if (!calls[i].site.empty()) line += ",\"site\":\"" + calls[i].site + "\"";
@@ -308,6 +310,47 @@ TEST_F(PlanTest, CorruptIsOneRunPerReadOrWriteCallAndLostPerWriteCall) {
   options.modes = {FaultMode::kLost};
   options.ops = {static_cast<uint8_t>(FaultOp::kRead)};
   EXPECT_TRUE(Plan(baseline, options).empty());
+}
+
+// fflush, fclose and ftruncate are write calls whose bytes were damaged, if at all, where
+// they were handed over: no damage run is planned at them, by site or by call number, and
+// the plan's size and its sample count the runs that are made.
+TEST_F(PlanTest, CallsThatMoveNoBytesGetNoDamageRuns) {
+  const Baseline baseline = MakeBaseline({{"write", "000000000001", "f", "fflush"},
+                                          {"write", "000000000002", "f", "fwrite"},
+                                          {"write", "000000000003", "f", "fclose"},
+                                          {"write", "000000000004", "f", "ftruncate"},
+                                          {"read", "000000000005", "f", "fread"}});
+  PlanOptions options;
+  options.errnos = {ENOSPC};
+  options.modes = {FaultMode::kTransient, FaultMode::kCorrupt, FaultMode::kLost};
+  uint64_t planned = 0;
+  std::vector<std::string> rules;
+  for (const RunSpec& run : Plan(baseline, options, &planned)) rules.push_back(FaultRuleFor(run));
+  const std::vector<std::string> expected = {
+      "write ENOSPC site=000000000001 nth=1",  "write ENOSPC site=000000000002 nth=1",
+      "write corrupt site=000000000002 nth=1", "write lost site=000000000002 nth=1",
+      "write ENOSPC site=000000000003 nth=1",  "write ENOSPC site=000000000004 nth=1",
+      "read corrupt site=000000000005 nth=1"};
+  EXPECT_EQ(rules, expected);
+  EXPECT_EQ(planned, expected.size());
+  options.depth = Depth::kAll;
+  EXPECT_EQ(Plan(baseline, options, &planned).size(), expected.size());
+  EXPECT_EQ(planned, expected.size());
+  EXPECT_FALSE(FaultCallMovesBytes("fclose"));
+  EXPECT_TRUE(FaultCallMovesBytes("fwrite"));
+  // Only damage runs: the first write call (fflush) has none, so the sample keeps the
+  // first write call that has them, and every shard of a sample agrees on its size.
+  options.modes = {FaultMode::kCorrupt, FaultMode::kLost};
+  for (Depth depth : {Depth::kFirst, Depth::kAll}) {
+    options.depth = depth;
+    options.max_runs = 2;
+    std::vector<std::string> sampled;
+    for (const RunSpec& run : Plan(baseline, options)) sampled.push_back(FaultRuleFor(run));
+    ASSERT_EQ(sampled.size(), 2u) << DepthName(depth);
+    EXPECT_NE(sampled[0].find("write corrupt"), std::string::npos) << sampled[0];
+    EXPECT_NE(sampled[1].find("read corrupt"), std::string::npos) << sampled[1];
+  }
 }
 
 TEST_F(PlanTest, ABaselineWithoutSitesIsPlannedByCallNumber) {

@@ -87,6 +87,13 @@ constexpr bool FaultActionAllows(FaultAction action, uint8_t op_code) {
 }
 static_assert(kFaultOpCount <= 32, "FaultActionOps's mask has a bit per op");
 
+// Whether the C library function `call` (a trace line's "call") moves bytes of its own.
+// False for the write row's calls that the shim counts under a corrupt or lost rule but
+// lets through undamaged, because the bytes they write were handed over (and damaged) at
+// an earlier call, or are none: ftruncate, fallocate, posix_fallocate, fflush, fclose and
+// their 64 and _unlocked forms (docs/inject.md). A sweep plans no damage run at them.
+bool FaultCallMovesBytes(std::string_view call);
+
 // Sets *op_code to the op's code, or kFaultAnyOp for "any". False for an unknown name.
 bool FaultOpCodeFromName(std::string_view name, uint8_t* op_code);
 
