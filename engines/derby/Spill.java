@@ -93,8 +93,8 @@ public final class Spill {
   private static void sort(Path template, Path dbs, Path temp, String sortBufferMax)
       throws IOException, SQLException {
     String name = temp.getFileName().toString();
-    // DBS/NAME.lock, held until exit (the OS drops it when a run is killed): taken, another
-    // instance runs in TEMP now.
+    // DBS/NAME.lock is held until this process exits (the system drops it when the process
+    // is killed): held by another, it says that an instance runs in TEMP now.
     try (FileChannel lock =
         FileChannel.open(
             dbs.resolve(name + ".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
