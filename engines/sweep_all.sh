@@ -1,9 +1,9 @@
 #!/bin/sh
 # The complete site sweeps of the engine profiles (scripts/test.sh --engines): every call
 # site of each engine's baseline, every errno its operation can return, the modes transient,
-# persistent and kill (each kill run with its restart; SQLite and Rust: the default set), at
-# the default depth (first), and three rounds of two instances at once in one scope
-# (--neighbours 1). Each profile's summary and kept violations go to
+# persistent, kill (each kill run with its restart), corrupt and lost (profile_lib.sh's
+# $modes), at the default depth (first), and three rounds of two instances at once in one
+# scope (--neighbours 1). Each profile's summary and kept violations go to
 # build/engines/sweeps/NAME. Exits 1 if a profile fails (bad input, an engine that spilled outside
 # its scope, or a documented finding no longer seen) or is skipped (scripts/test.sh
 # --engines installs every engine first); the engines' own violations are findings

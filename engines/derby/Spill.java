@@ -4,7 +4,9 @@
 //   v a 100-character string in an order unlike k's.
 //   java Spill sort TEMPLATE DBS TEMP SORT_BUFFER_MAX: boots a copy of TEMPLATE,
 //   DBS/NAME/db (NAME: TEMP's last component; the copy is made unless it is there, so that
-//   a run started again in the same TEMP boots the database the killed run had booted),
+//   a run started again in the same TEMP boots the database the killed run had booted; an
+//   instance started while another runs in the same TEMP, as the sweep's neighbours are,
+//   takes DBS/NAME-PID instead, so that the two share TEMP alone),
 //   with derby.storage.tempDirectory=TEMP and derby.storage.sortBufferMax=SORT_BUFFER_MAX,
 //   so that `SELECT k, v FROM t ORDER BY v DESC` spills its merge runs into TEMP; prints
 //   "rows N crc32 X" over the rows in their order. It shuts the database down and removes
@@ -13,11 +15,13 @@
 //
 // An SQLException is printed on stderr with its SQLState chain and the exit status is 1.
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -88,7 +92,19 @@ public final class Spill {
 
   private static void sort(Path template, Path dbs, Path temp, String sortBufferMax)
       throws IOException, SQLException {
-    Path home = dbs.resolve(temp.getFileName().toString());
+    String name = temp.getFileName().toString();
+    // DBS/NAME.lock is held until this process exits (the system drops it when the process
+    // is killed): held by another, it says that an instance runs in TEMP now.
+    try (FileChannel lock =
+        FileChannel.open(
+            dbs.resolve(name + ".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+      if (lock.tryLock() == null) name += "-" + ProcessHandle.current().pid();
+      sortIn(template, dbs.resolve(name), temp, sortBufferMax);
+    }
+  }
+
+  private static void sortIn(Path template, Path home, Path temp, String sortBufferMax)
+      throws IOException, SQLException {
     Path db = home.resolve("db");
     if (!Files.exists(db)) copy(template, db);
     System.setProperty("derby.system.home", home.toString());

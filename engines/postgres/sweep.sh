@@ -26,15 +26,14 @@ if [ ! -f "$work/pg/data/PG_VERSION" ]; then
     --no-sync -U postgres >"$work/pg/initdb.log" 2>&1
 fi
 run="$ENGINES_DIR/postgres/run_single.sh"
-modes="--mode transient,persistent,kill --neighbours $neighbours"
 # A kill run kills the single-user backend mid-query; its restart is a server (a postmaster
 # on the same cluster) started again, then the query through it (run_server.sh).
 restart="sh $ENGINES_DIR/postgres/run_server.sh $work/pg/data {dir}"
 if [ "$mode" = limit ]; then
   EXPECT_ERROR="temporary file size exceeds temp_file_limit" \
-    sweep_engine --jobs 1 --scratch --baselines 3 --share-with postgres $modes --restart "$restart" "$@" -- sh "$run" "$work/pg/data" {dir} -c temp_file_limit=1MB
+    sweep_engine --jobs 1 --scratch --baselines 3 --share-with postgres --neighbours "$neighbours" --restart "$restart" "$@" -- sh "$run" "$work/pg/data" {dir} -c temp_file_limit=1MB
 else
-  sweep_engine --jobs 1 --scratch --baselines 3 --share-with postgres $modes --restart "$restart" \
+  sweep_engine --jobs 1 --scratch --baselines 3 --share-with postgres --neighbours "$neighbours" --restart "$restart" \
     --error-pattern '(ERROR|FATAL|PANIC):' "$@" \
     -- sh "$run" "$work/pg/data" {dir}
 fi
@@ -43,8 +42,15 @@ expect_left_by_fault tolerated remove
 # second single-user backend on the cluster refuses to start (clean_error) while the first
 # runs; limit's query fails within a second, so its instances seldom overlap: both succeed.
 expect_verdict reclaimed write
+# Damage: zeros where a lost write should be end the tuplestore's read early, and the query
+# counts fewer rows (silent_wrong_output); a flipped bit in a tuple's length is caught as a
+# short read ("could not read from tuplestore temporary file": clean_error). limit's query
+# fails at the limit whatever its temp file holds (tolerated).
 if [ "$mode" = plain ]; then
   expect_neighbour_verdict clean_error
+  expect_verdict silent_wrong_output write lost
+  expect_verdict clean_error read corrupt
 else
   expect_neighbour_verdict tolerated
+  expect_verdict tolerated write lost
 fi

@@ -16,3 +16,8 @@ expect_left_by_fault tolerated remove
 # next run leaves it (orphan); two instances in one SQLITE_TMPDIR both succeed.
 expect_verdict orphan remove
 expect_neighbour_verdict tolerated
+# Damage (docs/engines.md, "Does it notice?"): a bit flipped in a page read back from the
+# temp file reaches the result (silent_wrong_output); a lost write's zeros mostly fail the
+# query with "database disk image is malformed" (clean_error).
+expect_verdict silent_wrong_output read corrupt
+expect_verdict clean_error write lost
