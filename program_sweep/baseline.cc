@@ -50,7 +50,6 @@ Status ScanBaselineTrace(const std::string& what, int64_t expected_calls, Baseli
   baseline->calls_by_op.clear();
   baseline->calls_moving_no_bytes_by_op.clear();
   baseline->first_call_of_op.clear();
-  baseline->first_call_of_op_moves_bytes.clear();
   baseline->sites.clear();
   TracedCall call;
   while (reader.Next(&call)) {
@@ -58,9 +57,7 @@ Status ScanBaselineTrace(const std::string& what, int64_t expected_calls, Baseli
     ++baseline->calls_by_op[call.op];
     const bool moves_bytes = FaultCallMovesBytes(call.call);
     if (!moves_bytes) ++baseline->calls_moving_no_bytes_by_op[call.op];
-    if (baseline->first_call_of_op.emplace(call.op, n).second) {
-      baseline->first_call_of_op_moves_bytes[call.op] = moves_bytes;
-    }
+    baseline->first_call_of_op.emplace(call.op, Baseline::FirstCall{n, moves_bytes});
     if (call.site.empty()) continue;
     auto [it, fresh] = site_index.emplace(call.site, baseline->sites.size());
     if (fresh) baseline->sites.push_back({call.site, call.op, call.call, call.path, 0, {}});

@@ -85,9 +85,9 @@ RunPlan::RunPlan(const Baseline& baseline, PlanOptions options,
     sizes_[static_cast<int>(Depth::kAll)] +=
         (count - without) * runs_per_call(op, true) + without * runs_per_call(op, false);
     if (depth_ == Depth::kAll) {
-      const auto moves = baseline_.first_call_of_op_moves_bytes.find(op);
+      const auto first = baseline_.first_call_of_op.find(op);
       first_runs_of_op[op] =
-          runs_per_call(op, moves == baseline_.first_call_of_op_moves_bytes.end() || moves->second);
+          runs_per_call(op, first == baseline_.first_call_of_op.end() || first->second.moves_bytes);
     }
   }
   for (const SiteInfo& site : baseline_.sites) {
@@ -131,7 +131,7 @@ bool RunPlan::NextUnit() {
       unit_runs_ = RunsFor(unit_call_.op, FaultCallMovesBytes(unit_call_.call), options_);
       if (unit_runs_.empty()) continue;
       auto first = baseline_.first_call_of_op.find(unit_call_.op);
-      unit_first_of_op_ = first != baseline_.first_call_of_op.end() && first->second == unit_n_;
+      unit_first_of_op_ = first != baseline_.first_call_of_op.end() && first->second.n == unit_n_;
       return true;
     }
     return false;

@@ -247,9 +247,12 @@ struct Baseline {
   std::map<std::string, uint64_t> calls_by_op;
   // Of those, the calls that move no bytes of their own (FaultCallMovesBytes), per operation.
   std::map<std::string, uint64_t> calls_moving_no_bytes_by_op;
-  std::map<std::string, uint64_t> first_call_of_op;  // Its number, per operation.
-  std::map<std::string, bool> first_call_of_op_moves_bytes;
-  std::vector<SiteInfo> sites;           // In the order of their first calls.
+  struct FirstCall {
+    uint64_t n = 0;           // Its number.
+    bool moves_bytes = true;  // FaultCallMovesBytes of its function.
+  };
+  std::map<std::string, FirstCall> first_call_of_op;  // Per operation.
+  std::vector<SiteInfo> sites;                        // In the order of their first calls.
   std::vector<SweepLeftover> leftovers;  // kBaseline; kLeak with --scratch (then they are leaks).
   double seconds = 0;
   std::string trace;  // A trace file (after `trace_skip` header lines) of its calls.
