@@ -277,6 +277,7 @@ int Main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line as it is measured, even when piped
   try {
     return Main(argc, argv);
   } catch (const std::exception& e) {
