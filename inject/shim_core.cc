@@ -42,6 +42,9 @@ char g_cwd[SPW_PATH_MAX];
 int g_trace_fd = -1;
 bool g_needs_lock = false;  // Some rule draws random numbers (FaultRulesNeedLock).
 bool g_sites = false;       // Calls carry their site (tracing, or a rule names one).
+// Per op: its calls find their site before they are decided (a rule of the op names a
+// site); untraced calls of the other ops find theirs only when a rule acts on them.
+bool g_site_ops[spillway::kFaultOpCount] = {};
 // This thread's id, for the decision lock; cleared in a forked child, whose thread id
 // differs from its parent thread's.
 __thread uint32_t t_tid __attribute__((tls_model("initial-exec")));
@@ -271,7 +274,8 @@ FaultDecision Decide(spw_call* c) {
     if (g_state->rule_count == 0) return FaultDecision{};
     return spillway::DecideFault(
         g_state->rules, g_state->counters, g_state->rule_count, static_cast<uint8_t>(c->op),
-        c->path, g_sites ? c->site : spillway::kFaultNoSite, g_state->seed, &g_state->draws);
+        c->path, g_sites && g_site_ops[c->op] ? c->site : spillway::kFaultNoSite, g_state->seed,
+        &g_state->draws);
   };
   if (!g_needs_lock) {
     if (Traced()) c->seq = std::atomic_ref<uint64_t>(g_state->seq).fetch_add(1) + 1;
@@ -295,6 +299,11 @@ __attribute__((constructor)) void Init() {
     const char* sites = getenv("SPILLWAY_INJECT_SITES");
     g_sites = (Traced() || spillway::FaultRulesNeedSites(g_state->rules, g_state->rule_count)) &&
               (sites == nullptr || strcmp(sites, "0") != 0);
+    for (int op = 0; op < spillway::kFaultOpCount; ++op) {
+      g_site_ops[op] = Traced() || spillway::FaultRulesNeedSitesOf(g_state->rules,
+                                                                   g_state->rule_count,
+                                                                   static_cast<uint8_t>(op));
+    }
     if (g_sites && spw_site_init() == 0) {
       static constexpr char kNoUnwinder[] =
           "spillway inject: cannot load libgcc_s.so.1's unwinder: every call has site "
@@ -392,8 +401,12 @@ void spw_untrack(int fd) {
 int spw_begin(spw_call* c) {
   if (c->path == nullptr) c->path = "";
   spw_guard = 1;
-  c->site = g_sites ? spw_site() : 0;
+  // Finding a site walks the stack: done first only where a rule may ask for it, and
+  // otherwise only for a call a rule acts on, whose record names its site.
+  const bool site_first = g_sites && g_site_ops[c->op];
+  c->site = site_first ? spw_site() : 0;
   const FaultDecision decision = Decide(c);
+  if (g_sites && !site_first && decision.fired()) c->site = spw_site();
   if (decision.delay_ms != 0) {
     // A slow disk: the call waits, then the rule's action. Outside the decision lock.
     c->delay_ms = decision.delay_ms;

@@ -372,6 +372,16 @@ bool FaultRulesNeedSites(const FaultRuleSpec* rules, size_t count) {
   return false;
 }
 
+bool FaultRulesNeedSitesOf(const FaultRuleSpec* rules, size_t count, uint8_t op_code) {
+  for (size_t i = 0; i < count; ++i) {
+    if (rules[i].site != kFaultNoSite &&
+        (rules[i].op_code == kFaultAnyOp || rules[i].op_code == op_code)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void FormatFaultSite(uint64_t site, char* out) {
   static constexpr char kHex[] = "0123456789abcdef";
   for (size_t i = 0; i < kFaultSiteDigits; ++i) {

@@ -261,6 +261,14 @@ TEST(FaultRulesTest, ASiteRuleCountsAndFailsOnlyItsSitesCalls) {
   EXPECT_TRUE(FaultRulesNeedSites(&spreading, 1));
   const FaultRuleSpec plain = Parse("write EIO");
   EXPECT_FALSE(FaultRulesNeedSites(&plain, 1));
+  // Only the ops a site rule may match need their calls' sites before the decision.
+  const auto read = static_cast<uint8_t>(FaultOp::kRead);
+  const FaultRuleSpec mixed[] = {plain, rule};
+  EXPECT_TRUE(FaultRulesNeedSitesOf(mixed, 2, write));
+  EXPECT_FALSE(FaultRulesNeedSitesOf(mixed, 2, read));
+  EXPECT_FALSE(FaultRulesNeedSitesOf(&plain, 1, write));
+  const FaultRuleSpec any_op = Parse("any EIO site=000000000001");
+  EXPECT_TRUE(FaultRulesNeedSitesOf(&any_op, 1, read));
 }
 
 TEST(FaultRulesTest, TheErrnoTableFollowsTheManPages) {

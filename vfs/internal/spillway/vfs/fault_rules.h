@@ -221,6 +221,9 @@ bool FaultRuleSpent(const FaultRuleSpec& rule, const FaultRuleCounters& counters
 bool FaultRulesNeedLock(const FaultRuleSpec* rules, size_t count);
 // True when some rule names a call site, so that calls must carry theirs.
 bool FaultRulesNeedSites(const FaultRuleSpec* rules, size_t count);
+// True when some rule that names a call site matches op `op_code` (its own op, or every
+// op): a call of any other op is decided alike whatever its site, so it need not find it.
+bool FaultRulesNeedSitesOf(const FaultRuleSpec* rules, size_t count, uint8_t op_code);
 
 // A lock on a zero-initialised 32-bit word that may be in memory shared between
 // processes. It spins, yielding; the word holds the owner's thread id (`owner`, the
