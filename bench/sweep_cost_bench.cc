@@ -8,7 +8,8 @@
 //    the profiles' --out (each violation made once more, traced, for the files kept). For
 //    each, the sweep's CPU (user + system, its own and its children's, from wait4), the program
 //    runs it made (its baselines and every run's attempts, from its report), the bare program's CPU
-//    (median of --repeat runs) times those runs, and the ratio of the two.
+//    (median of --repeat runs, 5, just before and 5 just after each sweep) times those runs, and
+//    the ratio of the two.
 // 2. The fixed cost of a run: `--depth all --jobs 2` sweeps of spill_program built to spill
 //    4 files (tests/program_sweep/spill_program.c) of 62 and 248 runs (--max-runs), in runs
 //    per second, each followed by the bare program run as many times serially in a shell
@@ -109,7 +110,10 @@ SweepRun Sweep(const fs::path& work, const std::vector<std::string>& options, in
 }
 
 // The bare command's CPU seconds, median of `repeat` runs in a fresh directory each.
-double BareCpu(const fs::path& work, const std::vector<std::string>& command, int repeat) {
+// The CPU of `repeat` bare runs of `command`, each in a fresh directory; failed runs are left
+// out.
+std::vector<double> BareCpu(const fs::path& work, const std::vector<std::string>& command,
+                            int repeat) {
   std::vector<double> cpu;
   for (int r = 0; r < repeat; ++r) {
     const fs::path dir = work / ("bare-" + std::to_string(r));
@@ -118,19 +122,15 @@ double BareCpu(const fs::path& work, const std::vector<std::string>& command, in
     if (run.exit_code == 0) cpu.push_back(run.cpu_seconds);
     fs::remove_all(dir);
   }
-  return Median(cpu);
+  return cpu;
 }
 
 void SiteSweeps(const std::string& name, const fs::path& work,
                 const std::vector<std::string>& command, int repeat) {
-  const double bare = BareCpu(work, command, repeat);
-  std::printf("\n%s: bare CPU %.1f ms (median of %d)\n", name.c_str(), bare * 1e3, repeat);
-  if (bare < 0) {
-    std::printf("  the bare command failed\n");
-    return;
-  }
-  std::printf("%-12s %6s %10s %12s %12s %9s\n", "sweep", "runs", "wall s", "sweep cpu s",
-              "runs×bare s", "× bare");
+  std::printf("\n%s: bare CPU: the median of %d runs just before and %d just after each sweep\n",
+              name.c_str(), repeat, repeat);
+  std::printf("%-12s %6s %10s %12s %8s %12s %9s\n", "sweep", "runs", "wall s", "sweep cpu s",
+              "bare ms", "runs×bare s", "× bare");
   const int baselines = 3;
   const std::vector<std::string> profile = {"--jobs", "2", "--scratch", "--baselines", "3"};
   const std::string out = (work / "out").string();
@@ -142,17 +142,28 @@ void SiteSweeps(const std::string& name, const fs::path& work,
   } kinds[] = {
       {"--trace-all", {"--trace-all", "--out", out}}, {"default", {}}, {"--out", {"--out", out}}};
   for (const auto& kind : kinds) {
+    // The bare program measured just before and just after each sweep, so that the
+    // machine's speed at the time weighs on both sides of their ratio.
+    std::vector<double> bare_cpu = BareCpu(work, command, repeat);
     std::vector<std::string> options = profile;
     options.insert(options.end(), kind.options.begin(), kind.options.end());
     const SweepRun run = Sweep(work / "sweep", options, baselines, command);
     fs::remove_all(out);
+    const std::vector<double> after = BareCpu(work, command, repeat);
+    bare_cpu.insert(bare_cpu.end(), after.begin(), after.end());
+    const double bare = Median(bare_cpu);
+    if (bare < 0) {
+      std::printf("%-12s the bare command failed\n", kind.label);
+      continue;
+    }
     if (run.runs == 0) {
       std::printf("%-12s sweep failed (exit %d)\n", kind.label, run.child.exit_code);
       continue;
     }
     const double sum = bare * run.runs;
-    std::printf("%-12s %6d %10.1f %12.2f %12.2f %9.2f\n", kind.label, run.runs,
-                run.child.wall_seconds, run.child.cpu_seconds, sum, run.child.cpu_seconds / sum);
+    std::printf("%-12s %6d %10.1f %12.2f %8.1f %12.2f %9.2f\n", kind.label, run.runs,
+                run.child.wall_seconds, run.child.cpu_seconds, bare * 1e3, sum,
+                run.child.cpu_seconds / sum);
   }
   fs::remove_all(work);
 }
@@ -226,7 +237,7 @@ void FixedCost(const fs::path& work, const std::vector<int>& sizes, int rounds) 
 }
 
 int Main(int argc, char** argv) {
-  int repeat = 3;
+  int repeat = 5;
   int rounds = 3;
   std::vector<int> sizes = {62, 248};
   std::string only;
