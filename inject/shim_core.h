@@ -101,7 +101,10 @@ struct spw_call {
   const char* call;
   const char* path;
   uint64_t seq;
-  uint64_t site;     /* Set by spw_begin while sites are recorded (tracing, or a site= rule). */
+  /* Set by spw_begin while sites are recorded (tracing, or a site= rule): for every call
+   * when traced, else for calls of an op a site= rule may match and calls a rule acts on
+   * (0 for the others). */
+  uint64_t site;
   int damage;        /* SPW_DAMAGE_*, set by spw_begin. */
   uint64_t draw;     /* For SPW_DAMAGE_CORRUPT: picks the byte and bit (spw_damage_point). */
   uint32_t delay_ms; /* The delay spw_begin waited, for the trace. */
