@@ -109,7 +109,6 @@ SweepRun Sweep(const fs::path& work, const std::vector<std::string>& options, in
   return run;
 }
 
-// The bare command's CPU seconds, median of `repeat` runs in a fresh directory each.
 // The CPU of `repeat` bare runs of `command`, each in a fresh directory; failed runs are left
 // out.
 std::vector<double> BareCpu(const fs::path& work, const std::vector<std::string>& command,
