@@ -1,7 +1,9 @@
 # Shared by the engine profiles (engines/NAME/sweep.sh): a work directory, a skip when the
 # engine is not installed, and the sweep with its check. Sourced, not run.
 #   SPILLWAY  the spillway executable (default: build/default/tools/spillway)
-#   SPILLWAY_ENGINE_WORK  where the profile works (default: a fresh temp dir, removed)
+#   SPILLWAY_ENGINE_WORK  where the profile works, kept, with each violation's files in
+#                         its out/ (default: a fresh temp dir, removed, and no out/: a kept
+#                         violation is one more run, traced, of a file nobody reads)
 #   SPILLWAY_ENGINE_NEIGHBOURS  the profile's --neighbours (default 1: two instances at
 #                         once; 0 leaves the rounds out, as ctest's sampled profiles do)
 # A profile passes its own arguments (e.g. --max-runs 40) on to `spillway sweep`.
@@ -33,9 +35,9 @@ skip_unless() {
 }
 
 # sweep_engine [SWEEP OPTIONS] -- CMD...: runs the sweep of $modes with {dir} under
-# $work/scope, keeping violations in $work/out and its JSON report in $work/report.json, and
-# prints its summary (text, from the report by `spillway sweep merge`; JSON when --json is
-# given).
+# $work/scope, keeping violations in $work/out (when the work dir is kept) and its JSON
+# report in $work/report.json, and prints its summary (text, from the report by `spillway
+# sweep merge`; JSON when --json is given).
 # Fails when the sweep had bad input (exit 2) or when the baseline made no call in scope:
 # the engine spilled elsewhere.
 sweep_engine() {
@@ -48,7 +50,8 @@ sweep_engine() {
   # --json once: the caller's, or this one.
   extra=--json
   [ -n "$json" ] && extra=
-  "$SPILLWAY" sweep --under "$work/scope" --out "$work/out" --mode "$modes" $extra "$@" \
+  "$SPILLWAY" sweep --under "$work/scope" ${SPILLWAY_ENGINE_WORK:+--out "$work/out"} \
+    --mode "$modes" $extra "$@" \
     >"$work/report.json" ||
     status=$?
   if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then
