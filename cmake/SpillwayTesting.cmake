@@ -10,6 +10,8 @@ function(spillway_add_test name)
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} spillway::test_support GTest::gmock
                                         GTest::gtest_main)
   spillway_set_warnings(${name})
+  # After the build type's flags, so it wins; the same as the precompiled header's.
+  target_compile_options(${name} PRIVATE ${SPILLWAY_TEST_OPTIMIZATION})
   target_precompile_headers(${name} REUSE_FROM spillway_test_support)
   # In a sanitized build the slowest tests run on less data (#ifdef SPILLWAY_SANITIZED):
   # memory and thread errors show without the default build's volume.
