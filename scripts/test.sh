@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds spillway and runs its whole default test suite: unit, property and scenario tests
-# on the default build, again under AddressSanitizer + UndefinedBehaviorSanitizer, the
-# concurrency tests under ThreadSanitizer, the scenario-parser fuzzer (clang), and
-# clang-tidy over all sources, tests included.
+# on the default build (GCC), again under AddressSanitizer + UndefinedBehaviorSanitizer, the
+# concurrency tests under ThreadSanitizer, the scenario-parser fuzzer (the last three built
+# by clang), and clang-tidy over all sources, tests included (tests/.clang-tidy).
 # Long soaks are left out; run them with `scripts/test.sh --soak`. `--engines` also runs the
 # complete site sweeps of every engine profile (engines/, docs/engines.md; CI runs those of
 # sort, SQLite, Rust, PostgreSQL and DuckDB limit-set, and samples of the rest).
@@ -51,14 +51,10 @@ cmake --preset tsan "${launcher[@]}" >/dev/null
 cmake --build --preset tsan --target spillway_concurrency_tests
 ctest --preset tsan
 
-if command -v clang++ >/dev/null; then
-  step "scenario parser fuzzer (clang)"
-  cmake --preset fuzz "${launcher[@]}" >/dev/null
-  cmake --build --preset fuzz --target scenario_parser_fuzzer
-  ctest --test-dir build/fuzz --output-on-failure --no-tests=error
-else
-  step "clang++ not found: the fuzzer run is skipped"
-fi
+step "scenario parser fuzzer (clang)"
+cmake --preset fuzz "${launcher[@]}" >/dev/null
+cmake --build --preset fuzz --target scenario_parser_fuzzer
+ctest --test-dir build/fuzz --output-on-failure --no-tests=error
 
 if [ "$soak" -eq 1 ]; then
   step "soak tests"
