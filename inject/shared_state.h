@@ -45,6 +45,9 @@ struct SharedState {
   uint64_t quota = 0;                           // 0: no quota.
   char scopes[kMaxScopes][kPathCapacity] = {};  // realpath()s, without a trailing '/'.
   char trace_path[kPathCapacity] = {};          // Empty: no trace.
+  // Non-zero: the trace records no call sites (every call's is 000000000000), so that no
+  // call walks its stack for it; rules with site= still walk for their operations.
+  uint32_t trace_without_sites = 0;
   char preload_path[kPathCapacity] = {};        // The shim, put back into LD_PRELOAD on exec.
   char state_path[kPathCapacity] = {};          // This file, put back into kStateEnv on exec.
   FaultRuleSpec rules[kMaxRules] = {};

@@ -297,12 +297,14 @@ __attribute__((constructor)) void Init() {
     // SPILLWAY_INJECT_SITES=0 records no sites (every call's is 000000000000): only for
     // measuring what recording them costs (docs/performance.md).
     const char* sites = getenv("SPILLWAY_INJECT_SITES");
-    g_sites = (Traced() || spillway::FaultRulesNeedSites(g_state->rules, g_state->rule_count)) &&
-              (sites == nullptr || strcmp(sites, "0") != 0);
+    const bool traced_sites = Traced() && g_state->trace_without_sites == 0;
+    g_sites =
+        (traced_sites || spillway::FaultRulesNeedSites(g_state->rules, g_state->rule_count)) &&
+        (sites == nullptr || strcmp(sites, "0") != 0);
     for (int op = 0; op < spillway::kFaultOpCount; ++op) {
-      g_site_ops[op] = Traced() || spillway::FaultRulesNeedSitesOf(g_state->rules,
-                                                                   g_state->rule_count,
-                                                                   static_cast<uint8_t>(op));
+      g_site_ops[op] =
+          traced_sites || spillway::FaultRulesNeedSitesOf(g_state->rules, g_state->rule_count,
+                                                          static_cast<uint8_t>(op));
     }
     if (g_sites && spw_site_init() == 0) {
       static constexpr char kNoUnwinder[] =

@@ -123,6 +123,7 @@ Status FillState(const Invocation& inv, SharedState* state, const std::string& s
     }
   }
   state->quota = inv.quota;
+  state->trace_without_sites = inv.trace_sites ? 0 : 1;
   if (!inv.trace.empty()) {
     const fs::path trace = fs::absolute(inv.trace);
     const int fd = open(trace.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

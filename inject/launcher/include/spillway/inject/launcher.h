@@ -31,6 +31,9 @@ struct Invocation {
   // A file for the trace (one JSON line per in-scope call and per call site); empty: none.
   std::string trace;
   bool symbolize = true;  // Names the trace's frames with addr2line after the run.
+  // The trace records each call's site. Off, no call walks its stack for the trace (a
+  // sweep's run planned by call number is judged by call numbers alone).
+  bool trace_sites = true;
   double timeout = 0;     // Seconds before the program's process group is ended; 0: none.
   // A user the state and trace files are handed to, for a program that switches to that
   // user (needs root); empty: none.
