@@ -14,12 +14,11 @@
 namespace spillway::inject {
 
 inline constexpr char kStateEnv[] = "SPILLWAY_INJECT_STATE";
-inline constexpr uint32_t kStateMagic = 0x344a5053;  // "SPJ4": damage, delay=
+inline constexpr uint32_t kStateMagic = 0x354a5053;  // "SPJ5": a fault's call number
 inline constexpr int kMaxScopes = 8;
 inline constexpr int kMaxRules = 32;
 inline constexpr int kMaxFaultRecords = 256;
 inline constexpr int kPathCapacity = 4096;  // PATH_MAX
-inline constexpr int kRecordPathCapacity = 512;
 
 // One injected fault, for the summary.
 struct FaultRecord {
@@ -27,7 +26,10 @@ struct FaultRecord {
   FaultAction action = FaultAction::kFail;
   int32_t error_number = 0;  // kFail's errno; 0 for other actions.
   int32_t pid = 0;
-  char path[kRecordPathCapacity] = {};  // Truncated.
+  uint64_t seq = 0;  // The call's number among the run's in-scope calls (SharedState::seq).
+  // Whole (PATH_MAX), so that a sweep can compare it with the baseline's call. The pages
+  // of the records no fault wrote are never touched.
+  char path[kPathCapacity] = {};
   // kCorrupt: the file offset of the flipped byte and its bit (-1: none, no bytes moved);
   // kLost: the offset of the bytes dropped and how many.
   int64_t offset = -1;
@@ -45,9 +47,6 @@ struct SharedState {
   uint64_t quota = 0;                           // 0: no quota.
   char scopes[kMaxScopes][kPathCapacity] = {};  // realpath()s, without a trailing '/'.
   char trace_path[kPathCapacity] = {};          // Empty: no trace.
-  // Non-zero: the trace records no call sites (every call's is 000000000000), so that no
-  // call walks its stack for it; rules with site= still walk for their operations.
-  uint32_t trace_without_sites = 0;
   char preload_path[kPathCapacity] = {};        // The shim, put back into LD_PRELOAD on exec.
   char state_path[kPathCapacity] = {};          // This file, put back into kStateEnv on exec.
   FaultRuleSpec rules[kMaxRules] = {};

@@ -193,6 +193,7 @@ void RecordFault(const spw_call* c, const FaultDecision& decision, const DamageF
   record.action = decision.action;
   record.error_number = decision.error_number;
   record.pid = getpid();
+  record.seq = c->seq;
   record.offset = damage.offset;
   record.bit = damage.bit;
   record.lost_bytes = damage.lost_bytes;
@@ -278,7 +279,7 @@ FaultDecision Decide(spw_call* c) {
         &g_state->draws);
   };
   if (!g_needs_lock) {
-    if (Traced()) c->seq = std::atomic_ref<uint64_t>(g_state->seq).fetch_add(1) + 1;
+    c->seq = std::atomic_ref<uint64_t>(g_state->seq).fetch_add(1) + 1;
     return decide();
   }
   FaultLock lock(&g_state->lock, ThreadId());
@@ -297,14 +298,12 @@ __attribute__((constructor)) void Init() {
     // SPILLWAY_INJECT_SITES=0 records no sites (every call's is 000000000000): only for
     // measuring what recording them costs (docs/performance.md).
     const char* sites = getenv("SPILLWAY_INJECT_SITES");
-    const bool traced_sites = Traced() && g_state->trace_without_sites == 0;
-    g_sites =
-        (traced_sites || spillway::FaultRulesNeedSites(g_state->rules, g_state->rule_count)) &&
-        (sites == nullptr || strcmp(sites, "0") != 0);
+    g_sites = (Traced() || spillway::FaultRulesNeedSites(g_state->rules, g_state->rule_count)) &&
+              (sites == nullptr || strcmp(sites, "0") != 0);
     for (int op = 0; op < spillway::kFaultOpCount; ++op) {
       g_site_ops[op] =
-          traced_sites || spillway::FaultRulesNeedSitesOf(g_state->rules, g_state->rule_count,
-                                                          static_cast<uint8_t>(op));
+          Traced() || spillway::FaultRulesNeedSitesOf(g_state->rules, g_state->rule_count,
+                                                      static_cast<uint8_t>(op));
     }
     if (g_sites && spw_site_init() == 0) {
       static constexpr char kNoUnwinder[] =

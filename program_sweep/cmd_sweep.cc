@@ -93,9 +93,9 @@ void DropScope(const Sweep& sweep, const std::string& scope,
   }
 }
 
-// How a run is traced: not at all, its calls only, its calls and their sites, or with the
-// sites' frames symbolized too (the baseline's, which the report shows).
-enum class Tracing : uint8_t { kNone, kCalls, kSites, kSymbolized };
+// How a run is traced: not at all, traced, or traced with its frames symbolized (the
+// baseline's, which the report shows).
+enum class Tracing : uint8_t { kNone, kCalls, kSymbolized };
 
 // Runs `words` ({dir} replaced) once through the launcher with `faults` in `scope`, and
 // leaves what it left there.
@@ -105,8 +105,7 @@ StatusOr<InjectOutcome> RunIn(const Sweep& sweep, const Scope& scope,
                               Tracing tracing) {
   return RunInject({scope.real, CommandFor(words, scope.given), faults, timeout,
                     sweep.work_dir + "/" + label, sweep.options->share_with,
-                    tracing != Tracing::kNone, tracing != Tracing::kCalls,
-                    tracing == Tracing::kSymbolized,
+                    tracing != Tracing::kNone, tracing == Tracing::kSymbolized,
                     sweep.options->seed});
 }
 
@@ -271,17 +270,6 @@ void KeepFiles(const Sweep& sweep, const std::string& label, RunResult* result) 
   result->kept_as = out + "/" + label;
 }
 
-// How the run of `spec` is traced from its start. A run by site is not: its rule's counters
-// judge it. A run planned by call number is, since only its trace tells which call n was,
-// by call numbers alone: its calls without their sites, which cost a stack walk each
-// (docs/performance.md). With --trace-all every run, and with --out a run by number,
-// whose trace may be kept, records the sites too.
-Tracing TracingFromStart(const Sweep& sweep, const RunSpec& spec) {
-  if (sweep.options->trace_all) return Tracing::kSites;
-  if (spec.by_site) return Tracing::kNone;
-  return sweep.options->out_dir.empty() ? Tracing::kCalls : Tracing::kSites;
-}
-
 void DropFiles(const Sweep& sweep, const std::string& label) {
   for (const char* suffix : {".stdout", ".stderr", ".trace"}) {
     unlink((sweep.work_dir + "/" + label + suffix).c_str());
@@ -330,7 +318,7 @@ InjectOutcome Refused(const Status& status) {
 
 // A kill run: the command killed at its planned call in a fresh scope; when its rule fired,
 // the restart in that same scope, and then what the killed run left that is still there.
-RunResult KillAttempt(const Sweep& sweep, const RunSpec& spec, Tracing tracing) {
+RunResult KillAttempt(const Sweep& sweep, const RunSpec& spec, bool traced) {
   RunResult result;
   result.spec = spec;
   result.reproducer = Reproducer({sweep.options, sweep.under, sweep.with_dir, sweep.timeout}, spec);
@@ -338,7 +326,7 @@ RunResult KillAttempt(const Sweep& sweep, const RunSpec& spec, Tracing tracing) 
   StatusOr<Scope> scope = MakeScope(sweep, label);
   StatusOr<InjectOutcome> killed =
       scope.ok() ? RunIn(sweep, *scope, sweep.options->command, label, {FaultRuleFor(spec)},
-                         sweep.timeout, tracing)
+                         sweep.timeout, traced ? Tracing::kCalls : Tracing::kNone)
                  : StatusOr<InjectOutcome>(scope.status());
   if (!killed.ok()) {
     std::error_code ec;
@@ -381,8 +369,8 @@ RunResult KillAttempt(const Sweep& sweep, const RunSpec& spec, Tracing tracing) 
   return result;
 }
 
-RunResult RunAttempt(const Sweep& sweep, const RunSpec& spec, Tracing tracing) {
-  if (spec.mode == FaultMode::kKill) return KillAttempt(sweep, spec, tracing);
+RunResult RunAttempt(const Sweep& sweep, const RunSpec& spec, bool traced) {
+  if (spec.mode == FaultMode::kKill) return KillAttempt(sweep, spec, traced);
   RunResult result;
   result.spec = spec;
   result.reproducer = Reproducer({sweep.options, sweep.under, sweep.with_dir, sweep.timeout}, spec);
@@ -390,7 +378,7 @@ RunResult RunAttempt(const Sweep& sweep, const RunSpec& spec, Tracing tracing) {
   std::string scope;
   StatusOr<InjectOutcome> outcome =
       RunOnce(sweep, sweep.options->command, label, {FaultRuleFor(spec)}, sweep.timeout,
-              tracing, &scope);
+              traced ? Tracing::kCalls : Tracing::kNone, &scope);
   if (!outcome.ok()) {
     result.diverged_at = outcome.status().message();
     result.verdicts.push_back(Verdict::kDiverged);
@@ -420,18 +408,20 @@ int AttemptsOf(const Sweep& sweep, const std::string& site) {
 // the first one stands, kept without a trace.
 RunResult RunOne(const Sweep& sweep, const RunSpec& spec) {
   const int attempts = AttemptsOf(sweep, spec.site);
-  const Tracing tracing = TracingFromStart(sweep, spec);
-  RunResult result = RunAttempt(sweep, spec, tracing);
+  // Only --trace-all traces a run from its start. What judges a run is in the state file:
+  // by site, its rule's counters; by number, the call number of its first fault's record.
+  const bool traced = sweep.options->trace_all;
+  RunResult result = RunAttempt(sweep, spec, traced);
   for (int attempt = 2; attempt <= attempts && !result.diverged_at.empty(); ++attempt) {
-    result = RunAttempt(sweep, spec, tracing);
+    result = RunAttempt(sweep, spec, traced);
     result.attempts = attempt;
   }
   if (!result.diverged_at.empty() && attempts > 1 + sweep.options->retries) {
     std::lock_guard<std::mutex> lock(sweep.unreached_mu);
     sweep.unreached_sites.insert(spec.site);
   }
-  if (tracing == Tracing::kNone && !sweep.options->out_dir.empty() && HasViolation(result)) {
-    RunResult again = RunAttempt(sweep, spec, Tracing::kSites);
+  if (!traced && !sweep.options->out_dir.empty() && HasViolation(result)) {
+    RunResult again = RunAttempt(sweep, spec, /*traced=*/true);
     again.attempts = result.attempts + 1;
     if (HasViolation(again)) return again;
     result.attempts = again.attempts;

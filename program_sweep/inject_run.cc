@@ -24,7 +24,6 @@ StatusOr<InjectOutcome> RunInject(const InjectInvocation& invocation) {
   run.faults = invocation.faults;
   run.seed = invocation.seed;
   if (invocation.trace) run.trace = invocation.files_prefix + ".trace";
-  run.trace_sites = invocation.trace_sites;
   run.symbolize = invocation.symbolize;
   run.timeout = invocation.timeout;
   run.share_with = invocation.share_with;

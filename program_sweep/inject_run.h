@@ -27,7 +27,6 @@ struct InjectInvocation {
   // Write a trace of the run's calls (files_prefix + ".trace"). A run planned by site
   // needs none: the rule's counters say whether its call came.
   bool trace = false;
-  bool trace_sites = true;  // The trace records each call's site (a run by site's needs them).
   // Symbolize the trace's frames after the run (the baseline's, which the report shows).
   bool symbolize = false;
   uint64_t seed = 0;  // inject::Invocation::seed: the byte and bit a corrupt rule flips.

@@ -146,10 +146,37 @@ bool ReportsError(const std::regex* pattern, const std::string& out, const std::
          (std::regex_search(out, *pattern) || std::regex_search(err, *pattern));
 }
 
+namespace {
+
+// An untraced run by call number: its rule fails the op's call after+1, and the record of
+// its first fault (the lowest call number; with `times=forever` later calls fail too) says
+// which of the run's calls that was. Without a record, the rule's counter says how many
+// calls of the op came.
+std::string UntracedDivergenceByNumber(const RunSpec& spec, const InjectOutcome& outcome) {
+  const inject::ProgramFault* first = nullptr;
+  for (const inject::ProgramFault& fault : outcome.faults) {
+    if (first == nullptr || fault.seq < first->seq) first = &fault;
+  }
+  if (first == nullptr) {
+    const uint64_t came = outcome.rules.empty() ? 0 : outcome.rules.front().matched;
+    return fmt::format("the run made only {} {} calls; call {} was to be its {} call {}", came,
+                       spec.call.op, spec.n, spec.call.op, spec.after + 1);
+  }
+  if (first->seq != spec.n) {
+    return fmt::format("call {} was not failed: the run's {} call {} was call {}", spec.n,
+                       spec.call.op, spec.after + 1, first->seq);
+  }
+  if (SamePathPattern(first->path, spec.call.path)) return {};
+  return fmt::format("call {} was {} {}", spec.n, first->op, first->path);
+}
+
+}  // namespace
+
 // Empty when the run's call n is the baseline's call n and was the one failed (by site:
 // when the site's nth call came and was failed); otherwise what happened instead. An
 // untraced run by site is judged by its rule's counters: the calls of the site it counted
-// and whether it failed one (the first it fails is the site's nth).
+// and whether it failed one (the first it fails is the site's nth); one by number by its
+// fault records.
 std::string Divergence(const JudgeInput& input) {
   const RunSpec& spec = *input.spec;
   if (spec.by_site && input.outcome->trace.empty()) {
@@ -161,6 +188,7 @@ std::string Divergence(const JudgeInput& input) {
     }
     return fmt::format("site {} made only {} {} calls", spec.site, counted.matched, spec.call.op);
   }
+  if (input.outcome->trace.empty()) return UntracedDivergenceByNumber(spec, *input.outcome);
   TraceReader trace(input.outcome->trace, 0, input.scope, input.with_dir, nullptr);
   TracedCall call;
   uint64_t n = 0;

@@ -123,7 +123,6 @@ Status FillState(const Invocation& inv, SharedState* state, const std::string& s
     }
   }
   state->quota = inv.quota;
-  state->trace_without_sites = inv.trace_sites ? 0 : 1;
   if (!inv.trace.empty()) {
     const fs::path trace = fs::absolute(inv.trace);
     const int fd = open(trace.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -167,7 +166,8 @@ class StateFile final {
       void* map = mmap(nullptr, sizeof(SharedState), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
       // Not constructed: the new file reads as zeros, every field's starting value but the
       // unused fault records' offset and bit, which the shim writes with each record.
-      // Writing 200 KB of defaults would touch every page of the file at every run.
+      // Writing the defaults (a megabyte, most of it fault records' paths) would touch
+      // every page of the file at every run.
       if (map != MAP_FAILED) file->state_ = static_cast<SharedState*>(map);
     }
     close(fd);
@@ -387,7 +387,7 @@ void ReadOutcome(const SharedState& state, const std::vector<Entries>& before, O
     const FaultRecord& f = state.faults[i];
     const char* error = f.error_number != 0 ? ErrnoSymbol(f.error_number) : nullptr;
     outcome->faults.push_back({FaultOpName(static_cast<FaultOp>(f.op)), error ? error : "",
-                               std::string(f.path, strnlen(f.path, sizeof(f.path))), f.pid,
+                               std::string(f.path, strnlen(f.path, sizeof(f.path))), f.pid, f.seq,
                                std::string(FaultActionName(f.action)), f.offset, f.bit,
                                f.lost_bytes});
   }
@@ -457,8 +457,8 @@ nlohmann::json SummaryJson(const Outcome& outcome) {
   for (const auto& [op, count] : outcome.calls) calls[op] = count;
   nlohmann::json faults = nlohmann::json::array();
   for (const ProgramFault& f : outcome.faults) {
-    nlohmann::json fault = {
-        {"op", f.op}, {"action", f.action}, {"errno", nullptr}, {"path", f.path}, {"pid", f.pid}};
+    nlohmann::json fault = {{"op", f.op},     {"action", f.action}, {"errno", nullptr},
+                            {"path", f.path}, {"pid", f.pid},       {"seq", f.seq}};
     if (!f.error.empty()) fault["errno"] = f.error;
     // The damage a corrupt or lost rule did: where, and which bit or how many bytes.
     if (f.action == "corrupt" || f.action == "lost") {

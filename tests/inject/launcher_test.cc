@@ -124,44 +124,32 @@ TEST_F(LauncherTest, EachRulesCountersSayHowOftenItMatchedAndFailed) {
   EXPECT_FALSE(fs::exists(scope_ / "c"));
 }
 
-// The "site" of each call of `op` in the trace at `path`, in order.
-std::vector<std::string> SitesOf(const fs::path& path, const std::string& op) {
-  std::vector<std::string> sites;
-  for (const nlohmann::json& call : ReadTrace(path)) {
-    if (call.at("op") == op) sites.push_back(call.at("site").get<std::string>());
-  }
-  return sites;
-}
-
-// A trace without sites walks no stack for it: every call's site is 000000000000 and no
-// site's frames are written, but a rule with site= still finds the sites of its operation.
-TEST_F(LauncherTest, ATraceWithoutSitesRecordsOnlyTheSitesARuleNeeds) {
-  const fs::path with = root_ / "with.trace";
-  Invocation inv = Shell("touch \"$D/a\"");
-  inv.trace = with.string();
+// A fault's record carries its call's number among the run's in-scope calls: the trace's
+// "seq" of the call it failed, and the same number in a run without a trace (what a sweep's
+// untraced run by call number is judged by).
+TEST_F(LauncherTest, AFaultsRecordCarriesItsCallsNumberTracedOrNot) {
+  Invocation inv = Shell("for f in a b c; do touch \"$D/$f\"; done; exit 0");
+  inv.faults = {"create EIO nth=2"};
+  const fs::path trace = root_ / "run.trace";
+  inv.trace = trace.string();
   inv.symbolize = false;
-  ASSERT_TRUE(inject::Run(inv).ok());
-  const std::vector<std::string> creates = SitesOf(with, "create");
-  ASSERT_EQ(creates.size(), 1u);
-  ASSERT_NE(creates[0], "000000000000");
-  EXPECT_FALSE(ReadSites(with).empty());
+  const StatusOr<Outcome> traced = inject::Run(inv);
+  ASSERT_TRUE(traced.ok()) << traced.status().ToString();
+  ASSERT_EQ(traced->faults.size(), 1u);
+  uint64_t failed_call = 0;
+  for (const nlohmann::json& call : ReadTrace(trace)) {
+    if (call.at("injected").get<bool>()) failed_call = call.at("seq").get<uint64_t>();
+  }
+  EXPECT_GT(failed_call, 1u);  // a's create came before it.
+  EXPECT_EQ(traced->faults[0].seq, failed_call);
   fs::remove(scope_ / "a");
+  fs::remove(scope_ / "c");
 
-  const fs::path without = root_ / "without.trace";
-  inv.trace = without.string();
-  inv.trace_sites = false;
-  ASSERT_TRUE(inject::Run(inv).ok());
-  EXPECT_THAT(SitesOf(without, "create"), testing::ElementsAre("000000000000"));
-  EXPECT_THAT(SitesOf(without, "close"), testing::Each("000000000000"));
-  EXPECT_TRUE(ReadSites(without).empty());
-  fs::remove(scope_ / "a");
-
-  inv.faults = {"create EIO site=" + creates[0]};
-  const StatusOr<Outcome> failed = inject::Run(inv);
-  ASSERT_TRUE(failed.ok()) << failed.status().ToString();
-  EXPECT_EQ(failed->faults_injected, 1u);
-  EXPECT_THAT(SitesOf(without, "create"), testing::ElementsAre(creates[0]));
-  EXPECT_FALSE(fs::exists(scope_ / "a"));
+  inv.trace.clear();
+  const StatusOr<Outcome> untraced = inject::Run(inv);
+  ASSERT_TRUE(untraced.ok()) << untraced.status().ToString();
+  ASSERT_EQ(untraced->faults.size(), 1u);
+  EXPECT_EQ(untraced->faults[0].seq, failed_call);
 }
 
 // The SigIgn mask of /proc/PID/status lines in `text`, in order.

@@ -329,6 +329,46 @@ TEST_F(JudgeTest, ByNumberARunDivergesWhenCallNWasNotTheBaselinesFailedCallN) {
   EXPECT_THAT(DivergedAt(ByNumber(2)), HasSubstr("the run made only 1 in-scope calls"));
 }
 
+// A run by number that was not traced: the record of its first fault says which of its
+// calls its rule failed, and the rule's counter how many calls of the op came when none was.
+TEST_F(JudgeTest, ByNumberAnUntracedRunIsJudgedByItsFirstFaultsCallNumber) {
+  traced_ = false;
+  RunSpec fourth = ByNumber(4);
+  fourth.after = 2;  // The baseline's call 4 was its third write.
+  const inject::ProgramFault at_4 = {.op = "write", .error = "EIO", .path = "{dir}/f", .seq = 4};
+  outcome_.faults = {at_4};
+  EXPECT_EQ(DivergedAt(fourth), "");
+  EXPECT_EQ(Judged(fourth).verdicts, Verdicts({Verdict::kTolerated}));
+  // The run's third write was another of its calls: the calls before it differed.
+  outcome_.faults[0].seq = 5;
+  EXPECT_THAT(DivergedAt(fourth),
+              HasSubstr("call 4 was not failed: the run's write call 3 was call 5"));
+  outcome_.faults[0].seq = 3;
+  EXPECT_THAT(DivergedAt(fourth), HasSubstr("call 4 was not failed"));
+  // Call 4, on a path of another pattern; one of the same pattern is the same call.
+  outcome_.faults[0] = at_4;
+  outcome_.faults[0].path = "{dir}/d/f";
+  EXPECT_THAT(DivergedAt(fourth), HasSubstr("call 4 was write {dir}/d/f"));
+  outcome_.faults[0].path = "{dir}/tmpAbc123";
+  EXPECT_EQ(DivergedAt(ByNumber(4, "write", "{dir}/tmpXyz789")), "");
+  // Persistent: later calls failed too, recorded in any order; the lowest is the planned one.
+  outcome_.faults = {at_4, at_4, at_4};
+  outcome_.faults[0].seq = 6;
+  outcome_.faults[2].seq = 5;
+  EXPECT_EQ(DivergedAt(fourth), "");
+  outcome_.faults[1].seq = 7;
+  EXPECT_THAT(DivergedAt(fourth), HasSubstr("the run's write call 3 was call 5"));
+  // No fault: the third write never came.
+  outcome_.faults.clear();
+  outcome_.rules = {{/*matched=*/2, /*failed=*/0}};
+  EXPECT_THAT(DivergedAt(fourth),
+              HasSubstr("the run made only 2 write calls; call 4 was to be its write call 3"));
+  // A trace, when there is one, is what judges the run, not the records.
+  outcome_.faults = {at_4};
+  WriteTrace({{"write", "", "f", true}});
+  EXPECT_THAT(DivergedAt(fourth), HasSubstr("the run made only 1 in-scope calls"));
+}
+
 TEST(CmdSweepVerdictTest, ExitStatusIsOneForAViolationOrWithScratchForTheBaselinesLeftovers) {
   CmdSweepResult result;
   EXPECT_EQ(ExitStatusOf(result), 0);

@@ -31,9 +31,6 @@ struct Invocation {
   // A file for the trace (one JSON line per in-scope call and per call site); empty: none.
   std::string trace;
   bool symbolize = true;  // Names the trace's frames with addr2line after the run.
-  // The trace records each call's site. Off, no call walks its stack for the trace (a
-  // sweep's run planned by call number is judged by call numbers alone).
-  bool trace_sites = true;
   double timeout = 0;     // Seconds before the program's process group is ended; 0: none.
   // A user the state and trace files are handed to, for a program that switches to that
   // user (needs root); empty: none.
@@ -59,8 +56,11 @@ struct Invocation {
 struct ProgramFault {
   std::string op;     // The operation's name ("create", "write", ...).
   std::string error;  // The errno's symbol ("ENOSPC"); empty for every action but fail.
-  std::string path;   // Truncated to the shim's record size.
+  std::string path;
   int pid = 0;        // The process that made the call.
+  // The call's number among the run's in-scope calls, from 1, in the order they reached
+  // the shim: a trace's "seq".
+  uint64_t seq = 0;
   // What the rule did: "fail" (with `error`), "kill", "corrupt", "lost" or "ok".
   std::string action = "fail";
   // corrupt: the file offset of the flipped byte (the stream's, for stdio) and its bit, -1
