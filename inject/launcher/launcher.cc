@@ -9,7 +9,6 @@
 #include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -18,6 +17,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -141,56 +141,93 @@ Status FillState(const Invocation& inv, SharedState* state, const std::string& s
   return CheckedCopy(state->state_path, kPathCapacity, state_path, "the state path");
 }
 
-// A state file in /dev/shm (or TMPDIR), mapped. Removed by the destructor.
+// A state file in /dev/shm (or TMPDIR) of sizeof(SharedState) bytes, and this thread's
+// copy of it. The launcher does not map the file: it writes the part it fills before the
+// run and reads the shim's part after it, since unmapping a file in a process of several
+// threads (a sweep's) flushes the TLB of every core it runs on, at every run. Removed by
+// the destructor.
 class StateFile final {
  public:
-  // Errors: kUnavailable when the file cannot be made or mapped; kInvalidArgument when it
-  // cannot be handed to `share_with`.
+  // Errors: kUnavailable when the file cannot be made; kInvalidArgument when it cannot be
+  // handed to `share_with`.
   static StatusOr<std::unique_ptr<StateFile>> Make(const std::string& share_with) {
     const char* tmp = std::getenv("TMPDIR");
     const std::string dir =
         access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (tmp != nullptr ? tmp : "/tmp");
     std::unique_ptr<StateFile> file(new StateFile(dir + "/spillway-inject-XXXXXX"));
-    const int fd = mkstemp(file->path_.data());
-    if (fd < 0) {
+    file->fd_ = mkostemp(file->path_.data(), O_CLOEXEC);
+    if (file->fd_ < 0) {
       file->path_.clear();
       return Status(StatusCode::kUnavailable, "cannot create a state file in " + dir);
     }
     // Mode 0600 (mkstemp's): only the caller, and with --share-with the user it is handed
     // to, can change the run's counters.
-    if (const int error = HandTo(fd, share_with); error != 0) {
-      close(fd);
+    if (const int error = HandTo(file->fd_, share_with); error != 0) {
       return ShareError(share_with, "the state file " + file->path_, error);
     }
-    if (ftruncate(fd, sizeof(SharedState)) == 0) {
-      void* map = mmap(nullptr, sizeof(SharedState), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-      // Not constructed: the new file reads as zeros, every field's starting value but the
-      // unused fault records' offset and bit, which the shim writes with each record.
-      // Writing the defaults (a megabyte, most of it fault records' paths) would touch
-      // every page of the file at every run.
-      if (map != MAP_FAILED) file->state_ = static_cast<SharedState*>(map);
+    // The new file reads as zeros, every field's starting value but the unused fault
+    // records' offset and bit, which the shim writes with each record. Writing the
+    // defaults (a megabyte, most of it fault records' paths) would touch every page of the
+    // file at every run.
+    if (ftruncate(file->fd_, sizeof(SharedState)) != 0) {
+      return Status(StatusCode::kUnavailable, "cannot size the state file " + file->path_);
     }
-    close(fd);
-    if (file->state_ == nullptr) {
-      return Status(StatusCode::kUnavailable, "cannot map the state file " + file->path_);
-    }
+    // The copy's part before `calls` is the launcher's to fill: zero, as in the file.
+    std::memset(static_cast<void*>(file->state_), 0, offsetof(SharedState, calls));
     return file;
   }
   ~StateFile() {
-    if (state_ != nullptr) munmap(state_, sizeof(SharedState));
+    if (fd_ >= 0) close(fd_);
     if (!path_.empty()) unlink(path_.c_str());
   }
   StateFile(const StateFile&) = delete;
   StateFile& operator=(const StateFile&) = delete;
 
+  // The copy: the fields before `calls` filled by the caller, the rest valid after Read.
   SharedState* state() { return state_; }
   const std::string& path() const { return path_; }
 
+  // Writes the copy's fields before `calls` (the invocation's, and the bytes the scopes
+  // hold) to the file. Errors: kUnavailable.
+  Status Write() {
+    if (pwrite(fd_, state_, offsetof(SharedState, calls), 0) !=
+        static_cast<ssize_t>(offsetof(SharedState, calls))) {
+      return Status(StatusCode::kUnavailable, "cannot write the state file " + path_);
+    }
+    return OkStatus();
+  }
+
+  // Reads what the shim changed into the copy: the counters, then the recorded faults.
+  // Errors: kUnavailable.
+  Status Read() {
+    constexpr size_t kFrom = offsetof(SharedState, lock);
+    constexpr size_t kCountersSize = offsetof(SharedState, faults) - kFrom;
+    auto* bytes = reinterpret_cast<char*>(state_);
+    bool read =
+        pread(fd_, bytes + kFrom, kCountersSize, kFrom) == static_cast<ssize_t>(kCountersSize);
+    if (read) {
+      const size_t size =
+          std::min<uint64_t>(state_->fault_count, kMaxFaultRecords) * sizeof(FaultRecord);
+      read = pread(fd_, state_->faults, size, offsetof(SharedState, faults)) ==
+             static_cast<ssize_t>(size);
+    }
+    if (!read) return Status(StatusCode::kUnavailable, "cannot read the state file " + path_);
+    return OkStatus();
+  }
+
  private:
-  explicit StateFile(std::string path) : path_(std::move(path)) {}
+  explicit StateFile(std::string path) : path_(std::move(path)), state_(ThreadCopy()) {}
+
+  // A copy per thread, made once: a megabyte allocated and freed at every run would be
+  // mapped and unmapped at every run.
+  static SharedState* ThreadCopy() {
+    thread_local const std::unique_ptr<SharedState> copy = std::make_unique<SharedState>();
+    return copy.get();
+  }
 
   std::string path_;
-  SharedState* state_ = nullptr;
+  SharedState* state_;
+  int fd_ = -1;
 };
 
 // SIGINT and SIGQUIT are ignored in this process while any of its programs runs, as
@@ -426,9 +463,11 @@ StatusOr<Outcome> Run(const Invocation& invocation) {
     before.push_back(Snapshot(state->scopes[i]));
     state->quota_used += TotalBytes(before.back());
   }
+  SPILLWAY_RETURN_IF_ERROR((*file)->Write());
   Outcome outcome;
   RunProgram(invocation, *shim, (*file)->path(), &outcome);
   if (!invocation.trace.empty() && invocation.symbolize) SymbolizeTraceFrames(state->trace_path);
+  SPILLWAY_RETURN_IF_ERROR((*file)->Read());
   ReadOutcome(*state, before, &outcome);
   return outcome;
 }

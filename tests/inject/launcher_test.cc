@@ -152,6 +152,26 @@ TEST_F(LauncherTest, AFaultsRecordCarriesItsCallsNumberTracedOrNot) {
   EXPECT_EQ(untraced->faults[0].seq, failed_call);
 }
 
+// The launcher writes and reads its state file through a descriptor of its own: the
+// program does not inherit it (the shim maps the file by its path).
+TEST_F(LauncherTest, TheProgramInheritsNoDescriptorOfTheStateFile) {
+  const fs::path listing = root_ / "fds";
+  Invocation inv = Shell("ls -l /proc/self/fd/");
+  inv.stdout_path = listing.string();
+  const StatusOr<Outcome> outcome = inject::Run(inv);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  ASSERT_EQ(outcome->exit_status, 0);
+  const std::string fds = ReadAll(listing);
+  EXPECT_THAT(fds, ::testing::HasSubstr(listing.string()));  // Its stdout is listed.
+  // State files are named spillway-inject-XXXXXX, as this test's directory is.
+  std::istringstream lines(fds);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(root_.string()) == std::string::npos) {
+      EXPECT_THAT(line, ::testing::Not(::testing::HasSubstr("spillway-inject-")));
+    }
+  }
+}
+
 // The SigIgn mask of /proc/PID/status lines in `text`, in order.
 std::vector<uint64_t> IgnoredMasks(const std::string& text) {
   std::vector<uint64_t> masks;
