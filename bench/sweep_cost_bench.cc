@@ -14,8 +14,8 @@
 //    4 files (tests/program_sweep/spill_program.c) of 62 and 248 runs (--max-runs), in runs
 //    per second, each followed by the bare program run as many times serially in a shell
 //    loop, and then by two such loops at once (what two cores make of the bare program:
-//    the most a sweep of two jobs could reach); --rounds rounds, medians printed, with the
-//    cost per run at both sizes.
+//    the most a sweep of two jobs could reach), and the sweep's rate against theirs;
+//    --rounds rounds, medians printed, with the cost per run at both sizes.
 //
 // The 1-minute load average is printed before and after: the machine may be shared.
 // Usage: spillway_sweep_cost_bench [--repeat R] [--dir DIR] [--only sort|sqlite|fixed]
@@ -223,8 +223,9 @@ void FixedCost(const fs::path& work, const std::vector<int>& sizes, int rounds) 
               "bare cpu ms");
   double last_ratio = -1;
   double last_ceiling = -1;
+  double last_of_pair = -1;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    std::vector<double> sweep_rate, bare_rate, pair_rate, ratio, ceiling, wall_ms, cpu_ms,
+    std::vector<double> sweep_rate, bare_rate, pair_rate, ratio, ceiling, of_pair, wall_ms, cpu_ms,
         bare_cpu_ms;
     int runs = 0;
     for (const FixedRound& round : by_size[i]) {
@@ -235,6 +236,7 @@ void FixedCost(const fs::path& work, const std::vector<int>& sizes, int rounds) 
       pair_rate.push_back(2 * round.runs / round.pair.wall_seconds);
       ratio.push_back(sweep_rate.back() / bare_rate.back());
       ceiling.push_back(pair_rate.back() / bare_rate.back());
+      of_pair.push_back(sweep_rate.back() / pair_rate.back());
       wall_ms.push_back(round.sweep.wall_seconds * 1e3 / round.runs);
       cpu_ms.push_back(round.sweep.cpu_seconds * 1e3 / round.runs);
       bare_cpu_ms.push_back(round.bare.cpu_seconds * 1e3 / round.runs);
@@ -245,6 +247,7 @@ void FixedCost(const fs::path& work, const std::vector<int>& sizes, int rounds) 
     }
     last_ratio = Median(ratio);
     last_ceiling = Median(ceiling);
+    last_of_pair = Median(of_pair);
     std::printf("%-10d %6d %10.1f %10.1f %10.1f %10.2f %10.2f %12.2f %12.2f %12.2f\n", sizes[i],
                 runs, Median(sweep_rate), Median(bare_rate), Median(pair_rate), last_ratio,
                 last_ceiling, Median(wall_ms), Median(cpu_ms), Median(bare_cpu_ms));
@@ -254,6 +257,7 @@ void FixedCost(const fs::path& work, const std::vector<int>& sizes, int rounds) 
   std::printf("sweep / bare runs per second: %.2f\n", last_ratio);
   std::printf("two bare loops at once / one: %.2f (the most a sweep of 2 jobs could reach)\n",
               last_ceiling);
+  std::printf("sweep / two bare loops at once: %.2f\n", last_of_pair);
 }
 
 int Main(int argc, char** argv) {
