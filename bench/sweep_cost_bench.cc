@@ -197,10 +197,10 @@ FixedRound FixedCostRound(const fs::path& work, int max_runs) {
   round.sweep = sweep.child;
   if (sweep.runs == 0) return round;
   round.bare = RunChild({"sh", "-c", BareLoop(sweep.runs, work / "bare")});
-  round.pair =
-      RunChild({"sh", "-c",
-                "(" + BareLoop(sweep.runs, work / "bare") + ") & a=$!; (" +
-                    BareLoop(sweep.runs, work / "bare2") + ") & b=$!; wait $a && wait $b"});
+  round.pair = RunChild({"sh", "-c",
+                         "(" + BareLoop(sweep.runs, work / "bare") + ") & a=$!; (" +
+                             BareLoop(sweep.runs, work / "bare2") +
+                             ") & b=$!; wait $a; a=$?; wait $b && [ $a -eq 0 ]"});
   fs::remove_all(work);
   return round;
 }
@@ -242,7 +242,7 @@ void FixedCost(const fs::path& work, const std::vector<int>& sizes, int rounds) 
       bare_cpu_ms.push_back(round.bare.cpu_seconds * 1e3 / round.runs);
     }
     if (ratio.empty()) {
-      std::printf("%-10d sweep or bare loop failed\n", sizes[i]);
+      std::printf("%-10d sweep or a bare loop failed\n", sizes[i]);
       continue;
     }
     last_ratio = Median(ratio);

@@ -3,11 +3,14 @@
 // maps MAP_SHARED in each process it is loaded into. The file's path is in the environment
 // variable kStateEnv. The first part is written once by the tool before the program starts;
 // the second part is changed by the shim only through atomics (std::atomic_ref) and, for a
-// decision, under the FaultLock on `lock`.
+// decision, under the FaultLock on `lock`. The tool writes the fields before `calls`
+// (`quota_used` too, before the start) and reads back those from `lock` on, by their
+// offsets (inject::Run): the order of the fields is part of the layout.
 #ifndef SPILLWAY_INJECT_SHARED_STATE_H_
 #define SPILLWAY_INJECT_SHARED_STATE_H_
 
 #include <cstdint>
+#include <type_traits>
 
 #include "spillway/vfs/fault_rules.h"
 
@@ -61,6 +64,9 @@ struct SharedState {
   uint64_t fault_count = 0;  // Faults injected; the first kMaxFaultRecords are recorded.
   FaultRecord faults[kMaxFaultRecords] = {};
 };
+
+// Written and read by offset (offsetof), so of standard layout.
+static_assert(std::is_standard_layout_v<SharedState>);
 
 }  // namespace spillway::inject
 

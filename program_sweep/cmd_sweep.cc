@@ -95,7 +95,7 @@ void DropScope(const Sweep& sweep, const std::string& scope,
 
 // How a run is traced: not at all, traced, or traced with its frames symbolized (the
 // baseline's, which the report shows).
-enum class Tracing : uint8_t { kNone, kCalls, kSymbolized };
+enum class Tracing : uint8_t { kNone, kTraced, kSymbolized };
 
 // Runs `words` ({dir} replaced) once through the launcher with `faults` in `scope`, and
 // leaves what it left there.
@@ -326,7 +326,7 @@ RunResult KillAttempt(const Sweep& sweep, const RunSpec& spec, bool traced) {
   StatusOr<Scope> scope = MakeScope(sweep, label);
   StatusOr<InjectOutcome> killed =
       scope.ok() ? RunIn(sweep, *scope, sweep.options->command, label, {FaultRuleFor(spec)},
-                         sweep.timeout, traced ? Tracing::kCalls : Tracing::kNone)
+                         sweep.timeout, traced ? Tracing::kTraced : Tracing::kNone)
                  : StatusOr<InjectOutcome>(scope.status());
   if (!killed.ok()) {
     std::error_code ec;
@@ -378,7 +378,7 @@ RunResult RunAttempt(const Sweep& sweep, const RunSpec& spec, bool traced) {
   std::string scope;
   StatusOr<InjectOutcome> outcome =
       RunOnce(sweep, sweep.options->command, label, {FaultRuleFor(spec)}, sweep.timeout,
-              traced ? Tracing::kCalls : Tracing::kNone, &scope);
+              traced ? Tracing::kTraced : Tracing::kNone, &scope);
   if (!outcome.ok()) {
     result.diverged_at = outcome.status().message();
     result.verdicts.push_back(Verdict::kDiverged);

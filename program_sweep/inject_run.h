@@ -24,8 +24,8 @@ struct InjectInvocation {
   double timeout = 0;                // Seconds; 0: none.
   std::string files_prefix;          // Where .stdout, .stderr (and .trace) go.
   std::string share_with;            // inject::Invocation::share_with; empty: none.
-  // Write a trace of the run's calls (files_prefix + ".trace"). A run planned by site
-  // needs none: the rule's counters say whether its call came.
+  // Write a trace of the run's calls (files_prefix + ".trace"). A run needs none to be
+  // judged: its rule's counters and fault records say whether its call came.
   bool trace = false;
   // Symbolize the trace's frames after the run (the baseline's, which the report shows).
   bool symbolize = false;

@@ -96,6 +96,7 @@ bool TraceReader::Next(TracedCall* call) {
   if (window_.empty()) return false;
   // The queue's top is const; its call is copied out before the pop.
   *call = window_.top().second;
+  call->seq = window_.top().first;
   window_.pop();
   return true;
 }

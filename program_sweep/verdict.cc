@@ -150,21 +150,27 @@ namespace {
 
 // An untraced run by call number: its rule fails the op's call after+1, and the record of
 // its first fault (the lowest call number; with `times=forever` later calls fail too) says
-// which of the run's calls that was. Without a record, the rule's counter says how many
-// calls of the op came.
+// which of the run's in-scope calls that was, numbered as the baseline's call n was (its
+// `seq`). Without a record, the rule's counter says how many calls of the op came.
 std::string UntracedDivergenceByNumber(const RunSpec& spec, const InjectOutcome& outcome) {
   const inject::ProgramFault* first = nullptr;
   for (const inject::ProgramFault& fault : outcome.faults) {
     if (first == nullptr || fault.seq < first->seq) first = &fault;
   }
+  const std::string& op = spec.call.op;
   if (first == nullptr) {
     const uint64_t came = outcome.rules.empty() ? 0 : outcome.rules.front().matched;
-    return fmt::format("the run made only {} {} calls; call {} was to be its {} call {}", came,
-                       spec.call.op, spec.n, spec.call.op, spec.after + 1);
+    if (came > spec.after) {  // It came, and the rule fired, but nothing was done to it.
+      return fmt::format("call {} was not failed: the run's {} call {} came and was let through",
+                         spec.n, op, spec.after + 1);
+    }
+    return fmt::format("the run made only {} {} calls; call {} was to be its {} call {}", came, op,
+                       spec.n, op, spec.after + 1);
   }
-  if (first->seq != spec.n) {
-    return fmt::format("call {} was not failed: the run's {} call {} was call {}", spec.n,
-                       spec.call.op, spec.after + 1, first->seq);
+  if (first->seq != spec.call.seq) {
+    return fmt::format(
+        "call {} was not failed: the run's {} call {} was its in-scope call {}, not {}", spec.n, op,
+        spec.after + 1, first->seq, spec.call.seq);
   }
   if (SamePathPattern(first->path, spec.call.path)) return {};
   return fmt::format("call {} was {} {}", spec.n, first->op, first->path);

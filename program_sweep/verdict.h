@@ -45,14 +45,15 @@ struct JudgeInput {
 };
 
 // Empty when the run's planned call came and its rule fired (by its trace or, untraced, by
-// its rule's counters); otherwise what happened instead.
+// its rule's counters for a run by site and by its fault records for one by call number);
+// otherwise what happened instead.
 std::string Divergence(const JudgeInput& input);
 
 // Fills the result's exit_code, signal, verdicts, diverged_at, reported_error and, for a
 // corrupt or lost run whose rule fired, damage (the same verdicts judge it: clean_error
 // when it noticed, tolerated, silent_wrong_output when it did not). Whether
-// the planned call came is read from the outcome's trace, or, for a run planned by site
-// that was not traced, from its rule's counters.
+// the planned call came is read from the outcome's trace or, untraced, from the shim's
+// counters and fault records (Divergence).
 void Judge(const JudgeInput& input, RunResult* result);
 
 // The restart after a kill run whose rule fired, for JudgeKill.

@@ -321,8 +321,8 @@ void AddRunOptions(CLI::App& sweep, CmdSweepArgs& args) {
   sweep.add_flag("--json", args.json, "Print the result as one JSON object");
   sweep.add_option("--out", args.options.out_dir, "Keep each violation's files here");
   sweep.add_flag("--trace-all", args.options.trace_all,
-                 "Trace every run, also those planned by site (slower; by default their "
-                 "rules' counters judge them)");
+                 "Trace every run (slower; by default the shim's counters and fault "
+                 "records judge them)");
   AddNeighbourOptions(sweep, args);
   sweep.add_option("--restart", args.restart,
                    "After a kill run, run this shell command without faults in the killed run's "

@@ -170,7 +170,8 @@ class StateFile final {
     // defaults (a megabyte, most of it fault records' paths) would touch every page of the
     // file at every run.
     if (ftruncate(file->fd_, sizeof(SharedState)) != 0) {
-      return Status(StatusCode::kUnavailable, "cannot size the state file " + file->path_);
+      return Status(StatusCode::kUnavailable, fmt::format("cannot size the state file {}: {}",
+                                                          file->path_, std::strerror(errno)));
     }
     // The copy's part before `calls` is the launcher's to fill: zero, as in the file.
     std::memset(static_cast<void*>(file->state_), 0, offsetof(SharedState, calls));
@@ -190,9 +191,10 @@ class StateFile final {
   // Writes the copy's fields before `calls` (the invocation's, and the bytes the scopes
   // hold) to the file. Errors: kUnavailable.
   Status Write() {
+    errno = 0;
     if (pwrite(fd_, state_, offsetof(SharedState, calls), 0) !=
         static_cast<ssize_t>(offsetof(SharedState, calls))) {
-      return Status(StatusCode::kUnavailable, "cannot write the state file " + path_);
+      return Unavailable("write");
     }
     return OkStatus();
   }
@@ -203,20 +205,29 @@ class StateFile final {
     constexpr size_t kFrom = offsetof(SharedState, lock);
     constexpr size_t kCountersSize = offsetof(SharedState, faults) - kFrom;
     auto* bytes = reinterpret_cast<char*>(state_);
-    bool read =
-        pread(fd_, bytes + kFrom, kCountersSize, kFrom) == static_cast<ssize_t>(kCountersSize);
-    if (read) {
-      const size_t size =
-          std::min<uint64_t>(state_->fault_count, kMaxFaultRecords) * sizeof(FaultRecord);
-      read = pread(fd_, state_->faults, size, offsetof(SharedState, faults)) ==
-             static_cast<ssize_t>(size);
+    errno = 0;
+    if (pread(fd_, bytes + kFrom, kCountersSize, kFrom) != static_cast<ssize_t>(kCountersSize)) {
+      return Unavailable("read");
     }
-    if (!read) return Status(StatusCode::kUnavailable, "cannot read the state file " + path_);
+    const size_t size =
+        std::min<uint64_t>(state_->fault_count, kMaxFaultRecords) * sizeof(FaultRecord);
+    if (pread(fd_, state_->faults, size, offsetof(SharedState, faults)) !=
+        static_cast<ssize_t>(size)) {
+      return Unavailable("read");
+    }
     return OkStatus();
   }
 
  private:
   explicit StateFile(std::string path) : path_(std::move(path)), state_(ThreadCopy()) {}
+
+  // "cannot VERB the state file PATH: ERROR", after a call that set errno to 0 first; a
+  // short count, which sets none, is reported as EIO.
+  Status Unavailable(const char* verb) const {
+    const int error = errno != 0 ? errno : EIO;
+    return Status(StatusCode::kUnavailable, fmt::format("cannot {} the state file {}: {}", verb,
+                                                        path_, std::strerror(error)));
+  }
 
   // A copy per thread, made once: a megabyte allocated and freed at every run would be
   // mapped and unmapped at every run.

@@ -152,6 +152,22 @@ TEST_F(LauncherTest, AFaultsRecordCarriesItsCallsNumberTracedOrNot) {
   EXPECT_EQ(untraced->faults[0].seq, failed_call);
 }
 
+// A fault's record holds its path whole, up to PATH_MAX, so that a sweep can compare it
+// with the baseline's call (a record once kept 511 bytes).
+TEST_F(LauncherTest, AFaultsRecordHoldsItsWholePath) {
+  const std::string name(200, 'd');
+  const fs::path deep = scope_ / name / name / name;
+  fs::create_directories(deep);
+  Invocation inv = Shell("touch " + ShellQuote((deep / "f").string()));
+  inv.faults = {"create EIO"};
+  const StatusOr<Outcome> outcome = inject::Run(inv);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  ASSERT_EQ(outcome->faults.size(), 1u);
+  const std::string whole = (fs::canonical(deep) / "f").string();
+  EXPECT_GT(whole.size(), 600u);
+  EXPECT_EQ(outcome->faults[0].path, whole);
+}
+
 // The launcher writes and reads its state file through a descriptor of its own: the
 // program does not inherit it (the shim maps the file by its path).
 TEST_F(LauncherTest, TheProgramInheritsNoDescriptorOfTheStateFile) {

@@ -176,6 +176,33 @@ TEST_F(CmdSweepTest, ProgramWhoseCallOrderIsRandomDiverges) {
   EXPECT_GT(sweep.result["summary"]["by_verdict"]["clean_error"], 0);
 }
 
+// A process of the program killed inside an in-scope call (a child blocked opening a
+// FIFO's writer end) leaves a call number with no trace line: the baseline's call n is then
+// the shim's call n+1, and an untraced run by number, judged by the call number its fault
+// record holds, must be compared with that, not with n.
+TEST_F(CmdSweepTest, ACallWhoseProcessDiedInsideItShiftsNoLaterCallNumber) {
+  const fs::path script = root_ / "gap.sh";
+  std::ofstream(script) << R"sh(d=$1
+mkfifo "$d/p"
+sh -c 'echo x > "$1/p"' sh "$d" &
+c=$!
+i=0
+until [ "$(cut -d' ' -f1 /proc/$c/syscall 2>/dev/null)" = 257 ]; do
+  i=$((i+1)); [ $i -le 500 ] || exit 3; sleep 0.01
+done
+kill -9 $c; wait $c; rm -f "$d/p"
+echo data > "$d/f" || exit 1
+rm "$d/f"
+)sh";
+  // Blocked in openat (257) when killed, or the baseline exits 3 and the sweep stops.
+  const SweepOutcome sweep = Sweep("--depth all --op write --mode transient --jobs 1 --retries 0",
+                                   "sh " + ShellQuote(script));
+  ASSERT_TRUE(sweep.result.is_object());
+  EXPECT_EQ(sweep.result["summary"]["by_verdict"]["diverged"], 0) << sweep.result["runs"].dump();
+  // Each write failed leaves f behind (the shell gives up at once): a leak, judged as such.
+  EXPECT_EQ(sweep.result["summary"]["by_verdict"]["leak"], 2) << sweep.result["runs"].dump();
+}
+
 TEST_F(CmdSweepTest, ADivergedRunIsMadeAgainUntilItReachesItsSite) {
   // Writes its file from /bin/echo on odd invocations (the baseline's, counted in a file
   // outside the scope) and from the shell's own echo on even ones: another call site.

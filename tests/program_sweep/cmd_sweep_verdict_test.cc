@@ -154,12 +154,12 @@ class JudgeTest : public ::testing::Test {
     return spec;
   }
 
-  // Failing the baseline's call `n`, of `op` on `path`.
+  // Failing the baseline's call `n`, of `op` on `path` (its trace's seq n too).
   static RunSpec ByNumber(uint64_t n, const std::string& op = "write",
                           const std::string& path = "{dir}/f") {
     RunSpec spec;
     spec.n = n;
-    spec.call = {op, op, path, false, ""};
+    spec.call = {op, op, path, false, "", n};
     return spec;
   }
 
@@ -342,7 +342,8 @@ TEST_F(JudgeTest, ByNumberAnUntracedRunIsJudgedByItsFirstFaultsCallNumber) {
   // The run's third write was another of its calls: the calls before it differed.
   outcome_.faults[0].seq = 5;
   EXPECT_THAT(DivergedAt(fourth),
-              HasSubstr("call 4 was not failed: the run's write call 3 was call 5"));
+              HasSubstr("call 4 was not failed: the run's write call 3 was its in-scope call 5, "
+                        "not 4"));
   outcome_.faults[0].seq = 3;
   EXPECT_THAT(DivergedAt(fourth), HasSubstr("call 4 was not failed"));
   // Call 4, on a path of another pattern; one of the same pattern is the same call.
@@ -357,12 +358,23 @@ TEST_F(JudgeTest, ByNumberAnUntracedRunIsJudgedByItsFirstFaultsCallNumber) {
   outcome_.faults[2].seq = 5;
   EXPECT_EQ(DivergedAt(fourth), "");
   outcome_.faults[1].seq = 7;
-  EXPECT_THAT(DivergedAt(fourth), HasSubstr("the run's write call 3 was call 5"));
+  EXPECT_THAT(DivergedAt(fourth), HasSubstr("the run's write call 3 was its in-scope call 5"));
+  // A baseline call whose trace line never came (its process died inside it) has a number
+  // but no place in the trace: call 4 is then the shim's call 5, and the record says 5.
+  RunSpec after_a_gap = fourth;
+  after_a_gap.call.seq = 5;
+  EXPECT_EQ(DivergedAt(after_a_gap), "");
+  EXPECT_THAT(DivergedAt(fourth), HasSubstr("was its in-scope call 5, not 4"));
   // No fault: the third write never came.
   outcome_.faults.clear();
   outcome_.rules = {{/*matched=*/2, /*failed=*/0}};
   EXPECT_THAT(DivergedAt(fourth),
               HasSubstr("the run made only 2 write calls; call 4 was to be its write call 3"));
+  // It came and the rule fired, but left no record: a damage the call gave no bytes for
+  // (a corrupt read at the end of its file).
+  outcome_.rules = {{/*matched=*/3, /*failed=*/1}};
+  EXPECT_THAT(DivergedAt(fourth),
+              HasSubstr("call 4 was not failed: the run's write call 3 came and was let through"));
   // A trace, when there is one, is what judges the run, not the records.
   outcome_.faults = {at_4};
   WriteTrace({{"write", "", "f", true}});

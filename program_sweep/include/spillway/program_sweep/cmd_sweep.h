@@ -102,9 +102,9 @@ struct CmdSweepOptions {
   // sets the shim's switch for every run): the reproducers then pass it on, so that a
   // site id means the same there.
   bool java_frames = true;
-  // Trace every run, as the sweep once did (--trace-all). By default only the baselines,
-  // the runs planned by call number and the violations --out keeps are traced; a run
-  // planned by site is judged by its rule's counters.
+  // Trace every run, as the sweep once did (--trace-all). By default only the baselines
+  // and the violations --out keeps are traced; a run planned by site is judged by its
+  // rule's counters, one planned by call number by its first fault's record.
   bool trace_all = false;
   // Neighbours: before the plan, `neighbour_rounds` rounds of 1 + `neighbours` instances
   // of the command started at once in one scope, without faults, each at an offset seeded
@@ -147,6 +147,10 @@ struct TracedCall {
   std::string path;  // The resolved path, the scope shown as {dir} when the command has one.
   bool injected = false;
   std::string site;  // 12 hex digits; empty when the trace has no call sites.
+  // Its number among the run's in-scope calls as the shim counted them (the trace's
+  // "seq"): its place in the trace but for calls whose line never came (a process that
+  // died inside a call), which an untraced run's fault record counts too.
+  uint64_t seq = 0;
 };
 
 // A call site of the baseline: where the program made calls of one operation.
