@@ -12,6 +12,7 @@
 // disturbs less than wall time. It prints; it asserts nothing about speed.
 //
 // Usage: spillway_inject_bench [--lines N] [--repeat R] [--dir DIR]
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -91,11 +92,17 @@ double Median(std::vector<double> v) {
 int main(int argc, char** argv) {
   int lines = 200000, repeat = 7;
   fs::path dir = fs::temp_directory_path() / "spillway-inject-bench";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--lines") lines = std::atoi(argv[i + 1]);
-    if (flag == "--repeat") repeat = std::atoi(argv[i + 1]);
-    if (flag == "--dir") dir = argv[i + 1];
+  CLI::App app{"What `spillway inject` adds to a spilling program (GNU sort)"};
+  app.add_option("--lines", lines, "Lines sorted")->check(CLI::Range(1, 100000000));
+  app.add_option("--repeat", repeat, "Runs of each way")->check(CLI::Range(1, 1000));
+  app.add_option("--dir", dir, "Where the runs are made");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "spillway_inject_bench: %s\n", e.what());
+    return 2;
   }
   fs::create_directories(dir / "spill");
   WriteShuffledLines(dir / "input", lines);

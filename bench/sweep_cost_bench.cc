@@ -15,13 +15,16 @@
 //    per second, each followed by the bare program run as many times serially in a shell
 //    loop, and then by two such loops at once (what two cores make of the bare program:
 //    the most a sweep of two jobs could reach), and the sweep's rate against theirs;
-//    --rounds rounds, medians printed, with the cost per run at both sizes.
+//    --rounds rounds, medians printed, with the cost per run at both sizes. The bare
+//    program's CPU per run is printed for one loop and for two at once: where two cores
+//    do not overlap starting and ending processes, it rises with the second loop.
 //
 // The 1-minute load average is printed before and after: the machine may be shared.
 // Usage: spillway_sweep_cost_bench [--repeat R] [--dir DIR] [--only sort|sqlite|fixed]
 //            [--max-runs N] [--rounds R] [--spillway PATH]
 //   --max-runs N: one fixed-cost sweep size instead of 62 and 248; --spillway: another
 //   build's spillway to measure (its shim from $SPILLWAY_INJECT_LIBRARY or beside it).
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -218,15 +221,15 @@ void FixedCost(const fs::path& work, const std::vector<int>& sizes, int rounds) 
       by_size[i].push_back(FixedCostRound(work, sizes[i]));
     }
   }
-  std::printf("%-10s %6s %10s %10s %10s %10s %10s %12s %12s %12s\n", "max-runs", "runs", "sweep/s",
-              "bare/s", "2 bare/s", "sweep/bare", "2 bare/bare", "sweep ms/run", "sweep cpu ms",
-              "bare cpu ms");
+  std::printf("%-10s %6s %10s %10s %10s %10s %10s %12s %12s %12s %12s\n", "max-runs", "runs",
+              "sweep/s", "bare/s", "2 bare/s", "sweep/bare", "2 bare/bare", "sweep ms/run",
+              "sweep cpu ms", "bare cpu ms", "2 bare cpu ms");
   double last_ratio = -1;
   double last_ceiling = -1;
   double last_of_pair = -1;
   for (size_t i = 0; i < sizes.size(); ++i) {
     std::vector<double> sweep_rate, bare_rate, pair_rate, ratio, ceiling, of_pair, wall_ms, cpu_ms,
-        bare_cpu_ms;
+        bare_cpu_ms, pair_cpu_ms;
     int runs = 0;
     for (const FixedRound& round : by_size[i]) {
       if (round.runs == 0 || round.bare.exit_code != 0 || round.pair.exit_code != 0) continue;
@@ -240,6 +243,7 @@ void FixedCost(const fs::path& work, const std::vector<int>& sizes, int rounds) 
       wall_ms.push_back(round.sweep.wall_seconds * 1e3 / round.runs);
       cpu_ms.push_back(round.sweep.cpu_seconds * 1e3 / round.runs);
       bare_cpu_ms.push_back(round.bare.cpu_seconds * 1e3 / round.runs);
+      pair_cpu_ms.push_back(round.pair.cpu_seconds * 1e3 / (2 * round.runs));
     }
     if (ratio.empty()) {
       std::printf("%-10d sweep or a bare loop failed\n", sizes[i]);
@@ -248,9 +252,10 @@ void FixedCost(const fs::path& work, const std::vector<int>& sizes, int rounds) 
     last_ratio = Median(ratio);
     last_ceiling = Median(ceiling);
     last_of_pair = Median(of_pair);
-    std::printf("%-10d %6d %10.1f %10.1f %10.1f %10.2f %10.2f %12.2f %12.2f %12.2f\n", sizes[i],
-                runs, Median(sweep_rate), Median(bare_rate), Median(pair_rate), last_ratio,
-                last_ceiling, Median(wall_ms), Median(cpu_ms), Median(bare_cpu_ms));
+    std::printf("%-10d %6d %10.1f %10.1f %10.1f %10.2f %10.2f %12.2f %12.2f %12.2f %12.2f\n",
+                sizes[i], runs, Median(sweep_rate), Median(bare_rate), Median(pair_rate),
+                last_ratio, last_ceiling, Median(wall_ms), Median(cpu_ms), Median(bare_cpu_ms),
+                Median(pair_cpu_ms));
   }
   // The smoke test and docs/performance.md read these lines: the largest sweep's ratios.
   if (last_ratio < 0) return;
@@ -266,15 +271,28 @@ int Main(int argc, char** argv) {
   std::vector<int> sizes = {62, 248};
   std::string only;
   fs::path dir = fs::temp_directory_path() / "spillway-sweep-cost-bench";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--repeat") repeat = std::max(1, std::atoi(argv[i + 1]));
-    if (flag == "--max-runs") sizes = {std::max(1, std::atoi(argv[i + 1]))};
-    if (flag == "--rounds") rounds = std::max(1, std::atoi(argv[i + 1]));
-    if (flag == "--only") only = argv[i + 1];
-    if (flag == "--dir") dir = argv[i + 1];
-    if (flag == "--spillway") Spillway() = argv[i + 1];
+  CLI::App app{"What a `spillway sweep -- CMD` run costs next to the program it runs"};
+  app.add_option("--repeat", repeat, "Bare runs before and after each site sweep")
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("--rounds", rounds, "Rounds of the fixed-cost sweeps")
+      ->check(CLI::Range(1, 1000000));
+  int max_runs = 0;
+  app.add_option("--max-runs", max_runs, "One fixed-cost sweep size instead of 62 and 248")
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("--only", only, "One part only")
+      ->check(CLI::IsMember({"sort", "sqlite", "fixed"}));
+  app.add_option("--dir", dir, "Where the runs are made");
+  app.add_option("--spillway", Spillway(),
+                 "Another build's spillway (its shim from $SPILLWAY_INJECT_LIBRARY or beside it)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "spillway_sweep_cost_bench: %s\n", e.what());
+    return 2;
   }
+  if (max_runs > 0) sizes = {max_runs};
   std::printf("load average before: %.2f\n", spillway::bench::LoadAverage());
   if (only.empty() || only == "sort") {
     if (OnPath("sort")) {
