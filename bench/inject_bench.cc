@@ -18,9 +18,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "bench_options.h"
 #include "child_run.h"
 
 namespace {
@@ -92,17 +94,13 @@ double Median(std::vector<double> v) {
 int main(int argc, char** argv) {
   int lines = 200000, repeat = 7;
   fs::path dir = fs::temp_directory_path() / "spillway-inject-bench";
-  CLI::App app{"What `spillway inject` adds to a spilling program (GNU sort)"};
+  CLI::App app{"What `spillway inject` adds to a spilling program (GNU sort)",
+               "spillway_inject_bench"};
   app.add_option("--lines", lines, "Lines sorted")->check(CLI::Range(1, 100000000));
   app.add_option("--repeat", repeat, "Runs of each way")->check(CLI::Range(1, 1000));
   app.add_option("--dir", dir, "Where the runs are made");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "spillway_inject_bench: %s\n", e.what());
-    return 2;
+  if (const std::optional<int> status = spillway::bench::ParseOptions(app, argc, argv)) {
+    return *status;
   }
   fs::create_directories(dir / "spill");
   WriteShuffledLines(dir / "input", lines);

@@ -32,9 +32,11 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "bench_options.h"
 #include "child_run.h"
 #include "spillway/bench/machine_info.h"
 
@@ -271,7 +273,8 @@ int Main(int argc, char** argv) {
   std::vector<int> sizes = {62, 248};
   std::string only;
   fs::path dir = fs::temp_directory_path() / "spillway-sweep-cost-bench";
-  CLI::App app{"What a `spillway sweep -- CMD` run costs next to the program it runs"};
+  CLI::App app{"What a `spillway sweep -- CMD` run costs next to the program it runs",
+               "spillway_sweep_cost_bench"};
   app.add_option("--repeat", repeat, "Bare runs before and after each site sweep")
       ->check(CLI::Range(1, 1000000));
   app.add_option("--rounds", rounds, "Rounds of the fixed-cost sweeps")
@@ -284,13 +287,8 @@ int Main(int argc, char** argv) {
   app.add_option("--dir", dir, "Where the runs are made");
   app.add_option("--spillway", Spillway(),
                  "Another build's spillway (its shim from $SPILLWAY_INJECT_LIBRARY or beside it)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "spillway_sweep_cost_bench: %s\n", e.what());
-    return 2;
+  if (const std::optional<int> status = spillway::bench::ParseOptions(app, argc, argv)) {
+    return *status;
   }
   if (max_runs > 0) sizes = {max_runs};
   std::printf("load average before: %.2f\n", spillway::bench::LoadAverage());
