@@ -318,16 +318,15 @@ InjectOutcome Refused(const Status& status) {
 
 // A kill run: the command killed at its planned call in a fresh scope; when its rule fired,
 // the restart in that same scope, and then what the killed run left that is still there.
-RunResult KillAttempt(const Sweep& sweep, const RunSpec& spec, bool traced) {
+RunResult KillAttempt(const Sweep& sweep, const RunSpec& spec, Tracing tracing) {
   RunResult result;
   result.spec = spec;
   result.reproducer = Reproducer({sweep.options, sweep.under, sweep.with_dir, sweep.timeout}, spec);
   const std::string label = RunLabel(spec);
   StatusOr<Scope> scope = MakeScope(sweep, label);
-  StatusOr<InjectOutcome> killed =
-      scope.ok() ? RunIn(sweep, *scope, sweep.options->command, label, {FaultRuleFor(spec)},
-                         sweep.timeout, traced ? Tracing::kTraced : Tracing::kNone)
-                 : StatusOr<InjectOutcome>(scope.status());
+  StatusOr<InjectOutcome> killed = scope.ok() ? RunIn(sweep, *scope, sweep.options->command, label,
+                                                      {FaultRuleFor(spec)}, sweep.timeout, tracing)
+                                              : StatusOr<InjectOutcome>(scope.status());
   if (!killed.ok()) {
     std::error_code ec;
     if (scope.ok() && sweep.with_dir) fs::remove_all(scope->given, ec);
@@ -369,16 +368,15 @@ RunResult KillAttempt(const Sweep& sweep, const RunSpec& spec, bool traced) {
   return result;
 }
 
-RunResult RunAttempt(const Sweep& sweep, const RunSpec& spec, bool traced) {
-  if (spec.mode == FaultMode::kKill) return KillAttempt(sweep, spec, traced);
+RunResult RunAttempt(const Sweep& sweep, const RunSpec& spec, Tracing tracing) {
+  if (spec.mode == FaultMode::kKill) return KillAttempt(sweep, spec, tracing);
   RunResult result;
   result.spec = spec;
   result.reproducer = Reproducer({sweep.options, sweep.under, sweep.with_dir, sweep.timeout}, spec);
   const std::string label = RunLabel(spec);
   std::string scope;
-  StatusOr<InjectOutcome> outcome =
-      RunOnce(sweep, sweep.options->command, label, {FaultRuleFor(spec)}, sweep.timeout,
-              traced ? Tracing::kTraced : Tracing::kNone, &scope);
+  StatusOr<InjectOutcome> outcome = RunOnce(sweep, sweep.options->command, label,
+                                            {FaultRuleFor(spec)}, sweep.timeout, tracing, &scope);
   if (!outcome.ok()) {
     result.diverged_at = outcome.status().message();
     result.verdicts.push_back(Verdict::kDiverged);
@@ -410,18 +408,18 @@ RunResult RunOne(const Sweep& sweep, const RunSpec& spec) {
   const int attempts = AttemptsOf(sweep, spec.site);
   // Only --trace-all traces a run from its start. What judges a run is in the state file:
   // by site, its rule's counters; by number, the call number of its first fault's record.
-  const bool traced = sweep.options->trace_all;
-  RunResult result = RunAttempt(sweep, spec, traced);
+  const Tracing tracing = sweep.options->trace_all ? Tracing::kTraced : Tracing::kNone;
+  RunResult result = RunAttempt(sweep, spec, tracing);
   for (int attempt = 2; attempt <= attempts && !result.diverged_at.empty(); ++attempt) {
-    result = RunAttempt(sweep, spec, traced);
+    result = RunAttempt(sweep, spec, tracing);
     result.attempts = attempt;
   }
   if (!result.diverged_at.empty() && attempts > 1 + sweep.options->retries) {
     std::lock_guard<std::mutex> lock(sweep.unreached_mu);
     sweep.unreached_sites.insert(spec.site);
   }
-  if (!traced && !sweep.options->out_dir.empty() && HasViolation(result)) {
-    RunResult again = RunAttempt(sweep, spec, /*traced=*/true);
+  if (tracing == Tracing::kNone && !sweep.options->out_dir.empty() && HasViolation(result)) {
+    RunResult again = RunAttempt(sweep, spec, Tracing::kTraced);
     again.attempts = result.attempts + 1;
     if (HasViolation(again)) return again;
     result.attempts = again.attempts;
