@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -89,9 +90,7 @@ double Median(std::vector<double> v) {
   return v.empty() ? -1 : v[v.size() / 2];
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   int lines = 200000, repeat = 7;
   fs::path dir = fs::temp_directory_path() / "spillway-inject-bench";
   CLI::App app{"What `spillway inject` adds to a spilling program (GNU sort)",
@@ -144,4 +143,15 @@ int main(int argc, char** argv) {
   }
   fs::remove_all(dir);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "spillway_inject_bench: %s\n", e.what());
+    return 1;
+  }
 }
