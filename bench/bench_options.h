@@ -1,9 +1,11 @@
-// The standalone benchmarks' command line: CLI11, one line and exit 2 on bad input.
+// The standalone benchmarks' command line and main: CLI11, one line and exit 2 on bad
+// input; one line and exit 1 for what the benchmark throws.
 #ifndef SPILLWAY_BENCH_BENCH_OPTIONS_H_
 #define SPILLWAY_BENCH_BENCH_OPTIONS_H_
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <exception>
 #include <optional>
 
 namespace spillway::bench {
@@ -21,6 +23,17 @@ inline std::optional<int> ParseOptions(CLI::App& app, int argc, char** argv) {
     return 2;
   }
   return std::nullopt;
+}
+
+// Runs a benchmark's `body` and returns its exit status; what it throws (out of memory, a
+// filesystem error) is one line on stderr, prefixed with `name`, and exit 1.
+inline int RunMain(const char* name, int (*body)(int, char**), int argc, char** argv) {
+  try {
+    return body(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", name, e.what());
+    return 1;
+  }
 }
 
 }  // namespace spillway::bench

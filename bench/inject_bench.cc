@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -148,10 +147,5 @@ int Main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return Main(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "spillway_inject_bench: %s\n", e.what());
-    return 1;
-  }
+  return spillway::bench::RunMain("spillway_inject_bench", Main, argc, argv);
 }

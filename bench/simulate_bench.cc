@@ -13,14 +13,16 @@
 // median CPU time of each size.
 #include <time.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "bench_options.h"
 #include "spillway/model/simulate.h"
 #include "spillway/scenario/scenario.h"
 #include "spillway/vfs/status.h"
@@ -56,41 +58,19 @@ double RunSimulate(uint64_t steps, uint64_t seed) {
   return seconds;
 }
 
-bool ParseSteps(const std::string& text, std::vector<uint64_t>* steps) {
-  steps->clear();
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    const std::string word = text.substr(start, comma - start);
-    char* end = nullptr;
-    const unsigned long long n = std::strtoull(word.c_str(), &end, 10);
-    if (word.empty() || *end != '\0' || n == 0) return false;
-    steps->push_back(n);
-    start = comma + 1;
-  }
-  return !steps->empty();
-}
-
 int Main(int argc, char** argv) {
   std::vector<uint64_t> steps = {25000, 100000, 400000};
   uint64_t seed = 1;
   int repeat = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (i + 1 >= argc) {
-      std::fprintf(stderr, "spillway_simulate_bench: %s needs a value\n", flag.c_str());
-      return 2;
-    }
-    const std::string value = argv[++i];
-    if (flag == "--steps" && ParseSteps(value, &steps)) continue;
-    if (flag == "--seed") {
-      seed = std::strtoull(value.c_str(), nullptr, 10);
-      continue;
-    }
-    if (flag == "--repeat" && (repeat = std::atoi(value.c_str())) > 0) continue;
-    std::fprintf(stderr, "spillway_simulate_bench: bad option %s %s\n", flag.c_str(),
-                 value.c_str());
-    return 2;
+  CLI::App app{"Whether a step of `spillway simulate` costs the same late in a run as early on",
+               "spillway_simulate_bench"};
+  app.add_option("--steps", steps, "The runs' lengths, in steps")
+      ->delimiter(',')
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1000000000}));
+  app.add_option("--seed", seed, "The simulation's seed");
+  app.add_option("--repeat", repeat, "Runs of each length")->check(CLI::Range(1, 1000));
+  if (const std::optional<int> status = spillway::bench::ParseOptions(app, argc, argv)) {
+    return *status;
   }
   std::vector<std::vector<double>> cpu(steps.size());
   for (int r = 0; r < repeat; ++r) {
@@ -123,11 +103,5 @@ int Main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // A simulation that throws (out of memory, no thread) is one line and exit 1.
-  try {
-    return Main(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "spillway_simulate_bench: %s\n", e.what());
-  }
-  return 1;
+  return spillway::bench::RunMain("spillway_simulate_bench", Main, argc, argv);
 }

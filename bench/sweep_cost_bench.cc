@@ -28,7 +28,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -329,10 +328,5 @@ int Main(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line as it is measured, even when piped
-  try {
-    return Main(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "spillway_sweep_cost_bench: %s\n", e.what());
-    return 1;
-  }
+  return spillway::bench::RunMain("spillway_sweep_cost_bench", Main, argc, argv);
 }

@@ -10,14 +10,16 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "bench_options.h"
 #include "child_run.h"
 
 namespace {
@@ -38,26 +40,6 @@ long JunitTests(const fs::path& file) {
   return at == std::string::npos ? -1 : std::atol(head.c_str() + at + 8);
 }
 
-// "2000,20000" -> {2000, 20000}; empty on a bad list.
-std::vector<long> ParseRuns(const char* text) {
-  std::vector<long> runs;
-  for (const char* p = text; *p != '\0';) {
-    char* end = nullptr;
-    const long n = std::strtol(p, &end, 10);
-    if (end == p || n < 1 || (*end != ',' && *end != '\0')) return {};
-    runs.push_back(n);
-    p = *end == ',' ? end + 1 : end;
-  }
-  return runs;
-}
-
-int Usage() {
-  std::fprintf(stderr,
-               "usage: spillway_sweep_memory_bench [--runs N,N,...] [--jobs J] [--dir DIR] "
-               "[--spillway PATH]\n");
-  return 2;
-}
-
 struct Options {
   std::vector<long> runs = {2000, 20000};
   long jobs = 2;
@@ -65,26 +47,17 @@ struct Options {
   std::string spillway = SPILLWAY_BINARY;
 };
 
-// False on bad input.
-bool ParseOptions(int argc, char** argv, Options* options) {
-  if ((argc - 1) % 2 != 0) return false;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const char* value = argv[i + 1];
-    if (std::strcmp(argv[i], "--runs") == 0) {
-      options->runs = ParseRuns(value);
-      if (options->runs.empty()) return false;
-    } else if (std::strcmp(argv[i], "--jobs") == 0) {
-      options->jobs = std::atol(value);
-      if (options->jobs < 1) return false;
-    } else if (std::strcmp(argv[i], "--dir") == 0) {
-      options->dir = value;
-    } else if (std::strcmp(argv[i], "--spillway") == 0) {
-      options->spillway = value;
-    } else {
-      return false;
-    }
-  }
-  return true;
+// The options from the command line; the exit status to end with on --help or bad input.
+std::optional<int> ParseCommandLine(int argc, char** argv, Options* options) {
+  CLI::App app{"Whether `spillway sweep -- CMD` holds memory independent of the runs it makes",
+               "spillway_sweep_memory_bench"};
+  app.add_option("--runs", options->runs, "The sweeps' sizes, in runs")
+      ->delimiter(',')
+      ->check(CLI::Range(1L, 100000000L));
+  app.add_option("--jobs", options->jobs, "The sweeps' --jobs")->check(CLI::Range(1L, 256L));
+  app.add_option("--dir", options->dir, "Where the sweeps run");
+  app.add_option("--spillway", options->spillway, "Another build's spillway");
+  return spillway::bench::ParseOptions(app, argc, argv);
 }
 
 // One sweep sampled to `n` runs of a program making `writes` writes; prints its row and
@@ -125,11 +98,9 @@ bool SweepOnce(const Options& options, const fs::path& work, long n, long writes
   return true;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   Options options;
-  if (!ParseOptions(argc, argv, &options)) return Usage();
+  if (const std::optional<int> status = ParseCommandLine(argc, argv, &options)) return *status;
   std::error_code ec;
   fs::create_directories(options.dir, ec);
   std::string work = options.dir + "/sweep-memory-bench-XXXXXX";
@@ -156,4 +127,10 @@ int main(int argc, char** argv) {
   }
   fs::remove_all(work, ec);
   return failed == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return spillway::bench::RunMain("spillway_sweep_memory_bench", Main, argc, argv);
 }

@@ -6,15 +6,17 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "baseline.h"
+#include "bench_options.h"
 #include "run_plan.h"
 #include "trace_reader.h"
 
@@ -72,8 +74,8 @@ void Measure(const std::string& trace, const std::string& scope, Depth depth) {
   // The errno modes only, as the figures in docs/performance.md were measured.
   options.modes = {spillway::vocab::FaultMode::kTransient, spillway::vocab::FaultMode::kPersistent};
   RunPlan plan(baseline, options, [&baseline]() -> spillway::program_sweep::CallSource {
-    auto reader = std::make_shared<spillway::program_sweep::TraceReader>(baseline.trace, 0,
-                                                                    baseline.scope, true, nullptr);
+    auto reader = std::make_shared<spillway::program_sweep::TraceReader>(
+        baseline.trace, 0, baseline.scope, true, nullptr);
     return [reader](spillway::program_sweep::TracedCall* call) { return reader->Next(call); };
   });
   RunSpec spec;
@@ -91,28 +93,17 @@ void Measure(const std::string& trace, const std::string& scope, Depth depth) {
       static_cast<unsigned long long>(runs), first, scanned, whole, before, at_first, ResidentMb());
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   long calls = 250000;
   long sites = 1000;
   std::string dir = std::filesystem::temp_directory_path().string();
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--calls") == 0) {
-      calls = std::atol(argv[i + 1]);
-    } else if (std::strcmp(argv[i], "--sites") == 0) {
-      sites = std::atol(argv[i + 1]);
-    } else if (std::strcmp(argv[i], "--dir") == 0) {
-      dir = argv[i + 1];
-    } else {
-      std::fprintf(stderr,
-                   "usage: spillway_sweep_plan_bench [--calls N] [--sites S] [--dir DIR]\n");
-      return 2;
-    }
-  }
-  if (calls < 1 || sites < 1 || (argc - 1) % 2 != 0) {
-    std::fprintf(stderr, "spillway_sweep_plan_bench: --calls and --sites take a positive number\n");
-    return 2;
+  CLI::App app{"What planning a sweep from a large baseline trace costs",
+               "spillway_sweep_plan_bench"};
+  app.add_option("--calls", calls, "The trace's calls")->check(CLI::Range(1L, 100000000L));
+  app.add_option("--sites", sites, "The trace's call sites")->check(CLI::Range(1L, 100000000L));
+  app.add_option("--dir", dir, "Where the trace is written");
+  if (const std::optional<int> status = spillway::bench::ParseOptions(app, argc, argv)) {
+    return *status;
   }
   std::filesystem::create_directories(dir);
   std::string work = dir + "/sweep-plan-bench-XXXXXX";
@@ -134,4 +125,10 @@ int main(int argc, char** argv) {
   Measure(trace, scope, Depth::kFirst);
   std::filesystem::remove_all(work);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return spillway::bench::RunMain("spillway_sweep_plan_bench", Main, argc, argv);
 }
